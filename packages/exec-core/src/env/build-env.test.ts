@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { buildEnv, ENV_PINS } from "./build-env.js";
+
+const parent = {
+  PATH: "/usr/bin",
+  HOME: "/home/a",
+  MY_API_KEY: "k",
+  github_token: "t",
+  DB_PASSWORD: "p",
+  AWS_SECRET_ACCESS_KEY: "s",
+  EDITOR: "vi",
+  TERM: "xterm",
+};
+
+describe("buildEnv", () => {
+  it("inherits everything but secret-looking names, case-insensitively, then applies the pins", () => {
+    expect(buildEnv({}, parent)).toEqual({ PATH: "/usr/bin", HOME: "/home/a", EDITOR: "vi", ...ENV_PINS });
+  });
+
+  it("inherits only the core variables under `core`", () => {
+    expect(buildEnv({ inherit: "core" }, parent)).toEqual({ PATH: "/usr/bin", HOME: "/home/a", ...ENV_PINS });
+  });
+
+  it("inherits nothing under `none`", () => {
+    expect(buildEnv({ inherit: "none" }, parent)).toEqual(ENV_PINS);
+  });
+
+  it("uses the given exclude patterns instead of the defaults", () => {
+    const env = buildEnv({ inherit: "all", exclude: ["ED?TOR", "home"] }, parent);
+    expect(Object.keys(env)).toContain("MY_API_KEY");
+    expect(env.EDITOR).toBeUndefined();
+    expect(env.HOME).toBeUndefined();
+  });
+
+  it("lets overrides win over the pins and the excludes", () => {
+    const env = buildEnv({ set: { TERM: "xterm-256color", MY_API_KEY: "given" } }, parent);
+    expect(env.TERM).toBe("xterm-256color");
+    expect(env.MY_API_KEY).toBe("given");
+  });
+});

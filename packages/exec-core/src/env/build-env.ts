@@ -1,0 +1,66 @@
+import type { EnvPolicy } from "@conch/protocol";
+
+/** Names dropped from the inherited environment unless the policy says otherwise. */
+export const DEFAULT_ENV_EXCLUDES: readonly string[] = ["*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*"];
+
+/** What `inherit: "core"` keeps: enough for a shell to find programs and a home, nothing more. */
+export const CORE_ENV_VARS: readonly string[] = [
+  "HOME",
+  "LOGNAME",
+  "PATH",
+  "SHELL",
+  "USER",
+  "USERNAME",
+  "TMPDIR",
+  "TEMP",
+  "TMP",
+];
+
+/**
+ * Set in every child so that tools behave for a reader that is not a terminal: no pagers, no colour,
+ * no credential prompts that would hang, UTF-8 text. Overrides in the policy still win.
+ */
+export const ENV_PINS: Readonly<Record<string, string>> = {
+  TERM: "dumb",
+  NO_COLOR: "1",
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  GH_PAGER: "cat",
+  LANG: "C.UTF-8",
+  LC_ALL: "C.UTF-8",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_ASKPASS: "",
+  SSH_ASKPASS: "",
+  CONCH: "1",
+};
+
+function globToRegExp(pattern: string): RegExp {
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
+  return new RegExp(`^${body}$`, "i");
+}
+
+/**
+ * The child's environment: the parent's variables per `inherit`, minus names matching `exclude`, then the
+ * pins, then `set`. The parent environment is a parameter so callers and tests can pass their own.
+ */
+export function buildEnv(
+  policy: EnvPolicy = {},
+  parentEnv: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
+  const env: Record<string, string> = Object.create(null);
+  const inherit = policy.inherit ?? "all";
+  if (inherit !== "none") {
+    const excludes = (policy.exclude ?? DEFAULT_ENV_EXCLUDES).map(globToRegExp);
+    const names = inherit === "all" ? Object.keys(parentEnv) : CORE_ENV_VARS;
+    for (const name of names) {
+      const value = parentEnv[name];
+      if (value === undefined || excludes.some((re) => re.test(name))) continue;
+      env[name] = value;
+    }
+  }
+  Object.assign(env, ENV_PINS, policy.set);
+  return env;
+}

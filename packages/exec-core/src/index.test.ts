@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import * as api from "./index.js";
+
+describe("@conch/exec-core public surface", () => {
+  it("exports exactly these names", () => {
+    expect(Object.keys(api).sort()).toEqual([
+      "CORE_ENV_VARS",
+      "DEFAULT_DRAIN_TIMEOUT_MS",
+      "DEFAULT_ENV_EXCLUDES",
+      "DEFAULT_KILL_GRACE_MS",
+      "DEFAULT_MAX_OUTPUT_BYTES",
+      "ENV_PINS",
+      "EXEC_ERROR_CODES",
+      "EXIT_CODE_CANCELED",
+      "EXIT_CODE_TIMEOUT",
+      "ExecError",
+      "HeadTailBuffer",
+      "RUN_MARKER_VAR",
+      "buildEnv",
+      "isExecError",
+      "run",
+    ]);
+  });
+
+  it("brands its errors so the guard works across copies", () => {
+    const error = new api.ExecError("SPAWN_FAILED", "x");
+    expect(api.isExecError(error)).toBe(true);
+    expect(api.isExecError(Object.assign(new Error("x"), { code: "SPAWN_FAILED" }))).toBe(false);
+    expect((error as unknown as Record<symbol, unknown>)[Symbol.for("conch.error")]).toBe(true);
+  });
+});

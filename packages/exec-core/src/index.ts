@@ -1,0 +1,17 @@
+// Anything exported here is public API of @conch/exec-core.
+export { buildEnv, CORE_ENV_VARS, DEFAULT_ENV_EXCLUDES, ENV_PINS } from "./env/build-env.js";
+export { EXEC_ERROR_CODES, ExecError, type ExecErrorCode, isExecError } from "./errors.js";
+export { HeadTailBuffer } from "./output/head-tail-buffer.js";
+export {
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+} from "./request/normalize.js";
+export {
+  EXIT_CODE_CANCELED,
+  EXIT_CODE_TIMEOUT,
+  type OutputDelta,
+  RUN_MARKER_VAR,
+  type RunOptions,
+  run,
+} from "./run.js";

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { HeadTailBuffer } from "./head-tail-buffer.js";
+
+const bytes = (text: string): Buffer => Buffer.from(text, "utf8");
+
+describe("HeadTailBuffer", () => {
+  it("holds everything while under capacity", () => {
+    const buffer = new HeadTailBuffer(10);
+    buffer.push(bytes("abc"));
+    buffer.push(bytes("defgh"));
+    expect(buffer.text()).toBe("abcdefgh");
+    expect(buffer.omittedBytes).toBe(0);
+    expect(buffer.totalBytes).toBe(8);
+  });
+
+  it("keeps the first and last halves and counts the middle exactly, across chunk sizes", () => {
+    const input = Array.from({ length: 1000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join("");
+    for (const chunk of [1, 3, 7, 64, 999, 1000]) {
+      const buffer = new HeadTailBuffer(100);
+      for (let i = 0; i < input.length; i += chunk) buffer.push(bytes(input.slice(i, i + chunk)));
+      expect(buffer.head().toString()).toBe(input.slice(0, 50));
+      expect(buffer.tail().toString()).toBe(input.slice(-50));
+      expect(buffer.omittedBytes).toBe(900);
+      expect(buffer.text()).toBe(`${input.slice(0, 50)}\n... 900 bytes omitted ...\n${input.slice(-50)}`);
+    }
+  });
+
+  it("gives an odd capacity's extra byte to the tail", () => {
+    const buffer = new HeadTailBuffer(5);
+    buffer.push(bytes("0123456789"));
+    expect(buffer.text()).toBe("01\n... 5 bytes omitted ...\n789");
+  });
+
+  it("never splits a UTF-8 character and counts the bytes it moved into the omitted part", () => {
+    const buffer = new HeadTailBuffer(8);
+    // "é" is 2 bytes and "€" 3: the head (4 bytes) ends inside "€", the tail (4 bytes) starts inside "é".
+    buffer.push(bytes("ab€xyé123"));
+    expect(buffer.totalBytes).toBe(12);
+    expect(buffer.text()).toBe("ab\n... 7 bytes omitted ...\n123");
+  });
+
+  it("rejects a capacity below 2", () => {
+    expect(() => new HeadTailBuffer(1)).toThrow("capacity: expected an integer >= 2, received 1");
+  });
+});

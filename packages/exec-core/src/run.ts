@@ -1,0 +1,184 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { constants } from "node:os";
+import type { ExecRequest, ExecResult } from "@conch/protocol";
+import { ExecError } from "./errors.js";
+import { OutputCapture } from "./output/capture.js";
+import { ProcessTree } from "./process/tree.js";
+import { type NormalizedRequest, normalizeRequest } from "./request/normalize.js";
+
+/** The environment variable that marks every process of one run, so strays can be found and killed. */
+export const RUN_MARKER_VAR = "CONCH_RUN_ID";
+
+export const EXIT_CODE_TIMEOUT = 124;
+export const EXIT_CODE_CANCELED = 130;
+
+export interface OutputDelta {
+  stream: "stdout" | "stderr";
+  data: Uint8Array;
+}
+
+export interface RunOptions {
+  /** Aborting kills the whole tree and resolves with `canceled: true`. */
+  signal?: AbortSignal;
+  /** Called with each chunk as it arrives, for streaming. */
+  onOutput?: (delta: OutputDelta) => void;
+}
+
+function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  return 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0));
+}
+
+function spawnChild(req: NormalizedRequest): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const [file, ...args] = req.argv as [string, ...string[]];
+    let child: ChildProcess;
+    try {
+      // detached: the child leads a new session and process group, so one signal reaches its whole tree
+      // and the terminal's Ctrl-C reaches only us.
+      child = spawn(file, args, {
+        cwd: req.cwd,
+        env: req.env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    } catch (cause) {
+      reject(
+        new ExecError("SPAWN_FAILED", `cannot start ${JSON.stringify(file)}: ${(cause as Error).message}`, {
+          cause,
+        }),
+      );
+      return;
+    }
+    const onError = (cause: NodeJS.ErrnoException): void => {
+      const reason =
+        cause.code === "ENOENT"
+          ? "no such program"
+          : cause.code === "EACCES"
+            ? "permission denied"
+            : (cause.code ?? cause.message);
+      reject(new ExecError("SPAWN_FAILED", `cannot start ${JSON.stringify(file)}: ${reason}`, { cause }));
+    };
+    child.once("error", onError);
+    child.once("spawn", () => {
+      child.off("error", onError);
+      resolve(child);
+    });
+  });
+}
+
+/**
+ * Runs one command to completion. The result arrives when the command has exited and its pipes are
+ * drained (or `drainTimeoutMs` after exit, whichever is first); by then nothing it started is running.
+ * Rejects with ExecError only when the request is invalid or the program cannot be started.
+ */
+export async function run(request: ExecRequest, options: RunOptions = {}): Promise<ExecResult> {
+  const started = performance.now();
+  const marker = `${RUN_MARKER_VAR}=${randomUUID()}`;
+  const req = normalizeRequest(request);
+  const base = { command: req.argv, cwd: req.cwd };
+  const { signal, onOutput } = options;
+  const capture = new OutputCapture(req.maxOutputBytes);
+  if (signal?.aborted) {
+    return {
+      ...base,
+      ...capture.result(),
+      exitCode: EXIT_CODE_CANCELED,
+      signal: null,
+      durationMs: 0,
+      timedOut: false,
+      canceled: true,
+    };
+  }
+  req.env[RUN_MARKER_VAR] = marker.slice(RUN_MARKER_VAR.length + 1);
+  const child = await spawnChild(req);
+  const tree = new ProcessTree(child.pid as number, marker);
+
+  return new Promise<ExecResult>((resolve, reject) => {
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let timedOut = false;
+    let canceled = false;
+    let callbackError: { error: unknown } | undefined;
+    let killing: Promise<void> | undefined;
+    let openStreams = 2;
+    let drainTimer: NodeJS.Timeout | undefined;
+    let finishing = false;
+    const streams = [child.stdout, child.stderr] as const;
+
+    const kill = (): void => {
+      killing ??= tree.terminate(req.killGraceMs);
+    };
+    const timeoutTimer =
+      req.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            if (exit !== undefined) return;
+            timedOut = true;
+            kill();
+          }, req.timeoutMs);
+    const onAbort = (): void => {
+      if (exit !== undefined && openStreams === 0) return;
+      canceled = true;
+      kill();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+
+    const finish = async (): Promise<void> => {
+      if (finishing) return;
+      finishing = true;
+      clearTimeout(timeoutTimer);
+      clearTimeout(drainTimer);
+      signal?.removeEventListener("abort", onAbort);
+      for (const stream of streams) stream?.destroy();
+      // Whatever the command left behind dies with the call: long-lived processes belong in a session.
+      await killing;
+      await tree.terminate(req.killGraceMs);
+      if (callbackError) {
+        reject(callbackError.error);
+        return;
+      }
+      const { code, signal: exitSignal } = exit ?? { code: null, signal: null };
+      resolve({
+        ...base,
+        ...capture.result(),
+        exitCode: timedOut ? EXIT_CODE_TIMEOUT : canceled ? EXIT_CODE_CANCELED : exitCodeOf(code, exitSignal),
+        signal: exitSignal,
+        durationMs: performance.now() - started,
+        timedOut,
+        canceled,
+      });
+    };
+    const settle = (): void => {
+      finish().catch(reject);
+    };
+
+    for (const name of ["stdout", "stderr"] as const) {
+      const stream = child[name];
+      stream?.on("data", (data: Buffer) => {
+        capture.push(name, data);
+        if (onOutput === undefined || callbackError) return;
+        try {
+          onOutput({ stream: name, data });
+        } catch (error) {
+          callbackError = { error };
+          kill();
+        }
+      });
+      stream?.once("close", () => {
+        openStreams--;
+        if (openStreams === 0 && exit !== undefined) settle();
+      });
+    }
+    child.once("exit", (code, exitSignal) => {
+      exit = { code, signal: exitSignal };
+      clearTimeout(timeoutTimer);
+      if (openStreams === 0) {
+        settle();
+        return;
+      }
+      // Background processes may hold the pipes open for good; wait a little for their last words.
+      drainTimer = setTimeout(settle, req.drainTimeoutMs);
+    });
+  });
+}
