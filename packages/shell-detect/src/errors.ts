@@ -1,0 +1,48 @@
+import type { ConchErrorCode, ConchErrorLike } from "@conch/protocol";
+import { SHELL_TYPES } from "./shell-type.js";
+
+// isolatedDeclarations cannot infer through `satisfies`, hence the tuple spelled twice; tsc checks both.
+export const SHELL_DETECT_ERROR_CODES: readonly ["SHELL_NOT_FOUND", "UNSUPPORTED_SHELL"] = [
+  "SHELL_NOT_FOUND",
+  "UNSUPPORTED_SHELL",
+] as const satisfies readonly ConchErrorCode[];
+
+export type ShellDetectErrorCode = (typeof SHELL_DETECT_ERROR_CODES)[number];
+
+// Protocol's CONCH_ERROR_BRAND, recreated: importing it would load zod at run time for one symbol.
+const CONCH_ERROR_BRAND: unique symbol = Symbol.for("conch.error");
+
+export class ShellDetectError extends Error implements ConchErrorLike {
+  static {
+    // On the prototype because isolatedDeclarations cannot emit a computed class member; it also keeps
+    // the brand out of inspect and JSON output.
+    Object.defineProperty(ShellDetectError.prototype, CONCH_ERROR_BRAND, { value: true });
+  }
+
+  override readonly name: "ShellDetectError" = "ShellDetectError";
+  readonly code: ShellDetectErrorCode;
+
+  constructor(code: ShellDetectErrorCode, message: string, options?: { readonly cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** True for a ShellDetectError from any copy of this package. */
+export function isShellDetectError(value: unknown): value is ShellDetectError {
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const candidate = value as { readonly [CONCH_ERROR_BRAND]?: unknown; readonly code?: unknown };
+  return (
+    candidate[CONCH_ERROR_BRAND] === true &&
+    (SHELL_DETECT_ERROR_CODES as readonly unknown[]).includes(candidate.code)
+  );
+}
+
+export function unsupportedShellError(value: string): ShellDetectError {
+  return new ShellDetectError(
+    "UNSUPPORTED_SHELL",
+    `unsupported shell ${JSON.stringify(value)} (expected one of ${SHELL_TYPES.join(", ")})`,
+  );
+}

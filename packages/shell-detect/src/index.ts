@@ -1,0 +1,12 @@
+// Anything exported here is public API of @conch/shell-detect.
+export { type DetectShellOptions, detectShell } from "./detect-shell.js";
+export {
+  isShellDetectError,
+  SHELL_DETECT_ERROR_CODES,
+  ShellDetectError,
+  type ShellDetectErrorCode,
+} from "./errors.js";
+export { type DeriveExecArgsOptions, deriveExecArgs } from "./exec-args.js";
+export type { ShellLookupOptions } from "./host.js";
+export { resolveShell } from "./resolve-shell.js";
+export { SHELL_TYPES, type Shell, type ShellType, shellTypeOf } from "./shell-type.js";
