@@ -1,0 +1,34 @@
+import { deriveExecArgs, detectShell, resolveShell } from "@conch/shell-detect";
+import { parseArgs } from "../args.js";
+import { UsageError } from "../errors.js";
+import { EXEC_HELP } from "../help.js";
+import { execute } from "./execute.js";
+import { COMMON_SPECS } from "./run.js";
+
+const EXEC_SPECS = {
+  ...COMMON_SPECS,
+  login: { type: "boolean" },
+  shell: { type: "string" },
+} as const;
+
+export async function execCommand(args: readonly string[]): Promise<number> {
+  const { options, positionals } = parseArgs(args, EXEC_SPECS, "exec", false);
+  if (options.help) {
+    process.stdout.write(EXEC_HELP);
+    return 0;
+  }
+  if (positionals.length === 0) throw new UsageError("missing the SCRIPT to run", "exec");
+  if (positionals.length > 1) {
+    throw new UsageError(
+      `expected one SCRIPT argument, received ${positionals.length}; quote the script`,
+      "exec",
+    );
+  }
+  const shellOption = options.shell as string | undefined;
+  const shell = shellOption === undefined ? detectShell() : resolveShell(shellOption);
+  const argv = deriveExecArgs(shell, positionals[0] as string, { login: options.login === true });
+  return execute(
+    { argv, cwd: (options.cwd as string | undefined) ?? process.cwd() },
+    { json: options.json === true, timeoutMs: options["timeout-ms"] as number | undefined },
+  );
+}

@@ -1,0 +1,42 @@
+import { constants } from "node:os";
+import { type ExecRequest, run } from "@conch/exec-core";
+
+export interface ExecuteOptions {
+  json: boolean;
+  timeoutMs: number | undefined;
+}
+
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Runs one request, streaming its output to ours (or printing the result as JSON), and returns the exit
+ * code for conch. Ctrl-C and friends kill the whole tree; conch then exits as if killed by that signal.
+ */
+export async function execute(request: ExecRequest, options: ExecuteOptions): Promise<number> {
+  const controller = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    received ??= signal;
+    controller.abort();
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  try {
+    const result = await run(
+      options.timeoutMs === undefined ? request : { ...request, timeoutMs: options.timeoutMs },
+      {
+        signal: controller.signal,
+        ...(options.json ? {} : { onOutput: ({ stream, data }) => process[stream].write(data) }),
+      },
+    );
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    } else if (result.timedOut) {
+      process.stderr.write(
+        `conch: timed out after ${options.timeoutMs} ms; the command and everything it started were killed\n`,
+      );
+    }
+    return received === undefined ? result.exitCode : 128 + constants.signals[received];
+  } finally {
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+  }
+}

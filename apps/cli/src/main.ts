@@ -1,0 +1,71 @@
+import { readFileSync } from "node:fs";
+import { isExecError } from "@conch/exec-core";
+import { isShellDetectError } from "@conch/shell-detect";
+import { UsageError } from "./errors.js";
+import { MAIN_HELP } from "./help.js";
+
+type Command = (args: readonly string[]) => Promise<number>;
+
+// Each command is loaded only when used, so `conch --help` and `conch run` load nothing they don't need.
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  run: async () => (await import("./commands/run.js")).runCommand,
+  exec: async () => (await import("./commands/exec.js")).execCommand,
+};
+
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return manifest.version;
+}
+
+/** The exit code for an error, and the one place where errors become what the user reads. */
+function report(error: unknown): number {
+  if (error instanceof UsageError) {
+    const where = error.command === "" ? "conch" : `conch ${error.command}`;
+    process.stderr.write(`${where}: ${error.message}\nRun '${where} --help' for usage.\n`);
+    return 2;
+  }
+  if (isExecError(error)) {
+    process.stderr.write(`conch: ${error.message}\n`);
+    if (error.code !== "SPAWN_FAILED") return 2;
+    return (error.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ? 127 : 126;
+  }
+  if (isShellDetectError(error)) {
+    process.stderr.write(`conch: ${error.message}\n`);
+    return error.code === "SHELL_NOT_FOUND" ? 127 : 2;
+  }
+  process.stderr.write(
+    `conch: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  return 1;
+}
+
+/** Runs conch with its arguments (without node and the script) and returns the exit code. */
+export async function main(args: readonly string[]): Promise<number> {
+  try {
+    const [name, ...rest] = args;
+    if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+      if (name === undefined) {
+        process.stderr.write(MAIN_HELP);
+        return 2;
+      }
+      process.stdout.write(MAIN_HELP);
+      return 0;
+    }
+    if (name === "--version" || name === "-v") {
+      process.stdout.write(`${version()}\n`);
+      return 0;
+    }
+    const load = COMMANDS[name];
+    if (load === undefined) {
+      throw new UsageError(
+        `unknown command ${JSON.stringify(name)} (expected one of ${Object.keys(COMMANDS).join(", ")})`,
+        "",
+      );
+    }
+    return await (await load())(rest);
+  } catch (error) {
+    return report(error);
+  }
+}

@@ -1,0 +1,169 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
+let dir: string;
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the CLI first (pnpm build)`);
+  dir = mkdtempSync(join(tmpdir(), "conch-cli-"));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function conch(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: "utf8",
+    cwd: dir,
+  });
+  return { status, stdout, stderr };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return !["Z", "X"].includes(stat.charAt(stat.lastIndexOf(")") + 2));
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves with everything the child printed once `pattern` appears on its stdout. */
+function waitForOutput(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    child.stdout?.on("data", (data: Buffer) => {
+      seen += data.toString();
+      if (pattern.test(seen)) resolve(seen);
+    });
+    child.once("exit", () => reject(new Error(`exited before printing ${pattern}: ${seen}`)));
+  });
+}
+
+describe("conch run", () => {
+  it("streams both streams and exits with the command's code", () => {
+    const result = conch("run", "--", "sh", "-c", "echo out; echo err >&2; exit 3");
+    expect(result).toEqual({ status: 3, stdout: "out\n", stderr: "err\n" });
+  });
+
+  it("passes options after the command to the command", () => {
+    const result = conch("run", "sh", "-c", "echo $0 $1", "--json", "--cwd");
+    expect(result).toEqual({ status: 0, stdout: "--json --cwd\n", stderr: "" });
+  });
+
+  it("runs in --cwd", () => {
+    expect(conch("run", "--cwd", "/", "pwd").stdout).toBe("/\n");
+  });
+
+  it("exits 124 on timeout and says so", () => {
+    const result = conch("run", "--timeout-ms", "300", "--", "sh", "-c", "echo started; sleep 300");
+    expect(result).toEqual({
+      status: 124,
+      stdout: "started\n",
+      stderr: "conch: timed out after 300 ms; the command and everything it started were killed\n",
+    });
+  });
+
+  it("prints the ExecResult as JSON with --json", () => {
+    const result = conch("run", "--json", "--", "sh", "-c", "echo hi; exit 4");
+    expect(result.status).toBe(4);
+    expect(result.stderr).toBe("");
+    const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(parsed).toMatchObject({
+      command: ["sh", "-c", "echo hi; exit 4"],
+      cwd: dir,
+      exitCode: 4,
+      stdout: "hi\n",
+      output: "hi\n",
+      timedOut: false,
+      canceled: false,
+    });
+  });
+
+  it("streams output live and on Ctrl-C kills the whole tree and exits 130", async () => {
+    // The terminal sends SIGINT to its foreground process group: conch's own, never the command's.
+    const child = spawn(
+      process.execPath,
+      [BIN, "run", "--", "sh", "-c", "sleep 300 & echo pid=$!; echo pid=$$; wait"],
+      {
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const printed = await waitForOutput(child, /pid=\d+\npid=\d+\n/);
+    const pids = [...printed.matchAll(/pid=(\d+)/g)].map((m) => Number(m[1]));
+    expect(pids.every(isAlive)).toBe(true);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    process.kill(-(child.pid as number), "SIGINT");
+    expect(await exited).toBe(130);
+    expect(pids.filter(isAlive)).toEqual([]);
+  });
+});
+
+describe("conch exec", () => {
+  it("runs the script through the user's shell", () => {
+    const result = conch("exec", "echo $0; echo two | tr a-z A-Z");
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^\/\S*sh\nTWO\n$/);
+  });
+
+  it("runs a login shell with --login", () => {
+    const result = conch("exec", "--login", "--shell", "bash", "shopt -q login_shell && echo login");
+    expect(result).toEqual({ status: 0, stdout: "login\n", stderr: "" });
+    expect(conch("exec", "--shell", "bash", "shopt -q login_shell || echo plain").stdout).toBe("plain\n");
+  });
+
+  it("rejects more than one script argument", () => {
+    expect(conch("exec", "echo", "hi")).toEqual({
+      status: 2,
+      stdout: "",
+      stderr:
+        "conch exec: expected one SCRIPT argument, received 2; quote the script\nRun 'conch exec --help' for usage.\n",
+    });
+  });
+
+  it("reports an unknown shell", () => {
+    const result = conch("exec", "--shell", "tcsh", "true");
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^conch: unsupported shell "tcsh"/);
+  });
+});
+
+describe("errors and help", () => {
+  it.each([
+    [["run", "--bogus", "x"], 2, "conch run: unknown option --bogus\nRun 'conch run --help' for usage.\n"],
+    [
+      ["run", "--timeout-ms", "soon", "true"],
+      2,
+      "conch run: --timeout-ms: expected a positive integer, received \"soon\"\nRun 'conch run --help' for usage.\n",
+    ],
+    [["run"], 2, "conch run: missing the command to run\nRun 'conch run --help' for usage.\n"],
+    [
+      ["frob"],
+      2,
+      "conch: unknown command \"frob\" (expected one of run, exec)\nRun 'conch --help' for usage.\n",
+    ],
+    [["run", "conch-no-such-program"], 127, 'conch: cannot start "conch-no-such-program": no such program\n'],
+    [["run", "/etc/passwd"], 126, 'conch: cannot start "/etc/passwd": permission denied\n'],
+    [
+      ["run", "--cwd", "/no/such/dir", "true"],
+      2,
+      "conch: invalid request: cwd: no such directory: /no/such/dir\n",
+    ],
+  ])("conch %j exits %i with a clear message and no stack trace", (args, status, stderr) => {
+    expect(conch(...args)).toEqual({ status, stdout: "", stderr });
+  });
+
+  it("prints help and the version", () => {
+    expect(conch("--help").stdout).toContain("conch run [options] [--] ARGV...");
+    expect(conch("run", "--help").stdout).toContain("Usage: conch run [--timeout-ms N]");
+    expect(conch("exec", "-h").stdout).toContain("--login");
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
+    expect(conch("--version")).toEqual({ status: 0, stdout: `${manifest.version}\n`, stderr: "" });
+  });
+});
