@@ -1,6 +1,4 @@
 import { readFileSync } from "node:fs";
-import { isExecError } from "@conch/exec-core";
-import { isShellDetectError } from "@conch/shell-detect";
 import { UsageError } from "./errors.js";
 import { MAIN_HELP } from "./help.js";
 
@@ -19,6 +17,17 @@ function version(): string {
   return manifest.version;
 }
 
+/**
+ * The code of an error raised by any Conch package, recognised by the brand they all carry. Checked here
+ * rather than with each package's guard so that loading conch does not load every package.
+ */
+function conchErrorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const branded = (error as Record<symbol, unknown>)[Symbol.for("conch.error")] === true;
+  const code = (error as { code?: unknown }).code;
+  return branded && typeof code === "string" ? code : undefined;
+}
+
 /** The exit code for an error, and the one place where errors become what the user reads. */
 function report(error: unknown): number {
   if (error instanceof UsageError) {
@@ -26,14 +35,12 @@ function report(error: unknown): number {
     process.stderr.write(`${where}: ${error.message}\nRun '${where} --help' for usage.\n`);
     return 2;
   }
-  if (isExecError(error)) {
-    process.stderr.write(`conch: ${error.message}\n`);
-    if (error.code !== "SPAWN_FAILED") return 2;
-    return (error.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ? 127 : 126;
-  }
-  if (isShellDetectError(error)) {
-    process.stderr.write(`conch: ${error.message}\n`);
-    return error.code === "SHELL_NOT_FOUND" ? 127 : 2;
+  const code = conchErrorCode(error);
+  if (code !== undefined) {
+    process.stderr.write(`conch: ${(error as Error).message}\n`);
+    if (code === "SHELL_NOT_FOUND") return 127;
+    if (code !== "SPAWN_FAILED") return 2;
+    return ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ? 127 : 126;
   }
   process.stderr.write(
     `conch: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

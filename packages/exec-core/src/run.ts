@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
 import type { ExecRequest, ExecResult } from "@conch/protocol";
 import { ExecError } from "./errors.js";
@@ -23,6 +22,14 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called with each chunk as it arrives, for streaming. */
   onOutput?: (delta: OutputDelta) => void;
+}
+
+let runCount = 0;
+
+/** Unique among all runs on this machine while this process lives: pid, a counter and some randomness. */
+function nextRunId(): string {
+  runCount++;
+  return `${process.pid}.${runCount}.${Math.random().toString(36).slice(2, 10)}`;
 }
 
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
@@ -75,7 +82,7 @@ function spawnChild(req: NormalizedRequest): Promise<ChildProcess> {
  */
 export async function run(request: ExecRequest, options: RunOptions = {}): Promise<ExecResult> {
   const started = performance.now();
-  const marker = `${RUN_MARKER_VAR}=${randomUUID()}`;
+  const marker = `${RUN_MARKER_VAR}=${nextRunId()}`;
   const req = normalizeRequest(request);
   const base = { command: req.argv, cwd: req.cwd };
   const { signal, onOutput } = options;

@@ -1,0 +1,117 @@
+// `pnpm bench`: medians and ratios against a baseline measured in the same run. Not a test: nothing here
+// is asserted, the numbers are printed for people to read.
+import { spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { run } from "@conch/exec-core";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const cliBin = fileURLToPath(new URL("../../apps/cli/dist/bin.js", import.meta.url));
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+function rawSpawn(argv) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+}
+
+async function time(fn) {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+/** Alternates the two so that machine noise falls on both alike. */
+async function compare(iterations, baseline, subject) {
+  const a = [];
+  const b = [];
+  for (let i = 0; i < iterations; i++) {
+    a.push(await time(baseline));
+    b.push(await time(subject));
+  }
+  return { baseline: median(a), subject: median(b) };
+}
+
+const rows = [];
+const row = (name, baselineName, result, unit, target) =>
+  rows.push({
+    benchmark: name,
+    baseline: `${baselineName}: ${result.baseline.toFixed(2)} ${unit}`,
+    conch: `${result.subject.toFixed(2)} ${unit}`,
+    ratio: `${(result.subject / result.baseline).toFixed(2)}x`,
+    target,
+  });
+
+// 1. A warm in-process `true`.
+await compare(
+  20,
+  () => rawSpawn(["true"]),
+  () => run({ argv: ["true"], cwd: "/" }),
+);
+row(
+  "run() of `true`, warm, in-process (median of 200)",
+  "child_process.spawn",
+  await compare(
+    200,
+    () => rawSpawn(["true"]),
+    () => run({ argv: ["true"], cwd: "/" }),
+  ),
+  "ms",
+  "<= 1.3x",
+);
+
+// 2. 200 MiB of output, each run in its own process for its peak RSS.
+function worker(mode) {
+  const out = spawnSync(process.execPath, [`${here}/output-worker.mjs`, mode], { encoding: "utf8" });
+  if (out.status !== 0) throw new Error(`output worker ${mode} failed: ${out.stderr}`);
+  return JSON.parse(out.stdout);
+}
+const raws = [];
+const runs = [];
+for (let i = 0; i < 5; i++) {
+  raws.push(worker("raw"));
+  runs.push(worker("run"));
+}
+row(
+  "200 MiB output, time (median of 5)",
+  "raw bounded reader",
+  { baseline: median(raws.map((r) => r.ms)), subject: median(runs.map((r) => r.ms)) },
+  "ms",
+  "<= 1.1x",
+);
+row(
+  "200 MiB output, peak RSS of the process (median of 5)",
+  "raw bounded reader",
+  { baseline: median(raws.map((r) => r.rssMiB)), subject: median(runs.map((r) => r.rssMiB)) },
+  "MiB",
+  "<= 100 MiB",
+);
+
+// 3. Whole-process start-up of the CLI.
+const processTime = (args) => time(() => rawSpawn([process.execPath, ...args]));
+await compare(
+  3,
+  () => processTime(["-e", ""]),
+  () => processTime([cliBin, "run", "--", "true"]),
+);
+row(
+  "`conch run -- true`, whole process (median of 20)",
+  "node -e ''",
+  await compare(
+    20,
+    () => processTime(["-e", ""]),
+    () => processTime([cliBin, "run", "--", "true"]),
+  ),
+  "ms",
+  "start-up cost",
+);
+
+console.table(rows);
