@@ -45,8 +45,9 @@ describe("exit status", () => {
   });
 
   it("starts the command in a session and process group of its own", async () => {
-    const result = await run({ argv: ["sh", "-c", "ps -o pid=,pgid=,sid= -p $$"], cwd: "/" });
-    const [pid, pgid, sid] = result.stdout.trim().split(/\s+/);
+    const result = await run({ argv: ["sh", "-c", "echo $$; cat /proc/$$/stat"], cwd: "/" });
+    const [pid, stat = ""] = result.stdout.split("\n");
+    const [, , pgid, sid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     expect(pgid).toBe(pid);
     expect(sid).toBe(pid);
   });
