@@ -1,13 +1,13 @@
 import { UsageError } from "./errors.js";
 
-export interface OptionSpec {
+interface OptionSpec {
   readonly type: "boolean" | "string" | "integer";
   /** May be given more than once; the values are collected in order. */
   readonly multiple?: boolean;
 }
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
-export type OptionValue = boolean | string | number | string[] | number[];
+type OptionValue = boolean | string | number | string[] | number[];
 
 export interface ParsedArgs {
   options: Record<string, OptionValue>;

@@ -2,8 +2,7 @@ import { deriveExecArgs, detectShell, resolveShell } from "@conch/shell-detect";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXEC_HELP } from "../help.js";
-import { execute } from "./execute.js";
-import { COMMON_SPECS } from "./run.js";
+import { COMMON_SPECS, type ExecuteOptions, execute } from "./execute.js";
 
 const EXEC_SPECS = {
   ...COMMON_SPECS,
@@ -27,8 +26,5 @@ export async function execCommand(args: readonly string[]): Promise<number> {
   const shellOption = options.shell as string | undefined;
   const shell = shellOption === undefined ? detectShell() : resolveShell(shellOption);
   const argv = deriveExecArgs(shell, positionals[0] as string, { login: options.login === true });
-  return execute(
-    { argv, cwd: (options.cwd as string | undefined) ?? process.cwd() },
-    { json: options.json === true, timeoutMs: options["timeout-ms"] as number | undefined },
-  );
+  return execute(argv, options as ExecuteOptions);
 }
