@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { constants } from "node:os";
 import type { ExecRequest, ExecResult } from "@conch/protocol";
 import { ExecError } from "./errors.js";
@@ -20,8 +21,11 @@ export interface OutputDelta {
 export interface RunOptions {
   /** Aborting kills the whole tree and resolves with `canceled: true`. */
   signal?: AbortSignal;
-  /** Called with each chunk as it arrives, for streaming. */
-  onOutput?: (delta: OutputDelta) => void;
+  /**
+   * Called with each chunk as it arrives, for streaming. Returning a promise pauses that stream until it
+   * settles, so a slow consumer slows the command instead of filling memory.
+   */
+  onOutput?: (delta: OutputDelta) => void | Promise<void>;
 }
 
 let runCount = 0;
@@ -35,6 +39,21 @@ function nextRunId(): string {
 function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
   if (code !== null) return code;
   return 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0));
+}
+
+/** Why a spawn failed, in words: ENOENT for a file that exists means its `#!` interpreter is missing. */
+function spawnFailure(file: string, cause: NodeJS.ErrnoException, path: string | undefined): string {
+  if (cause.code === "EACCES") return "permission denied";
+  if (cause.code !== "ENOENT") return cause.code ?? cause.message;
+  const candidates = file.includes("/")
+    ? [file]
+    : (path ?? "")
+        .split(":")
+        .filter(Boolean)
+        .map((dir) => `${dir}/${file}`);
+  return candidates.some((candidate) => existsSync(candidate))
+    ? "its interpreter (the #! line) was not found"
+    : "no such program";
 }
 
 function spawnChild(req: NormalizedRequest): Promise<ChildProcess> {
@@ -59,13 +78,13 @@ function spawnChild(req: NormalizedRequest): Promise<ChildProcess> {
       return;
     }
     const onError = (cause: NodeJS.ErrnoException): void => {
-      const reason =
-        cause.code === "ENOENT"
-          ? "no such program"
-          : cause.code === "EACCES"
-            ? "permission denied"
-            : (cause.code ?? cause.message);
-      reject(new ExecError("SPAWN_FAILED", `cannot start ${JSON.stringify(file)}: ${reason}`, { cause }));
+      reject(
+        new ExecError(
+          "SPAWN_FAILED",
+          `cannot start ${JSON.stringify(file)}: ${spawnFailure(file, cause, req.env.PATH)}`,
+          { cause },
+        ),
+      );
     };
     child.once("error", onError);
     child.once("spawn", () => {
@@ -106,6 +125,8 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let timedOut = false;
     let canceled = false;
+    /** Canceled before the command exited: the exit status is ours, not the command's. */
+    let killedByCancel = false;
     let callbackError: { error: unknown } | undefined;
     let killing: Promise<void> | undefined;
     let openStreams = 2;
@@ -120,16 +141,19 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       req.timeoutMs === undefined
         ? undefined
         : setTimeout(() => {
-            if (exit !== undefined) return;
             timedOut = true;
             kill();
           }, req.timeoutMs);
     const onAbort = (): void => {
-      if (exit !== undefined && openStreams === 0) return;
       canceled = true;
-      kill();
+      if (exit === undefined) {
+        killedByCancel = true;
+        kill();
+      } else {
+        // Exited, only draining: stop waiting; finish() kills what is left.
+        settle();
+      }
     };
-    signal?.addEventListener("abort", onAbort, { once: true });
 
     const finish = async (): Promise<void> => {
       if (finishing) return;
@@ -149,15 +173,23 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       resolve({
         ...base,
         ...capture.result(),
-        exitCode: timedOut ? EXIT_CODE_TIMEOUT : canceled ? EXIT_CODE_CANCELED : exitCodeOf(code, exitSignal),
+        exitCode: timedOut
+          ? EXIT_CODE_TIMEOUT
+          : killedByCancel
+            ? EXIT_CODE_CANCELED
+            : exitCodeOf(code, exitSignal),
         signal: exitSignal,
         durationMs: performance.now() - started,
         timedOut,
         canceled,
       });
     };
-    const settle = (): void => {
+    function settle(): void {
       finish().catch(reject);
+    }
+    const consumerFailed = (error: unknown): void => {
+      callbackError ??= { error };
+      kill();
     };
 
     for (const name of ["stdout", "stderr"] as const) {
@@ -166,10 +198,13 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
         capture.push(name, data);
         if (onOutput === undefined || callbackError) return;
         try {
-          onOutput({ stream: name, data });
+          const pending = onOutput({ stream: name, data });
+          if (typeof pending?.then === "function") {
+            stream.pause();
+            pending.then(() => stream.resume(), consumerFailed);
+          }
         } catch (error) {
-          callbackError = { error };
-          kill();
+          consumerFailed(error);
         }
       });
       stream?.once("close", () => {
@@ -187,5 +222,8 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       // Background processes may hold the pipes open for good; wait a little for their last words.
       drainTimer = setTimeout(settle, req.drainTimeoutMs);
     });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    // An abort while the child was being spawned fired before the listener existed.
+    if (signal?.aborted) onAbort();
   });
 }

@@ -1,6 +1,9 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { run } from "../src/index.js";
-import { isAlive, printedPids } from "./helpers.js";
+import { isAlive, printedPids, useTempDir } from "./helpers.js";
 
 // Each script prints `pid=N` for every process it starts, then blocks; the test checks those pids by
 // number afterwards. The root shell prints its own pid too.
@@ -75,5 +78,47 @@ describe.runIf(process.platform === "linux")("cancel", () => {
     const pids = printedPids(result.stdout);
     expect(pids).toHaveLength(2);
     expect(pids.filter(isAlive)).toEqual([]);
+  });
+});
+
+describe.runIf(process.platform === "linux")("processes that run from the sweep", () => {
+  const tempDir = useTempDir();
+
+  it("stops a chain in which each process starts the next in a new session and exits", async () => {
+    const log = join(tempDir(), "hops");
+    const hop = join(tempDir(), "hop.sh");
+    writeFileSync(hop, `echo $$ >> ${log}\nsetsid sh ${hop} &\n`);
+    const result = await run({ argv: ["sh", hop], cwd: tempDir(), drainTimeoutMs: 300 });
+    expect(result.exitCode).toBe(0);
+    const hops = (): string[] => readFileSync(log, "utf8").trim().split("\n");
+    const seen = hops().length;
+    await sleep(300);
+    expect(hops().length).toBe(seen);
+    expect(hops().map(Number).filter(isAlive)).toEqual([]);
+  });
+});
+
+describe.runIf(process.platform === "linux")("cancel while starting or draining", () => {
+  it("honours an abort that arrives while the program is being spawned", async () => {
+    const controller = new AbortController();
+    const pending = run({ argv: ["sh", "-c", "sleep 300"], cwd: "/" }, { signal: controller.signal });
+    controller.abort();
+    const result = await pending;
+    expect(result.canceled).toBe(true);
+    expect(result.exitCode).toBe(130);
+    expect(result.signal).toBe("SIGTERM");
+  });
+
+  it("keeps the real exit code when aborted after the command exited, while waiting for its pipes", async () => {
+    const controller = new AbortController();
+    const pending = run(
+      { argv: ["sh", "-c", "sleep 300 & echo pid=$!; exit 3"], cwd: "/", drainTimeoutMs: 600_000 },
+      { signal: controller.signal },
+    );
+    await sleep(500);
+    controller.abort();
+    const result = await pending;
+    expect(result).toMatchObject({ canceled: true, timedOut: false, exitCode: 3, signal: null });
+    expect(printedPids(result.stdout).filter(isAlive)).toEqual([]);
   });
 });

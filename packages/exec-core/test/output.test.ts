@@ -1,5 +1,9 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { type OutputDelta, run } from "../src/index.js";
+import { useTempDir } from "./helpers.js";
 
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
@@ -36,7 +40,11 @@ describe("output capture", () => {
     const deltas: OutputDelta[] = [];
     const result = await run(
       { argv: ["sh", "-c", "seq 1 20000; echo done >&2"], cwd: "/" },
-      { onOutput: (delta) => deltas.push(delta) },
+      {
+        onOutput: (delta) => {
+          deltas.push(delta);
+        },
+      },
     );
     const joined = (stream: string): string =>
       Buffer.concat(deltas.filter((d) => d.stream === stream).map((d) => d.data)).toString();
@@ -71,5 +79,36 @@ describe("output capture", () => {
         },
       ),
     ).rejects.toBe(boom);
+  });
+});
+
+describe("backpressure", () => {
+  const tempDir = useTempDir();
+
+  it("pauses the command while the promise onOutput returned is pending", async () => {
+    const done = join(tempDir(), "done");
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let received = 0;
+    const pending = run(
+      { argv: ["sh", "-c", `head -c 4000000 /dev/zero | tr '\\0' a; touch ${done}`], cwd: "/" },
+      {
+        onOutput: ({ data }) => {
+          received += data.length;
+          return gate;
+        },
+      },
+    );
+    // With the stream paused the pipe fills up and the writer blocks long before 4 MB.
+    await sleep(300);
+    expect(existsSync(done)).toBe(false);
+    expect(received).toBeLessThan(4_000_000);
+    release();
+    const result = await pending;
+    expect(existsSync(done)).toBe(true);
+    expect(received).toBe(4_000_000);
+    expect(result.stdoutBytes).toBe(4_000_000);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ExecError, isExecError, run } from "../src/index.js";
@@ -103,7 +103,7 @@ describe("bad requests are rejected before anything runs", () => {
     [
       "a negative timeout",
       (marker) => ({ argv: ["touch", marker], cwd: "/", timeoutMs: -5 }),
-      "invalid request: timeoutMs: expected a positive integer (milliseconds), received number -5",
+      "invalid request: timeoutMs: expected an integer from 1 to 2147483647 (milliseconds), received number -5",
     ],
     [
       "an unknown field",
@@ -137,6 +137,16 @@ describe("bad requests are rejected before anything runs", () => {
     const error = await rejection(run({ argv: ["conch-no-such-program"], cwd: "/" }));
     expect(error.code).toBe("SPAWN_FAILED");
     expect(error.message).toBe('cannot start "conch-no-such-program": no such program');
+  });
+
+  it("says when a script's interpreter is missing", async () => {
+    const script = join(tempDir(), "script");
+    writeFileSync(script, "#!/no/such/interpreter\necho hi\n", { mode: 0o755 });
+    const error = await rejection(run({ argv: [script], cwd: "/" }));
+    expect(error.code).toBe("SPAWN_FAILED");
+    expect(error.message).toBe(
+      `cannot start ${JSON.stringify(script)}: its interpreter (the #! line) was not found`,
+    );
   });
 
   it("does not start anything when the signal is already aborted", async () => {

@@ -1,5 +1,10 @@
 import { z } from "zod";
 
+/** The longest delay a Node timer can hold; larger ones fire at once. */
+const MAX_MS = 2_147_483_647;
+/** Bytes kept per stream at most, so one request cannot claim gigabytes. */
+const MAX_OUTPUT_BYTES = 1024 ** 3;
+
 export const ENV_INHERIT_POLICIES = ["all", "core", "none"] as const;
 export type EnvInheritPolicy = (typeof ENV_INHERIT_POLICIES)[number];
 
@@ -30,25 +35,29 @@ export const ExecRequestSchema = z.strictObject({
   timeoutMs: z
     .number()
     .int()
-    .positive()
+    .min(1)
+    .max(MAX_MS)
     .optional()
     .describe("Kill the whole process tree after this many milliseconds; exit code 124."),
   killGraceMs: z
     .number()
     .int()
-    .nonnegative()
+    .min(0)
+    .max(MAX_MS)
     .optional()
     .describe("Time between SIGTERM and SIGKILL when killing (default 500)."),
   drainTimeoutMs: z
     .number()
     .int()
-    .nonnegative()
+    .min(0)
+    .max(MAX_MS)
     .optional()
     .describe("After exit, how long to wait for pipes held open by background processes (default 2000)."),
   maxOutputBytes: z
     .number()
     .int()
     .min(2)
+    .max(MAX_OUTPUT_BYTES)
     .optional()
     .describe("Bytes of output kept per stream, half head and half tail (default 1 MiB)."),
 });

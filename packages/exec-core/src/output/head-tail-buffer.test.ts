@@ -39,6 +39,14 @@ describe("HeadTailBuffer", () => {
     expect(buffer.text()).toBe("ab\n... 7 bytes omitted ...\n123");
   });
 
+  it("allocates as output arrives, not the whole capacity up front", () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const buffers = Array.from({ length: 8 }, () => new HeadTailBuffer(1024 ** 3));
+    for (const buffer of buffers) buffer.push(bytes("short"));
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1024 ** 2);
+    expect(buffers.map((b) => b.text())).toEqual(Array(8).fill("short"));
+  });
+
   it("rejects a capacity below 2", () => {
     expect(() => new HeadTailBuffer(1)).toThrow("capacity: expected an integer >= 2, received 1");
   });

@@ -4,9 +4,12 @@
  */
 export class HeadTailBuffer {
   readonly capacity: number;
-  #head: Buffer;
+  readonly #headCapacity: number;
+  readonly #tailCapacity: number;
+  // Both grow on demand, so a short output costs little whatever the capacity.
+  #head: Buffer = Buffer.alloc(0);
   #headLength = 0;
-  #tail: Buffer;
+  #tail: Buffer = Buffer.alloc(0);
   #tailStart = 0;
   #tailLength = 0;
   #total = 0;
@@ -16,8 +19,8 @@ export class HeadTailBuffer {
       throw new RangeError(`capacity: expected an integer >= 2, received ${capacity}`);
     }
     this.capacity = capacity;
-    this.#head = Buffer.allocUnsafe(Math.floor(capacity / 2));
-    this.#tail = Buffer.allocUnsafe(capacity - this.#head.length);
+    this.#headCapacity = Math.floor(capacity / 2);
+    this.#tailCapacity = capacity - this.#headCapacity;
   }
 
   /** Bytes pushed in all. */
@@ -33,13 +36,15 @@ export class HeadTailBuffer {
   push(chunk: Uint8Array): void {
     this.#total += chunk.length;
     let data = chunk;
-    if (this.#headLength < this.#head.length) {
-      const n = Math.min(data.length, this.#head.length - this.#headLength);
+    if (this.#headLength < this.#headCapacity) {
+      const n = Math.min(data.length, this.#headCapacity - this.#headLength);
+      this.#reserveHead(this.#headLength + n);
       this.#head.set(data.subarray(0, n), this.#headLength);
       this.#headLength += n;
       data = data.subarray(n);
     }
     if (data.length === 0) return;
+    if (this.#tail.length === 0) this.#tail = Buffer.allocUnsafe(this.#tailCapacity);
     const cap = this.#tail.length;
     if (data.length >= cap) {
       this.#tail.set(data.subarray(data.length - cap));
@@ -57,6 +62,15 @@ export class HeadTailBuffer {
     this.#tailLength = length;
   }
 
+  #reserveHead(size: number): void {
+    if (size <= this.#head.length) return;
+    const grown = Buffer.allocUnsafe(
+      Math.min(this.#headCapacity, Math.max(size, 2 * this.#head.length, 4096)),
+    );
+    this.#head.copy(grown, 0, 0, this.#headLength);
+    this.#head = grown;
+  }
+
   /** The first retained bytes (the head), a view valid until the next push. */
   head(): Buffer {
     return this.#head.subarray(0, this.#headLength);
@@ -65,6 +79,7 @@ export class HeadTailBuffer {
   /** The last retained bytes (the tail), copied into one buffer. */
   tail(): Buffer {
     const cap = this.#tail.length;
+    if (cap === 0) return Buffer.alloc(0);
     const firstPart = Math.min(this.#tailLength, cap - this.#tailStart);
     return Buffer.concat([
       this.#tail.subarray(this.#tailStart, this.#tailStart + firstPart),

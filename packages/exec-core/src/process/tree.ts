@@ -1,70 +1,102 @@
 import { existsSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
+import { setTimeout as sleep, setImmediate as yieldToLoop } from "node:timers/promises";
 import { environContains, isLive, lastAllocatedPid, listPids, type ProcInfo, readProcInfo } from "./proc.js";
 
 const HAS_PROC = existsSync("/proc/self/stat");
 const POLL_MS = 20;
 const KILL_ROUNDS = 50;
+const FREEZE_ROUNDS = 10;
+const SCAN_PASSES = 8;
 /** After this long, the pid counter may have wrapped past the root, so every pid is examined. */
 const FULL_SCAN_AFTER_MS = 1000;
+
+interface Scan {
+  members: ProcInfo[];
+  /** The root's pid still names our process group: signalling `-root` reaches only our processes. */
+  groupIsOurs: boolean;
+}
 
 /**
  * Everything a spawned command started, found on demand. The root leads its own session and process
  * group; a descendant that leaves both (setsid, double fork) is still found by its parent chain while
- * that lasts, and by the marker entry in its environment after.
+ * that lasts, and by the marker entry in its environment after. A process that leaves the session, loses
+ * its parent and clears its environment is out of reach here: only a pid namespace (the sandbox) holds it.
  */
 export class ProcessTree {
   readonly rootPid: number;
   readonly #marker: string;
-  readonly #rootStart: number;
+  readonly #rootStart: number | undefined;
   readonly #spawnedAt = Date.now();
 
   /** `marker` is a `NAME=value` entry placed only in this command's environment. */
   constructor(rootPid: number, marker: string) {
     this.rootPid = rootPid;
     this.#marker = marker;
-    this.#rootStart = readProcInfo(rootPid)?.startTime ?? 0;
+    this.#rootStart = readProcInfo(rootPid)?.startTime;
   }
 
   /** The live processes of the tree, the root included while it runs. */
-  members(): ProcInfo[] {
-    if (!HAS_PROC) return [];
-    const last = lastAllocatedPid();
-    const full =
-      last === undefined || last < this.rootPid || Date.now() - this.#spawnedAt > FULL_SCAN_AFTER_MS;
+  #scan(): Scan {
+    if (!HAS_PROC || this.#rootStart === undefined) return { members: [], groupIsOurs: true };
+    const root = this.rootPid;
+    const rootInfo = readProcInfo(root);
+    const rootIsOurs = rootInfo?.startTime === this.#rootStart;
+    // The kernel does not reuse a pid while a process group or session still carries it; so when the
+    // root's pid names another process, nothing is left in our group or session.
+    const groupIsOurs = rootInfo === undefined || rootIsOurs;
+    const full = Date.now() - this.#spawnedAt > FULL_SCAN_AFTER_MS;
+    const seen = new Set<number>();
     const infos = new Map<number, ProcInfo>();
-    for (const pid of listPids()) {
-      // Without a wrap of the pid counter, everything the root started has a pid in (root, last].
-      if (!full && (pid < this.rootPid || pid > (last as number))) continue;
-      const info = readProcInfo(pid);
-      if (isLive(info) && info.startTime >= this.#rootStart) infos.set(pid, info);
+    // A process may exit between the directory listing and the read of its stat, after starting a child
+    // the listing missed: list again until nothing new appears, so such a child is seen.
+    for (let pass = 0; pass < SCAN_PASSES; pass++) {
+      const pids = listPids();
+      const last = lastAllocatedPid();
+      // Without a wrap of the pid counter, everything the root started has a pid in [root, last].
+      const inRange = (pid: number): boolean =>
+        full || last === undefined || last < root || (pid >= root && pid <= last);
+      const fresh = pids.filter((pid) => !seen.has(pid) && inRange(pid));
+      if (pass > 0 && fresh.length === 0) break;
+      for (const pid of fresh) {
+        seen.add(pid);
+        const info = pid === root ? rootInfo : readProcInfo(pid);
+        if (isLive(info) && info.startTime >= this.#rootStart) infos.set(pid, info);
+      }
     }
     const members: ProcInfo[] = [];
     for (const info of infos.values()) {
-      if (this.#belongs(info, infos)) members.push(info);
+      if (this.#belongs(info, infos, rootIsOurs, groupIsOurs)) members.push(info);
     }
-    return members;
+    return { members, groupIsOurs };
   }
 
-  #belongs(info: ProcInfo, infos: Map<number, ProcInfo>): boolean {
+  #belongs(info: ProcInfo, infos: Map<number, ProcInfo>, rootIsOurs: boolean, groupIsOurs: boolean): boolean {
     const root = this.rootPid;
-    if (info.pid === root || info.pgrp === root || info.session === root) return true;
-    let parent = infos.get(info.ppid);
-    for (let depth = 0; parent !== undefined && depth < 4096; depth++) {
-      if (parent.pid === root) return true;
-      parent = infos.get(parent.ppid);
+    if (info.pid === root) return rootIsOurs;
+    if (groupIsOurs && (info.pgrp === root || info.session === root)) return true;
+    if (rootIsOurs) {
+      let parent = infos.get(info.ppid);
+      for (let depth = 0; parent !== undefined && depth < 4096; depth++) {
+        if (parent.pid === root) return true;
+        parent = infos.get(parent.ppid);
+      }
     }
     return environContains(info.pid, this.#marker);
   }
 
-  /** Sends `signal` to the root's process group and to each member, checking each is still the same process. */
-  signal(signal: NodeJS.Signals, members: readonly ProcInfo[] = this.members()): void {
-    try {
-      process.kill(-this.rootPid, signal);
-    } catch {
-      // ESRCH: the group is already empty.
+  /**
+   * Sends `signal` to the root's process group while it is still ours, and to each member after checking
+   * it is still the same process (same pid and start time).
+   */
+  #signal(signal: NodeJS.Signals, scan: Scan): void {
+    if (!HAS_PROC || (scan.groupIsOurs && scan.members.some((m) => m.pgrp === this.rootPid))) {
+      try {
+        process.kill(-this.rootPid, signal);
+      } catch {
+        // ESRCH: the group emptied meanwhile.
+      }
     }
-    for (const member of members) {
+    for (const member of scan.members) {
       if (readProcInfo(member.pid)?.startTime !== member.startTime) continue;
       try {
         process.kill(member.pid, signal);
@@ -75,25 +107,57 @@ export class ProcessTree {
   }
 
   /**
-   * SIGTERM to every member, up to `graceMs` for them to leave, then SIGKILL until none is left. Members
-   * are found before each signal, so processes started during the grace period are killed too.
+   * A scan that finds nothing, twice with a turn of the event loop between, so that a process caught
+   * between fork and exec, or one hopping to a new child, is not missed by a single look.
+   */
+  async #settledScan(): Promise<Scan> {
+    const scan = this.#scan();
+    if (scan.members.length > 0) return scan;
+    await yieldToLoop();
+    return this.#scan();
+  }
+
+  /**
+   * SIGTERM to every member, up to `graceMs` for them to leave, then SIGKILL until none is left. Before
+   * SIGKILL, members are stopped (SIGSTOP) and the tree scanned again until it stops growing, so a
+   * process that forks as fast as it can is caught with all its children.
    */
   async terminate(graceMs: number): Promise<void> {
-    let members = this.members();
-    if (members.length === 0 && HAS_PROC) return;
-    this.signal("SIGTERM", members);
+    if (!HAS_PROC) {
+      this.#signal("SIGTERM", { members: [], groupIsOurs: true });
+      await sleep(graceMs);
+      this.#signal("SIGKILL", { members: [], groupIsOurs: true });
+      return;
+    }
+    let scan = await this.#settledScan();
+    if (scan.members.length === 0) return;
+    this.#signal("SIGTERM", scan);
+    const terminated = new Set(scan.members.map((m) => `${m.pid}:${m.startTime}`));
+    const terminateNew = (): void => {
+      const fresh = scan.members.filter((m) => !terminated.has(`${m.pid}:${m.startTime}`));
+      for (const member of fresh) terminated.add(`${member.pid}:${member.startTime}`);
+      // One by one: the group has had its SIGTERM, and a second one could cut short a graceful exit.
+      this.#signal("SIGTERM", { members: fresh, groupIsOurs: false });
+    };
     const deadline = Date.now() + graceMs;
     while (Date.now() < deadline) {
       await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
-      members = this.members();
-      if (members.length === 0 && HAS_PROC) return;
+      scan = await this.#settledScan();
+      if (scan.members.length === 0) return;
+      // Started since the last look: they get their SIGTERM and the rest of the grace period too.
+      terminateNew();
     }
     for (let round = 0; round < KILL_ROUNDS; round++) {
-      this.signal("SIGKILL", members);
-      if (!HAS_PROC) return;
+      const frozen = new Map<number, ProcInfo>();
+      for (let i = 0; i < FREEZE_ROUNDS && scan.members.some((m) => !frozen.has(m.pid)); i++) {
+        this.#signal("SIGSTOP", scan);
+        for (const member of scan.members) frozen.set(member.pid, member);
+        scan = this.#scan();
+      }
+      this.#signal("SIGKILL", { members: [...frozen.values()], groupIsOurs: scan.groupIsOurs });
       await sleep(round === 0 ? 1 : POLL_MS);
-      members = this.members();
-      if (members.length === 0) return;
+      scan = await this.#settledScan();
+      if (scan.members.length === 0) return;
     }
   }
 }

@@ -7,6 +7,9 @@ import { ExecError } from "../errors.js";
 export const DEFAULT_KILL_GRACE_MS = 500;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 2000;
 export const DEFAULT_MAX_OUTPUT_BYTES: number = 1024 * 1024;
+/** The longest delay a Node timer can hold; larger ones fire at once. */
+const MAX_MS = 2_147_483_647;
+const MAX_OUTPUT_BYTES = 1024 ** 3;
 
 const REQUEST_FIELDS: ReadonlySet<string> = new Set([
   "argv",
@@ -65,12 +68,14 @@ function integerField(
   record: Record<string, unknown>,
   field: string,
   min: number,
-  expected: string,
+  max: number,
+  unit: string,
 ): number | undefined {
   const value = record[field];
   if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min)
-    throw invalid(field, expected, value);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(field, `an integer from ${min} to ${max} (${unit})`, value);
+  }
   return value;
 }
 
@@ -131,14 +136,11 @@ export function normalizeRequest(
     argv: [...argv],
     cwd,
     env: buildEnv(env, parentEnv),
-    timeoutMs: integerField(request, "timeoutMs", 1, "a positive integer (milliseconds)"),
-    killGraceMs:
-      integerField(request, "killGraceMs", 0, "a non-negative integer (milliseconds)") ??
-      DEFAULT_KILL_GRACE_MS,
+    timeoutMs: integerField(request, "timeoutMs", 1, MAX_MS, "milliseconds"),
+    killGraceMs: integerField(request, "killGraceMs", 0, MAX_MS, "milliseconds") ?? DEFAULT_KILL_GRACE_MS,
     drainTimeoutMs:
-      integerField(request, "drainTimeoutMs", 0, "a non-negative integer (milliseconds)") ??
-      DEFAULT_DRAIN_TIMEOUT_MS,
+      integerField(request, "drainTimeoutMs", 0, MAX_MS, "milliseconds") ?? DEFAULT_DRAIN_TIMEOUT_MS,
     maxOutputBytes:
-      integerField(request, "maxOutputBytes", 2, "an integer >= 2 (bytes)") ?? DEFAULT_MAX_OUTPUT_BYTES,
+      integerField(request, "maxOutputBytes", 2, MAX_OUTPUT_BYTES, "bytes") ?? DEFAULT_MAX_OUTPUT_BYTES,
   };
 }
