@@ -15,6 +15,7 @@ export interface ParsedArgs {
 }
 
 function parseValue(name: string, spec: OptionSpec, raw: string, command: string): string | number {
+  if (raw === "") throw new UsageError(`--${name}: expected a value, received ""`, command);
   if (spec.type !== "integer") return raw;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value <= 0) {

@@ -9,8 +9,8 @@ Run 'conch COMMAND --help' for a command's options.
 `;
 
 const EXIT_STATUS = `Exit status: the command's own; 124 after a timeout; 130 after Ctrl-C (129 after
-SIGHUP, 143 after SIGTERM); 127 when the program or shell does not exist, 126 when it
-cannot be run; 2 for a usage error.`;
+SIGHUP, 143 after SIGTERM); 141 when conch's own output was closed; 127 when the program
+or shell does not exist, 126 when it cannot be run; 2 for a usage error.`;
 
 const COMMON_OPTIONS = `  --timeout-ms N   kill the command and everything it started after N ms (exit 124)
   --cwd DIR        directory to run in (default: the current one)

@@ -103,6 +103,25 @@ describe("conch run", () => {
   });
 });
 
+describe("conch run when its own output goes away", () => {
+  it("kills the tree and exits 141, quietly, when stdout is closed", async () => {
+    const child = spawn(process.execPath, [BIN, "run", "--", "sh", "-c", "sleep 300 & echo pid=$!; yes"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr?.on("data", (data: Buffer) => {
+      stderr += data.toString();
+    });
+    const printed = await waitForOutput(child, /pid=\d+\n/);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.stdout?.destroy();
+    expect(await exited).toBe(141);
+    expect(stderr).toBe("");
+    const [, pid] = /pid=(\d+)/.exec(printed) ?? [];
+    expect(isAlive(Number(pid))).toBe(false);
+  });
+});
+
 describe("conch exec", () => {
   it("runs the script through the user's shell", () => {
     const result = conch("exec", "echo $0; echo two | tr a-z A-Z");
@@ -153,8 +172,28 @@ describe("errors and help", () => {
       2,
       "conch: invalid request: cwd: no such directory: /no/such/dir\n",
     ],
+    [
+      ["run", "--cwd=", "true"],
+      2,
+      "conch run: --cwd: expected a value, received \"\"\nRun 'conch run --help' for usage.\n",
+    ],
   ])("conch %j exits %i with a clear message and no stack trace", (args, status, stderr) => {
     expect(conch(...args)).toEqual({ status, stdout: "", stderr });
+  });
+
+  it("names --cwd when the current directory was deleted", () => {
+    const gone = mkdtempSync(join(dir, "gone-"));
+    const { status, stdout, stderr } = spawnSync(
+      "sh",
+      ["-c", 'cd "$1" && rmdir "$1" && exec "$2" "$3" run true', "sh", gone, process.execPath, BIN],
+      { encoding: "utf8" },
+    );
+    expect({ status, stdout, stderr }).toEqual({
+      status: 2,
+      stdout: "",
+      stderr:
+        "conch run: the current directory no longer exists; pass --cwd DIR\nRun 'conch run --help' for usage.\n",
+    });
   });
 
   it("prints help and the version", () => {

@@ -26,5 +26,5 @@ export async function execCommand(args: readonly string[]): Promise<number> {
   const shellOption = options.shell as string | undefined;
   const shell = shellOption === undefined ? detectShell() : resolveShell(shellOption);
   const argv = deriveExecArgs(shell, positionals[0] as string, { login: options.login === true });
-  return execute(argv, options as ExecuteOptions);
+  return execute("exec", argv, options as ExecuteOptions);
 }

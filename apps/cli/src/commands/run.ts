@@ -10,5 +10,5 @@ export async function runCommand(args: readonly string[]): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UsageError("missing the command to run", "run");
-  return execute(positionals, options as ExecuteOptions);
+  return execute("run", positionals, options as ExecuteOptions);
 }
