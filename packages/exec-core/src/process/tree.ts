@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
-import { setTimeout as sleep, setImmediate as yieldToLoop } from "node:timers/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import { environContains, isLive, lastAllocatedPid, listPids, type ProcInfo, readProcInfo } from "./proc.js";
 
 const HAS_PROC = existsSync("/proc/self/stat");
 const POLL_MS = 20;
 const KILL_ROUNDS = 50;
 const FREEZE_ROUNDS = 10;
-const SCAN_PASSES = 8;
+const SCAN_PASSES = 16;
 /** After this long, the pid counter may have wrapped past the root, so every pid is examined. */
 const FULL_SCAN_AFTER_MS = 1000;
 
@@ -48,20 +48,24 @@ export class ProcessTree {
     const seen = new Set<number>();
     const infos = new Map<number, ProcInfo>();
     // A process may exit between the directory listing and the read of its stat, after starting a child
-    // the listing missed: list again until nothing new appears, so such a child is seen.
+    // the listing missed. So list again until no pid at all was allocated during a whole pass, from
+    // before the listing to after the last read: then every process that exists was seen.
+    let last = lastAllocatedPid();
     for (let pass = 0; pass < SCAN_PASSES; pass++) {
-      const pids = listPids();
-      const last = lastAllocatedPid();
-      // Without a wrap of the pid counter, everything the root started has a pid in [root, last].
-      const inRange = (pid: number): boolean =>
-        full || last === undefined || last < root || (pid >= root && pid <= last);
-      const fresh = pids.filter((pid) => !seen.has(pid) && inRange(pid));
-      if (pass > 0 && fresh.length === 0) break;
-      for (const pid of fresh) {
+      // Newest first: descendants are newer than the root, and a process about to hop is read sooner.
+      const pids = listPids().sort((a, b) => b - a);
+      const listed = lastAllocatedPid();
+      // Without a wrap of the pid counter, everything the root started has a pid in [root, listed].
+      const bounded = !full && listed !== undefined && listed >= root;
+      for (const pid of pids) {
+        if (seen.has(pid) || (bounded && (pid < root || pid > listed))) continue;
         seen.add(pid);
         const info = pid === root ? rootInfo : readProcInfo(pid);
         if (isLive(info) && info.startTime >= this.#rootStart) infos.set(pid, info);
       }
+      const end = lastAllocatedPid();
+      if (end === undefined || end === last) break;
+      last = end;
     }
     const members: ProcInfo[] = [];
     for (const info of infos.values()) {
@@ -107,17 +111,6 @@ export class ProcessTree {
   }
 
   /**
-   * A scan that finds nothing, twice with a turn of the event loop between, so that a process caught
-   * between fork and exec, or one hopping to a new child, is not missed by a single look.
-   */
-  async #settledScan(): Promise<Scan> {
-    const scan = this.#scan();
-    if (scan.members.length > 0) return scan;
-    await yieldToLoop();
-    return this.#scan();
-  }
-
-  /**
    * SIGTERM to every member, up to `graceMs` for them to leave, then SIGKILL until none is left. Before
    * SIGKILL, members are stopped (SIGSTOP) and the tree scanned again until it stops growing, so a
    * process that forks as fast as it can is caught with all its children.
@@ -129,7 +122,7 @@ export class ProcessTree {
       this.#signal("SIGKILL", { members: [], groupIsOurs: true });
       return;
     }
-    let scan = await this.#settledScan();
+    let scan = this.#scan();
     if (scan.members.length === 0) return;
     this.#signal("SIGTERM", scan);
     const terminated = new Set(scan.members.map((m) => `${m.pid}:${m.startTime}`));
@@ -142,7 +135,7 @@ export class ProcessTree {
     const deadline = Date.now() + graceMs;
     while (Date.now() < deadline) {
       await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
-      scan = await this.#settledScan();
+      scan = this.#scan();
       if (scan.members.length === 0) return;
       // Started since the last look: they get their SIGTERM and the rest of the grace period too.
       terminateNew();
@@ -156,7 +149,7 @@ export class ProcessTree {
       }
       this.#signal("SIGKILL", { members: [...frozen.values()], groupIsOurs: scan.groupIsOurs });
       await sleep(round === 0 ? 1 : POLL_MS);
-      scan = await this.#settledScan();
+      scan = this.#scan();
       if (scan.members.length === 0) return;
     }
   }
