@@ -32,12 +32,13 @@ export class ProcessTree {
   constructor(rootPid: number, marker: string) {
     this.rootPid = rootPid;
     this.#marker = marker;
-    this.#rootStart = readProcInfo(rootPid)?.startTime;
+    // Without /proc (or if the root could not be read) only the process group can be signalled.
+    this.#rootStart = HAS_PROC ? readProcInfo(rootPid)?.startTime : undefined;
   }
 
   /** The live processes of the tree, the root included while it runs. */
   #scan(): Scan {
-    if (!HAS_PROC || this.#rootStart === undefined) return { members: [], groupIsOurs: true };
+    if (this.#rootStart === undefined) return { members: [], groupIsOurs: true };
     const root = this.rootPid;
     const rootInfo = readProcInfo(root);
     const rootIsOurs = rootInfo?.startTime === this.#rootStart;
@@ -93,7 +94,10 @@ export class ProcessTree {
    * it is still the same process (same pid and start time).
    */
   #signal(signal: NodeJS.Signals, scan: Scan): void {
-    if (!HAS_PROC || (scan.groupIsOurs && scan.members.some((m) => m.pgrp === this.rootPid))) {
+    if (
+      this.#rootStart === undefined ||
+      (scan.groupIsOurs && scan.members.some((m) => m.pgrp === this.rootPid))
+    ) {
       try {
         process.kill(-this.rootPid, signal);
       } catch {
@@ -116,10 +120,8 @@ export class ProcessTree {
    * process that forks as fast as it can is caught with all its children.
    */
   async terminate(graceMs: number): Promise<void> {
-    if (!HAS_PROC) {
-      this.#signal("SIGTERM", { members: [], groupIsOurs: true });
-      await sleep(graceMs);
-      this.#signal("SIGKILL", { members: [], groupIsOurs: true });
+    if (this.#rootStart === undefined) {
+      await this.#terminateGroup(graceMs);
       return;
     }
     let scan = this.#scan();
@@ -152,5 +154,23 @@ export class ProcessTree {
       scan = this.#scan();
       if (scan.members.length === 0) return;
     }
+  }
+
+  /** Without /proc: the process group is all that can be seen and signalled. */
+  async #terminateGroup(graceMs: number): Promise<void> {
+    const groupAlive = (): boolean => {
+      try {
+        process.kill(-this.rootPid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    if (!groupAlive()) return;
+    const none = { members: [], groupIsOurs: true };
+    this.#signal("SIGTERM", none);
+    const deadline = Date.now() + graceMs;
+    while (groupAlive() && Date.now() < deadline) await sleep(POLL_MS);
+    if (groupAlive()) this.#signal("SIGKILL", none);
   }
 }
