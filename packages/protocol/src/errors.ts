@@ -6,6 +6,9 @@ export const CONCH_ERROR_CODES = [
   "SPAWN_FAILED",
   "SHELL_NOT_FOUND",
   "UNSUPPORTED_SHELL",
+  "PARSER_UNAVAILABLE",
+  "INVALID_ARITY_TABLE",
+  "INVALID_RULES",
 ] as const;
 
 export type ConchErrorCode = (typeof CONCH_ERROR_CODES)[number];
