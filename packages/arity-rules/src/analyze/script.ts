@@ -1,0 +1,58 @@
+// One script, parsed and walked synchronously. The tree and cursor are freed whatever happens.
+
+import type { Parser } from "web-tree-sitter";
+import type { Analysis } from "../types.js";
+import { collectLexicalHazards, collectParseErrors, LEXICAL_HAZARD } from "./checks.js";
+import { Walker } from "./walker.js";
+
+/** Scripts longer than this (in UTF-8 bytes) are not parsed: they are opaque as `too-large`. */
+export const MAX_SCRIPT_BYTES = 65_536;
+
+// How much of a too-large script its opaque part quotes.
+const PREVIEW_CHARS = 100;
+
+/** True when script is over MAX_SCRIPT_BYTES, without encoding it when the answer is plain. */
+export function isTooLarge(script: string): boolean {
+  if (script.length > MAX_SCRIPT_BYTES) return true; // every UTF-16 unit is at least one UTF-8 byte
+  if (script.length * 3 <= MAX_SCRIPT_BYTES) return false; // and at most three
+  return Buffer.byteLength(script, "utf8") > MAX_SCRIPT_BYTES;
+}
+
+/** The analysis of a script too large to parse. */
+export function tooLarge(script: string): Analysis {
+  let preview = script.slice(0, PREVIEW_CHARS);
+  const last = preview.charCodeAt(preview.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) preview = preview.slice(0, -1);
+  return {
+    commands: [],
+    operators: [],
+    redirects: [],
+    opaque: [{ reason: "too-large", text: `${preview}…` }],
+  };
+}
+
+/** Analyses script with parser; depth counts the `bash -c` scripts around it. */
+export function analyzeScript(parser: Parser, script: string, depth: number): Analysis {
+  if (isTooLarge(script)) return tooLarge(script);
+  const tree = parser.parse(script);
+  if (tree === null) {
+    return { commands: [], operators: [], redirects: [], opaque: [{ reason: "parse-error", text: script }] };
+  }
+  try {
+    const root = tree.rootNode;
+    const cursor = root.walk();
+    try {
+      const walker = new Walker(script, cursor, depth, (nested, nestedDepth) =>
+        analyzeScript(parser, nested, nestedDepth),
+      );
+      if (root.hasError) collectParseErrors(root, script, walker.opaque);
+      if (LEXICAL_HAZARD.test(script)) collectLexicalHazards(root, script, walker.opaque);
+      walker.walk();
+      return walker.result();
+    } finally {
+      cursor.delete();
+    }
+  } finally {
+    tree.delete();
+  }
+}

@@ -1,0 +1,73 @@
+import { executableName, trustedExecutableName } from "./command-name.js";
+
+const SCRIPT_SHELLS: ReadonlySet<string> = new Set(["bash", "sh", "zsh", "dash"]);
+
+export interface ShellScript {
+  /** The shell's file name: `bash`, `sh`, … */
+  readonly shell: string;
+  readonly script: string;
+}
+
+/**
+ * The script of `bash|sh|zsh|dash -c|-lc SCRIPT` in exactly that three-word shape (Codex's
+ * `extract_bash_command`), the only shape a script may be proven safe in. Extra words would become the
+ * script's `$0`, `$1`, …; other flags change how the script runs.
+ */
+export function exactShellScript(argv: readonly string[]): ShellScript | null {
+  if (argv.length !== 3) return null;
+  const [program, flag, script] = argv as [string, string, string];
+  const shell = trustedExecutableName(program);
+  if (shell === null || !SCRIPT_SHELLS.has(shell)) return null;
+  return flag === "-c" || flag === "-lc" ? { shell, script } : null;
+}
+
+// Shells that may not know bash's `$'…'` quoting: dash (Debian's /bin/sh) reads `$'x\' ; rm y ; ' #'`
+// as `$` and the string 'x\', then runs `rm y`, where bash reads one ANSI-C string.
+const POSIX_SHELLS: ReadonlySet<string> = new Set(["sh", "dash", "ash", "ksh", "mksh"]);
+const UNESCAPED_ANSI_C = /(?<!\\)((?:\\\\)*)\$'/g;
+
+/**
+ * The scripts a shell may actually run: the script itself (read with bash's rules by `analyze()`), and
+ * for sh-like shells, if it has a `$'`, the script as a shell without `$'…'` reads it (`$'` becomes the
+ * escaped `\$'`, so `analyze()` sees a plain `$` and a single-quoted string).
+ */
+export function scriptReadings(shell: string, script: string): readonly string[] {
+  if (!POSIX_SHELLS.has(shell) || !script.includes("$'")) return [script];
+  return [script, script.replace(UNESCAPED_ANSI_C, "$1\\$$'")];
+}
+
+// Any shell, under any path, with any flags: used when looking for danger, where missing a script is
+// worse than looking at one too many.
+const ANY_SHELLS: ReadonlySet<string> = new Set([...SCRIPT_SHELLS, "ksh", "mksh", "ash"]);
+// Long options of these shells that take the next word as their value.
+const SHELL_LONG_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set(["--rcfile", "--init-file"]);
+
+/**
+ * The script a shell invocation runs with `-c` in any spelling (`bash -ec 'rm -rf x'`,
+ * `/bin/sh -e -c '…'`), or null. The script is the first operand after the options, as in bash.
+ */
+export function anyShellScript(argv: readonly string[]): ShellScript | null {
+  const first = argv[0];
+  const shell = first === undefined ? "" : executableName(first);
+  if (!ANY_SHELLS.has(shell)) return null;
+  let sawCommandFlag = false;
+  for (let index = 1; index < argv.length; index += 1) {
+    const word = argv[index] as string;
+    if (word === "--" || word === "-") {
+      const script = argv[index + 1];
+      return sawCommandFlag && script !== undefined ? { shell, script } : null;
+    }
+    if (word.startsWith("--")) {
+      if (SHELL_LONG_OPTIONS_WITH_VALUE.has(word)) index += 1;
+      continue;
+    }
+    if (word.startsWith("-") || word.startsWith("+")) {
+      if (word.startsWith("-") && word.includes("c")) sawCommandFlag = true;
+      // `-o errexit`, `-eo pipefail`, `+O extglob`: the option name is the next word.
+      if (word.endsWith("o") || word.endsWith("O")) index += 1;
+      continue;
+    }
+    return sawCommandFlag ? { shell, script: word } : null;
+  }
+  return null;
+}
