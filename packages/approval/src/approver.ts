@@ -1,0 +1,77 @@
+import type { SandboxPermissions, SandboxPolicyKind } from "./requirement/types.js";
+
+/** The user's answer to an approval request (Codex's `ReviewDecision`). */
+export const REVIEW_DECISIONS: readonly [
+  "approved",
+  "approved_for_session",
+  "approved_always",
+  "denied",
+  "abort",
+] = ["approved", "approved_for_session", "approved_always", "denied", "abort"] as const;
+
+/**
+ * - `approved`: run it this once.
+ * - `approved_for_session`: run it, and the same command (same cwd, sandbox permissions, tty) again
+ *   without asking until the session ends (`ApprovalCache`).
+ * - `approved_always`: run it, and store the request's `proposedRule` as an allow rule.
+ * - `denied`: do not run it; the model is told and may try something else.
+ * - `abort`: do not run it, and stop the turn.
+ */
+export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
+
+/** Everything a person needs to decide about one command. */
+export interface ApprovalRequest {
+  argv: readonly string[];
+  cwd: string;
+  /** Why approval is needed (a rule's reason), or null when the heuristics asked. */
+  reason: string | null;
+  /**
+   * The prefix rule `approved_always` stores, already checked with `storablePrefixRule`; null when
+   * none may be stored, so "always" is not offered.
+   */
+  proposedRule: readonly string[] | null;
+  /** The model's reason for asking to leave the sandbox (`justification`). */
+  justification?: string;
+  /** The model's 5–10 word description of the command (the `bash` tool profile's `description`). */
+  description?: string;
+  sandboxPolicy: SandboxPolicyKind;
+  sandboxPermissions: SandboxPermissions;
+  tty: boolean;
+}
+
+/** Asks someone (a TTY prompt, an MCP elicitation, a callback) whether a command may run. */
+export interface Approver {
+  request(request: ApprovalRequest): Promise<ReviewDecision>;
+}
+
+/**
+ * An Approver for tests: answers with the given decisions in order and records every request. A
+ * request beyond the script rejects, naming the command, so a test that asks more than it planned fails
+ * where it happened.
+ */
+export class ScriptedApprover implements Approver {
+  /** Every request received, in order, including one that found no answer left. */
+  readonly requests: ApprovalRequest[] = [];
+  readonly #decisions: readonly ReviewDecision[];
+
+  constructor(decisions: Iterable<ReviewDecision>) {
+    this.#decisions = [...decisions];
+  }
+
+  /** How many scripted answers are left. */
+  get remaining(): number {
+    return this.#decisions.length - Math.min(this.requests.length, this.#decisions.length);
+  }
+
+  async request(request: ApprovalRequest): Promise<ReviewDecision> {
+    this.requests.push(request);
+    const decision = this.#decisions[this.requests.length - 1];
+    if (decision === undefined) {
+      throw new Error(
+        `ScriptedApprover: no decision left for request ${this.requests.length} ` +
+          `(${JSON.stringify(request.argv)} in ${request.cwd}); ${this.#decisions.length} scripted`,
+      );
+    }
+    return decision;
+  }
+}

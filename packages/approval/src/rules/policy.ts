@@ -1,0 +1,94 @@
+import { ApprovalError } from "../errors.js";
+import { DECISIONS, type Decision, parseDecision } from "./decision.js";
+import { RuleProblem } from "./problem.js";
+import type { NetworkRule, PatternToken, Policy, PrefixRule } from "./types.js";
+
+/** Checks a pattern and returns it with one-alternative lists reduced to their single token. */
+export function normalizePattern(pattern: readonly PatternToken[]): PatternToken[] {
+  if (pattern.length === 0) throw new RuleProblem("invalid pattern element: pattern cannot be empty");
+  return pattern.map((token) => {
+    if (typeof token === "string") return token;
+    if (token.length === 0)
+      throw new RuleProblem("invalid pattern element: pattern alternatives cannot be empty");
+    return token.length === 1 ? (token[0] as string) : [...token];
+  });
+}
+
+/** One rule per alternative of the pattern's first position, sharing the rest. */
+export function expandPattern(
+  pattern: readonly PatternToken[],
+  decision: Decision,
+  justification: string | null,
+): PrefixRule[] {
+  const [first, ...rest] = normalizePattern(pattern);
+  const programs = typeof first === "string" ? [first] : (first as readonly string[]);
+  return programs.map((program) => ({ program, rest, decision, justification }));
+}
+
+export function parseJustification(raw: string | null): string | null {
+  if (raw !== null && raw.trim() === "") throw new RuleProblem("invalid rule: justification cannot be empty");
+  return raw;
+}
+
+export function parseRuleDecision(raw: string | null): Decision {
+  return raw === null ? "allow" : parseDecision(raw);
+}
+
+/** Accumulates the rules of one or more files in load order. */
+export class PolicyBuilder {
+  readonly rulesByProgram: Map<string, PrefixRule[]> = new Map();
+  readonly hostExecutables: Map<string, readonly string[]> = new Map();
+  readonly networkRules: NetworkRule[] = [];
+
+  addRule(rule: PrefixRule): void {
+    const rules = this.rulesByProgram.get(rule.program);
+    if (rules === undefined) this.rulesByProgram.set(rule.program, [rule]);
+    else rules.push(rule);
+  }
+
+  /** Replaces any earlier definition for the same name. */
+  setHostExecutable(name: string, paths: readonly string[]): void {
+    this.hostExecutables.set(name, [...new Set(paths)]);
+  }
+
+  addNetworkRule(rule: NetworkRule): void {
+    this.networkRules.push(rule);
+  }
+
+  build(): Policy {
+    return policyFromParts(this.rulesByProgram, this.hostExecutables, this.networkRules);
+  }
+}
+
+export function policyFromParts(
+  rulesByProgram: ReadonlyMap<string, readonly PrefixRule[]>,
+  hostExecutables: ReadonlyMap<string, readonly string[]>,
+  networkRules: readonly NetworkRule[],
+): Policy {
+  return Object.freeze({
+    rulesByProgram: new Map(
+      [...rulesByProgram].map(([program, rules]) => [program, Object.freeze([...rules])]),
+    ),
+    hostExecutables: new Map(hostExecutables),
+    networkRules: Object.freeze([...networkRules]),
+  });
+}
+
+/**
+ * A copy of the policy with one more literal prefix rule (Codex's `Policy::add_prefix_rule`), e.g. for
+ * a prefix the user just chose to always allow; the policy passed in is left as it was.
+ */
+export function addPrefixRule(policy: Policy, prefix: readonly string[], decision: Decision): Policy {
+  const [program, ...rest] = prefix;
+  if (program === undefined) {
+    throw new ApprovalError("INVALID_RULES", "invalid pattern element: prefix cannot be empty");
+  }
+  if (!DECISIONS.includes(decision))
+    throw new ApprovalError("INVALID_RULES", `invalid decision: ${decision}`);
+  const rulesByProgram = new Map(policy.rulesByProgram);
+  rulesByProgram.set(program, [
+    ...(policy.rulesByProgram.get(program) ?? []),
+    { program, rest, decision, justification: null },
+  ]);
+  return policyFromParts(rulesByProgram, policy.hostExecutables, policy.networkRules);
+}

@@ -1,0 +1,194 @@
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isApprovalError } from "../src/errors.js";
+import { appendAllowPrefixRule } from "../src/rules/amend.js";
+import { evaluatePolicy } from "../src/rules/evaluate.js";
+import { loadPolicyFiles } from "../src/rules/load.js";
+
+let dir = "";
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "conch-amend-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isApprovalError(error)) throw new Error(`expected an ApprovalError, got ${String(error)}`);
+  return error;
+}
+
+describe("appendAllowPrefixRule to a .rules file", () => {
+  it("creates the directory and file with Codex's line", async () => {
+    const path = join(dir, "rules", "default.rules");
+    expect(await appendAllowPrefixRule(path, ["echo", "Hello, world!"])).toBe(true);
+    expect(await readFile(path, "utf8")).toBe(
+      'prefix_rule(pattern=["echo", "Hello, world!"], decision="allow")\n',
+    );
+  });
+
+  it("appends after existing rules, adding the missing newline only when needed", async () => {
+    const withNewline = join(dir, "a.rules");
+    const without = join(dir, "b.rules");
+    await writeFile(withNewline, 'prefix_rule(pattern=["ls"], decision="allow")\n');
+    await writeFile(without, 'prefix_rule(pattern=["ls"], decision="allow")');
+    for (const path of [withNewline, without]) {
+      expect(await appendAllowPrefixRule(path, ["echo", "Hello, world!"])).toBe(true);
+      expect(await readFile(path, "utf8")).toBe(
+        'prefix_rule(pattern=["ls"], decision="allow")\nprefix_rule(pattern=["echo", "Hello, world!"], decision="allow")\n',
+      );
+    }
+  });
+
+  it("never duplicates an existing identical line and leaves the file untouched", async () => {
+    const path = join(dir, "default.rules");
+    await writeFile(path, '# mine\r\nprefix_rule(pattern=["python3"], decision="allow")\r\n');
+    const before = await stat(path);
+    expect(await appendAllowPrefixRule(path, ["python3"])).toBe(false);
+    const after = await stat(path);
+    expect(after.ino).toBe(before.ino);
+    expect(await readFile(path, "utf8")).toBe(
+      '# mine\r\nprefix_rule(pattern=["python3"], decision="allow")\r\n',
+    );
+  });
+
+  it("escapes tokens so that the rule loads back as the same prefix", async () => {
+    const path = join(dir, "default.rules");
+    const prefix = ["printf", 'say "hi"\\n', "tab\there", "new\nline", "é😀", "\x01"];
+    await appendAllowPrefixRule(path, prefix);
+    expect(await readFile(path, "utf8")).toBe(
+      'prefix_rule(pattern=["printf", "say \\"hi\\"\\\\n", "tab\\there", "new\\nline", "é😀", "\\u0001"], decision="allow")\n',
+    );
+    const policy = await loadPolicyFiles([path]);
+    expect(evaluatePolicy(policy, [...prefix, "more"], { fallback: "forbidden" }).decision).toBe("allow");
+    expect(await appendAllowPrefixRule(path, prefix)).toBe(false);
+  });
+});
+
+describe("appendAllowPrefixRule to a TOML file", () => {
+  it("creates the file with a [[rule]] table", async () => {
+    const path = join(dir, "conch", "rules.toml");
+    expect(await appendAllowPrefixRule(path, ["python3", "-m", "pytest"])).toBe(true);
+    expect(await readFile(path, "utf8")).toBe(
+      '[[rule]]\npattern = ["python3", "-m", "pytest"]\ndecision = "allow"\n',
+    );
+  });
+
+  it("appends after existing content, separated by a blank line, and the result loads", async () => {
+    const path = join(dir, "rules.toml");
+    await writeFile(path, '# my rules\n[[rule]]\npattern = ["git", "push"]\ndecision = "prompt"');
+    expect(await appendAllowPrefixRule(path, ["cargo", "test"])).toBe(true);
+    expect(await appendAllowPrefixRule(path, ["del\x7f", 'q"'])).toBe(true);
+    expect(await readFile(path, "utf8")).toBe(
+      '# my rules\n[[rule]]\npattern = ["git", "push"]\ndecision = "prompt"\n\n' +
+        '[[rule]]\npattern = ["cargo", "test"]\ndecision = "allow"\n\n' +
+        '[[rule]]\npattern = ["del\\u007f", "q\\""]\ndecision = "allow"\n',
+    );
+    const policy = await loadPolicyFiles([path]);
+    expect([...policy.rulesByProgram.keys()]).toEqual(["git", "cargo", "del\x7f"]);
+    expect(policy.rulesByProgram.get("del\x7f")?.[0]?.rest).toEqual(['q"']);
+  });
+
+  it("recognises an existing allow rule however it is written, but not a stricter one", async () => {
+    const path = join(dir, "rules.toml");
+    const text = `[[rule]]
+pattern = [["python3"], "-m"]
+justification = "tests"
+
+[[rule]]
+pattern = ["rm"]
+decision = "prompt"
+`;
+    await writeFile(path, text);
+    expect(await appendAllowPrefixRule(path, ["python3", "-m"])).toBe(false);
+    expect(await readFile(path, "utf8")).toBe(text);
+    expect(await appendAllowPrefixRule(path, ["rm"])).toBe(true);
+    expect(await appendAllowPrefixRule(path, ["rm"])).toBe(false);
+  });
+
+  it("refuses to touch a file it cannot extend, naming the file and line", async () => {
+    const broken = join(dir, "broken.toml");
+    await writeFile(broken, '[[rule]]\npattern = ["a"\n');
+    expect((await rejection(appendAllowPrefixRule(broken, ["ls"]))).message).toBe(
+      `${broken}:3: invalid TOML: expected comma or end of structure`,
+    );
+    const inline = join(dir, "inline.toml");
+    await writeFile(inline, 'rule = [{ pattern = ["a"] }]\n');
+    expect((await rejection(appendAllowPrefixRule(inline, ["ls"]))).message).toBe(
+      `${inline}:3: invalid TOML: trying to redefine an already defined table or value`,
+    );
+    expect(await readFile(inline, "utf8")).toBe('rule = [{ pattern = ["a"] }]\n');
+  });
+});
+
+describe("appendAllowPrefixRule writes", () => {
+  it("replace the file atomically, keep its mode and leave no temporary file", async () => {
+    const path = join(dir, "default.rules");
+    await writeFile(path, "");
+    await chmod(path, 0o600);
+    const before = await stat(path);
+    await appendAllowPrefixRule(path, ["ls"]);
+    const after = await stat(path);
+    expect(after.ino).not.toBe(before.ino);
+    expect(after.mode & 0o777).toBe(0o600);
+    expect(await readdir(dir)).toEqual(["default.rules"]);
+  });
+
+  it("update a symlinked file at its target", async () => {
+    await mkdir(join(dir, "real"));
+    const target = join(dir, "real", "default.rules");
+    const link = join(dir, "link.rules");
+    await writeFile(target, 'prefix_rule(pattern=["ls"], decision="allow")\n');
+    await symlink(target, link);
+    expect(await appendAllowPrefixRule(link, ["pwd"])).toBe(true);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    expect(await readlink(link)).toBe(target);
+    expect(await readFile(target, "utf8")).toBe(
+      'prefix_rule(pattern=["ls"], decision="allow")\nprefix_rule(pattern=["pwd"], decision="allow")\n',
+    );
+    expect((await readdir(join(dir, "real"))).sort()).toEqual(["default.rules"]);
+  });
+
+  it("lose nothing when appends to one file run concurrently", async () => {
+    const path = join(dir, "default.rules");
+    const prefixes = Array.from({ length: 20 }, (_, i) => ["tool", String(i)]);
+    const results = await Promise.all([
+      ...prefixes.map((prefix) => appendAllowPrefixRule(path, prefix)),
+      ...prefixes.map((prefix) => appendAllowPrefixRule(join(dir, ".", "default.rules"), prefix)),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(20);
+    const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
+    expect(lines.sort()).toEqual(
+      prefixes.map((prefix) => `prefix_rule(pattern=["tool", "${prefix[1]}"], decision="allow")`).sort(),
+    );
+  });
+
+  it("reject an empty prefix and malformed tokens before touching the file", async () => {
+    const path = join(dir, "default.rules");
+    expect((await rejection(appendAllowPrefixRule(path, []))).message).toBe(
+      `${path}: prefix rule requires at least one token`,
+    );
+    expect((await rejection(appendAllowPrefixRule(path, ["a\uD800"]))).message).toBe(
+      `${path}: prefix token "a\\ud800" is not well-formed Unicode`,
+    );
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
