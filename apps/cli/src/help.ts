@@ -3,6 +3,9 @@ export const MAIN_HELP: string = `conch: a safe terminal for AI agents.
 Usage:
   conch run [options] [--] ARGV...   run a program and stream its output
   conch exec [options] "SCRIPT"      run a script through your shell
+  conch explain [options] "SCRIPT"   show what a script does and what approval it needs
+  conch policy check --rules FILE -- ARGV...
+                                     evaluate exec-policy rules (.rules or .toml) for ARGV
   conch --version                    print the version
 
 Run 'conch COMMAND --help' for a command's options.
@@ -41,4 +44,33 @@ Options:
 ${COMMON_OPTIONS}
 
 ${EXIT_STATUS}
+`;
+
+export const EXPLAIN_HELP: string = `Usage: conch explain [--json] [--rules FILE]... [--cwd DIR] [--sandbox MODE] "SCRIPT"
+       conch explain --argv [--json] [--rules FILE]... [--cwd DIR] [--sandbox MODE] -- ARGV...
+
+Analyses SCRIPT (as bash -lc SCRIPT) or ARGV without running anything: its simple commands,
+the parts that cannot be read with certainty and why, redirections, whether it is known safe
+or dangerous, the arity prefix of each command, paths it touches outside the cwd, the
+exec-policy rules that match, and the decision under each approval policy.
+
+Options:
+  --json           print one JSON object: commands, opaque, redirects, safe, dangerous,
+                   prefixes, externalPaths, matchedRules, decisions (and more)
+  --rules FILE     exec-policy rules (.rules in Codex's format, or .toml); repeatable
+  --cwd DIR        the directory the script would run in (default: the current one)
+  --sandbox MODE   read-only, workspace-write (default), danger-full-access, external-sandbox
+  --argv           explain ARGV (after --) instead of a script
+  -h, --help       show this help
+
+Exit status: 0; 2 for a usage error or a bad rules file (file:line: what is wrong).
+`;
+
+export const POLICY_HELP: string = `Usage: conch policy check --rules FILE [--rules FILE]... -- ARGV...
+
+Evaluates ARGV against exec-policy rules and prints what \`codex execpolicy check\` prints:
+{"matchedRules": [...], "decision": ...} (no decision when no rule matches). FILE is a Codex
+.rules file (prefix_rule(...), host_executable(...)) or Conch TOML ([[rule]] pattern = [...]).
+
+Exit status: 0; 2 for a usage error or a bad rules file (file:line: what is wrong).
 `;

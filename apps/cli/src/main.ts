@@ -8,6 +8,8 @@ type Command = (args: readonly string[]) => Promise<number>;
 const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   run: async () => (await import("./commands/run.js")).runCommand,
   exec: async () => (await import("./commands/exec.js")).execCommand,
+  explain: async () => (await import("./commands/explain.js")).explainCommand,
+  policy: async () => (await import("./commands/policy.js")).policyCommand,
 };
 
 function version(): string {

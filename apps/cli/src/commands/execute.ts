@@ -19,7 +19,8 @@ export interface ExecuteOptions {
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 const EXIT_BROKEN_PIPE = 128 + constants.signals.SIGPIPE;
 
-function currentDirectory(command: string): string {
+/** The directory conch was started in, or a usage error naming --cwd when it was deleted meanwhile. */
+export function currentDirectory(command: string): string {
   try {
     return process.cwd();
   } catch {

@@ -1,0 +1,159 @@
+import {
+  APPROVAL_POLICIES,
+  type ApprovalPolicy,
+  approvalRequirement,
+  evaluatePolicy,
+  loadPolicy,
+  loadPolicyFiles,
+  type RequirementType,
+  SANDBOX_POLICY_KINDS,
+  type SandboxPolicyKind,
+} from "@conch/approval";
+import {
+  type Analysis,
+  analyze,
+  approvalPrefix,
+  dangerousCommandMatch,
+  externalPaths,
+  isKnownSafeCommand,
+} from "@conch/arity-rules";
+import { parseArgs } from "../args.js";
+import { UsageError } from "../errors.js";
+import { EXPLAIN_HELP } from "../help.js";
+import { currentDirectory } from "./execute.js";
+
+const SPECS = {
+  json: { type: "boolean" },
+  argv: { type: "boolean" },
+  rules: { type: "string", multiple: true },
+  cwd: { type: "string" },
+  sandbox: { type: "string" },
+  help: { type: "boolean" },
+} as const;
+
+const SHELLS: ReadonlySet<string> = new Set(["bash", "sh", "zsh", "dash"]);
+
+/** The script of `bash|sh|zsh|dash -c|-lc SCRIPT`, or undefined for any other argv. */
+function shellScript(argv: readonly string[]): string | undefined {
+  const [shell = "", flag = "", script, ...rest] = argv;
+  const name = shell.slice(shell.lastIndexOf("/") + 1);
+  return SHELLS.has(name) && /^-[a-z]*c$/.test(flag) && script !== undefined && rest.length === 0
+    ? script
+    : undefined;
+}
+
+/** Every simple command, with `bash -c '...'` replaced by the commands of its script. */
+function flatten(analysis: Analysis): string[][] {
+  return analysis.commands.flatMap((command) => (command.nested ? flatten(command.nested) : [command.argv]));
+}
+
+export async function explainCommand(args: readonly string[]): Promise<number> {
+  const { options, positionals } = parseArgs(args, SPECS, "explain", false);
+  if (options.help) {
+    process.stdout.write(EXPLAIN_HELP);
+    return 0;
+  }
+  const sandbox = (options.sandbox as string | undefined) ?? "workspace-write";
+  if (!(SANDBOX_POLICY_KINDS as readonly string[]).includes(sandbox)) {
+    throw new UsageError(
+      `--sandbox: expected one of ${SANDBOX_POLICY_KINDS.join(", ")}, received "${sandbox}"`,
+      "explain",
+    );
+  }
+  let argv: string[];
+  let script: string | undefined;
+  if (options.argv) {
+    if (positionals.length === 0) throw new UsageError("missing the ARGV to explain after --", "explain");
+    argv = positionals;
+    script = shellScript(argv);
+  } else {
+    if (positionals.length !== 1) {
+      throw new UsageError(
+        `expected one SCRIPT argument, received ${positionals.length}; quote the script`,
+        "explain",
+      );
+    }
+    script = positionals[0] as string;
+    argv = ["bash", "-lc", script];
+  }
+  const cwd = (options.cwd as string | undefined) ?? currentDirectory("explain");
+  const rulesFiles = (options.rules as string[] | undefined) ?? [];
+  const policy = rulesFiles.length > 0 ? await loadPolicyFiles(rulesFiles) : loadPolicy([]);
+  const analysis: Analysis =
+    script === undefined
+      ? {
+          commands: [{ argv, redirects: [], text: argv.join(" "), nested: null }],
+          operators: [],
+          redirects: [],
+          opaque: [],
+        }
+      : await analyze(script);
+  const commands = flatten(analysis);
+  const dangerous = await dangerousCommandMatch(argv);
+  const decisions = {} as Record<ApprovalPolicy, RequirementType>;
+  const reasons = {} as Record<ApprovalPolicy, string | null>;
+  for (const approvalPolicy of APPROVAL_POLICIES) {
+    const requirement = await approvalRequirement({
+      argv,
+      policy,
+      approvalPolicy,
+      sandboxPolicy: sandbox as SandboxPolicyKind,
+      sandboxPermissions: "use_default",
+    });
+    decisions[approvalPolicy] = requirement.type;
+    reasons[approvalPolicy] = requirement.reason;
+  }
+  const report = {
+    commands,
+    operators: analysis.operators,
+    opaque: analysis.opaque.map(({ reason, text }) => ({ reason, text })),
+    redirects: analysis.redirects,
+    safe: await isKnownSafeCommand(argv),
+    dangerous: dangerous !== null,
+    dangerousReason: dangerous?.reason ?? null,
+    prefixes: commands.map((command) => approvalPrefix(command)),
+    externalPaths: externalPaths(analysis, [cwd], { cwd }),
+    matchedRules: evaluatePolicy(policy, commands.length > 0 ? commands : [argv], {
+      fallback: "allow",
+    }).matchedRules.filter((match) => match.type === "prefixRuleMatch"),
+    decisions,
+    reasons,
+  };
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return 0;
+  }
+  const lines: string[] = [];
+  const quote = (words: readonly string[]): string =>
+    words.map((w) => (/^[\w./:@%+=,-]+$/.test(w) ? w : JSON.stringify(w))).join(" ");
+  lines.push(`Commands (${commands.length}):`);
+  commands.forEach((command, i) => {
+    lines.push(`  ${i + 1}. ${quote(command)}    [prefix: ${quote(report.prefixes[i] ?? [])}]`);
+  });
+  if (report.operators.length > 0) lines.push(`Operators: ${report.operators.join(" ")}`);
+  lines.push(
+    report.opaque.length === 0
+      ? "Opaque parts: none; the script was read with certainty"
+      : `Opaque parts (never auto-approved):\n${report.opaque.map((o) => `  - ${o.reason}: ${o.text}`).join("\n")}`,
+  );
+  if (report.redirects.length > 0) {
+    lines.push(
+      `Redirects: ${report.redirects.map((r) => `${r.fd ?? ""}${r.operator}${r.target ?? "?"} (${r.kind})`).join(", ")}`,
+    );
+  }
+  if (report.externalPaths.length > 0) lines.push(`Paths outside ${cwd}: ${report.externalPaths.join(", ")}`);
+  lines.push(`Known safe: ${report.safe ? "yes" : "no"}`);
+  lines.push(`Dangerous: ${dangerous === null ? "no" : `yes, ${dangerous.reason}`}`);
+  lines.push(
+    report.matchedRules.length === 0
+      ? "Matched rules: none"
+      : `Matched rules:\n${report.matchedRules.map((m) => `  - ${quote(m.matchedPrefix)} → ${m.decision}${m.justification ? ` (${m.justification})` : ""}`).join("\n")}`,
+  );
+  lines.push(`Decision with sandbox ${sandbox}:`);
+  for (const approvalPolicy of APPROVAL_POLICIES) {
+    const reason = reasons[approvalPolicy];
+    lines.push(`  ${approvalPolicy.padEnd(11)} ${decisions[approvalPolicy]}${reason ? `: ${reason}` : ""}`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return 0;
+}

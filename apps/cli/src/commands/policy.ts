@@ -1,0 +1,31 @@
+import { checkPolicy, loadPolicyFiles } from "@conch/approval";
+import { parseArgs } from "../args.js";
+import { UsageError } from "../errors.js";
+import { POLICY_HELP } from "../help.js";
+
+const SPECS = {
+  rules: { type: "string", multiple: true },
+  help: { type: "boolean" },
+} as const;
+
+/** `conch policy check --rules FILE... -- ARGV...`: what `codex execpolicy check` prints, for .rules and .toml. */
+export async function policyCommand(args: readonly string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === "--help" || sub === "-h") {
+    process.stdout.write(POLICY_HELP);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== "check")
+    throw new UsageError(`unknown subcommand ${JSON.stringify(sub)} (expected check)`, "policy");
+  const { options, positionals } = parseArgs(rest, SPECS, "policy", true);
+  if (options.help) {
+    process.stdout.write(POLICY_HELP);
+    return 0;
+  }
+  const rules = (options.rules as string[] | undefined) ?? [];
+  if (rules.length === 0) throw new UsageError("missing --rules FILE", "policy");
+  if (positionals.length === 0) throw new UsageError("missing the ARGV to check after --", "policy");
+  const policy = await loadPolicyFiles(rules);
+  process.stdout.write(`${JSON.stringify(checkPolicy(policy, positionals))}\n`);
+  return 0;
+}
