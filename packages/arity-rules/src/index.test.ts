@@ -20,6 +20,7 @@ describe("@conch/arity-rules public surface", () => {
       "isKnownSafeCommand",
       "isLiteralToken",
       "parseArityToml",
+      "reachableCommands",
     ]);
   });
 });

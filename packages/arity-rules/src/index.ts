@@ -20,6 +20,7 @@ export {
   type DangerousKind,
   type DangerousMatch,
   dangerousCommandMatch,
+  reachableCommands,
 } from "./safety/dangerous.js";
 export { isKnownSafeCommand } from "./safety/is-known-safe.js";
 export type { SafetyOptions } from "./safety/safety-options.js";

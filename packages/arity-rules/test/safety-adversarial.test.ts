@@ -14,7 +14,19 @@ const NOT_SAFE: readonly string[] = [
   "cat a &> out.txt",
   "cat a &>> out.txt",
   "ls 2> err.txt",
-  "ls 2>/dev/null",
+  "ls 2>/dev/null >out.txt",
+  "ls 2>/dev/nul",
+  "ls >/dev/tty",
+  // Devices bash opens as network connections.
+  "cat </dev/tcp/10.0.0.1/80",
+  "cat < /dev/udp/10.0.0.1/53",
+  "head -c 10 < /dev/tcp/example.invalid/443",
+  // Words whose `$` hides an option from a naive reader: bash drops `$""` and reads `-f$` as a flag.
+  'git log --output$""=x',
+  'rg --pre$""=sh x',
+  'rg -e x --pr$"e=sh" y',
+  'git diff --ext-diff$""',
+  "sed -n 1p -f$",
   "echo hi 1>out.txt",
   "ls 3>out.txt",
   "ls >&out.txt",
@@ -202,6 +214,9 @@ const NOT_SAFE_OTHER_SHELLS: readonly (readonly [string, string, string])[] = [
 ];
 
 const SAFE: readonly string[] = [
+  "ls 2>/dev/null",
+  "cat package.json 2>/dev/null || echo missing",
+  "git status >/dev/null 2>&1 && echo clean",
   "ls -la",
   "git status | head",
   "rg TODO src",

@@ -7,18 +7,41 @@ import { analyzeScript, isTooLarge, tooLarge } from "./script.js";
 // try again.
 let parser: Promise<Parser> | null = null;
 
+// The same script is often analysed several times in a row (the requirement for each policy, the safety
+// check, the dangerous check): the last few analyses are kept, frozen so that sharing them is safe.
+const CACHE_SIZE = 128;
+const cache = new Map<string, Analysis>();
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
+
 /**
  * Splits a bash script into its simple commands (literal argv after quote removal), the operators between
  * them, its redirections, and the parts that cannot be read with certainty (opaque, with a reason). A
- * `bash|sh|zsh|dash -c SCRIPT` command carries the analysis of SCRIPT. Never runs anything.
+ * `bash|sh|zsh|dash -c SCRIPT` command carries the analysis of SCRIPT. Never runs anything. The result is
+ * frozen: analyses of recent scripts are shared between callers.
  * The first call loads the parser (web-tree-sitter); it rejects with ArityRulesError `PARSER_UNAVAILABLE`
  * when that fails.
  */
 export async function analyze(script: string): Promise<Analysis> {
-  if (isTooLarge(script)) return tooLarge(script);
+  const cached = cache.get(script);
+  if (cached !== undefined) {
+    cache.delete(script);
+    cache.set(script, cached);
+    return cached;
+  }
+  if (isTooLarge(script)) return deepFreeze(tooLarge(script));
   parser ??= loadBashParser().catch((error: unknown) => {
     parser = null;
     throw error;
   });
-  return analyzeScript(await parser, script, 0);
+  const analysis = deepFreeze(analyzeScript(await parser, script, 0));
+  cache.set(script, analysis);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  return analysis;
 }

@@ -26,7 +26,7 @@ function loadRuntime(): Promise<WebTreeSitter> {
 }
 
 /** Where tree-sitter-bash keeps its wasm grammar. */
-export function bashWasmPath(): string {
+function bashWasmPath(): string {
   return createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
 }
 

@@ -6,7 +6,7 @@ import { collectLexicalHazards, collectParseErrors, LEXICAL_HAZARD } from "./che
 import { Walker } from "./walker.js";
 
 /** Scripts longer than this (in UTF-8 bytes) are not parsed: they are opaque as `too-large`. */
-export const MAX_SCRIPT_BYTES = 65_536;
+const MAX_SCRIPT_BYTES = 65_536;
 
 // How much of a too-large script its opaque part quotes.
 const PREVIEW_CHARS = 100;
@@ -20,15 +20,20 @@ export function isTooLarge(script: string): boolean {
 
 /** The analysis of a script too large to parse. */
 export function tooLarge(script: string): Analysis {
-  let preview = script.slice(0, PREVIEW_CHARS);
-  const last = preview.charCodeAt(preview.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) preview = preview.slice(0, -1);
   return {
     commands: [],
     operators: [],
     redirects: [],
-    opaque: [{ reason: "too-large", text: `${preview}…` }],
+    opaque: [{ reason: "too-large", text: preview(script) }],
   };
+}
+
+/** The start of a script, for an opaque part that stands for all of it. */
+function preview(script: string): string {
+  let text = script.slice(0, PREVIEW_CHARS);
+  const last = text.charCodeAt(text.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
+  return `${text}…`;
 }
 
 /** Analyses script with parser; depth counts the `bash -c` scripts around it. */
@@ -45,9 +50,20 @@ export function analyzeScript(parser: Parser, script: string, depth: number): An
       const walker = new Walker(script, cursor, depth, (nested, nestedDepth) =>
         analyzeScript(parser, nested, nestedDepth),
       );
-      if (root.hasError) collectParseErrors(root, script, walker.opaque);
-      if (LEXICAL_HAZARD.test(script)) collectLexicalHazards(root, script, walker.opaque);
-      walker.walk();
+      try {
+        if (root.hasError) collectParseErrors(root, script, walker.opaque);
+        if (LEXICAL_HAZARD.test(script)) collectLexicalHazards(root, script, walker.opaque);
+        walker.walk();
+      } catch (error) {
+        // Nesting deep enough to exhaust the stack (thousands of subshells in 64 KiB): fail closed.
+        if (!(error instanceof RangeError)) throw error;
+        return {
+          commands: [],
+          operators: [],
+          redirects: [],
+          opaque: [{ reason: "too-deep", text: preview(script) }],
+        };
+      }
       return walker.result();
     } finally {
       cursor.delete();

@@ -11,7 +11,7 @@ import { decodeAnsiC, unquoteDoubleQuoted } from "./words.js";
 export type AnalyzeNested = (script: string, depth: number) => Analysis;
 
 /** `bash -c` scripts are analysed this many levels deep; a deeper one is `too-deep`. */
-export const MAX_NESTING_DEPTH = 4;
+const MAX_NESTING_DEPTH = 4;
 
 const STATEMENTS: ReadonlySet<string> = new Set([
   "c_style_for_statement",
@@ -203,6 +203,8 @@ export class Walker {
   private wordEnd = 0;
   /** Where an ERROR `<` just before a redirection ends (half of a `<>`). */
   private lessError = -1;
+  /** The first newline at or after the last command checked by checkOneLine. */
+  private nextNewline = -1;
   // The redirection being read by fileRedirect.
   private redirectStart = 0;
   private operatorEnd = 0;
@@ -288,8 +290,10 @@ export class Walker {
         this.walkTest(trailing);
         return;
       case "list":
+        this.walkSequence(trailing, false);
+        return;
       case "pipeline":
-        this.walkSequence(trailing);
+        this.walkSequence(trailing, true);
         return;
       case "negated_command":
         this.walkNegated(trailing);
@@ -338,7 +342,7 @@ export class Walker {
   }
 
   /** A list (`&&`, `||`) or a pipeline (`|`, `|&`). */
-  private walkSequence(trailing: Parts | null): void {
+  private walkSequence(trailing: Parts | null, pipeline: boolean): void {
     const c = this.cursor;
     let last = -1;
     if (trailing !== null) {
@@ -354,6 +358,8 @@ export class Walker {
     c.gotoFirstChild();
     do {
       const type = c.nodeType;
+      // `!` negates a whole pipeline; bash rejects it after a `|`.
+      if (pipeline && index > 0 && type === "negated_command") this.reportNode("parse-error");
       if (STATEMENTS.has(type)) this.walkStatement(type, index === last ? trailing : null);
       else if (OPERATORS.has(type)) this.pending = type as Operator;
       else if (type === "ERROR") this.walkError();
@@ -496,6 +502,7 @@ export class Walker {
       }
     } while (c.gotoNextSibling());
     c.gotoParent();
+    this.checkOneLine(start, parts.end);
     if (timed !== -1) {
       for (const redirect of parts.redirects) this.redirects.push(redirect);
       if (trailing !== null) this.applyTrailing(trailing, timed);
@@ -546,6 +553,7 @@ export class Walker {
       }
     } while (c.gotoNextSibling());
     c.gotoParent();
+    this.checkOneLine(start, parts.end);
     this.finish(parts, start, trailing);
   }
 
@@ -554,7 +562,9 @@ export class Walker {
     const c = this.cursor;
     const start = c.startIndex;
     const parts = new Parts(c.endIndex);
-    this.flattenTest(parts, this.src.startsWith("[[", start) ? CONDITIONAL : ARGUMENT);
+    const conditional = this.src.startsWith("[[", start);
+    this.flattenTest(parts, conditional ? CONDITIONAL : ARGUMENT);
+    if (!conditional) this.checkOneLine(start, parts.end); // `[[ ]]` may span lines, `[` may not
     this.finish(parts, start, trailing);
   }
 
@@ -568,6 +578,34 @@ export class Walker {
       else if (type === "test_operator" || type === "variable_name") {
         this.pushWord(parts, this.text(), c.startIndex, c.endIndex);
       } else if (type !== "comment" && type !== "ERROR") this.pushToken(parts, type);
+    } while (c.gotoNextSibling());
+    c.gotoParent();
+  }
+
+  /**
+   * A simple command ends at a newline that is not escaped; tree-sitter sometimes reads on (`echo ==`
+   * newline `rm x` is one command to it, two to bash). Reports the command when a newline separates two of
+   * its parts; newlines inside quoted words and heredoc bodies are no such gap.
+   */
+  private checkOneLine(start: number, end: number): void {
+    if (this.nextNewline < start) {
+      const found = this.src.indexOf("\n", start);
+      this.nextNewline = found === -1 ? this.src.length : found;
+    }
+    if (this.nextNewline >= end) return;
+    const c = this.cursor;
+    c.gotoFirstChild();
+    let previousEnd = -1;
+    do {
+      const partStart = c.startIndex;
+      if (previousEnd !== -1 && partStart > previousEnd) {
+        const gap = this.src.slice(previousEnd, partStart).replaceAll("\\\n", "");
+        if (gap.includes("\n")) {
+          this.report("unsupported-syntax", start, end);
+          break;
+        }
+      }
+      previousEnd = c.endIndex;
     } while (c.gotoNextSibling());
     c.gotoParent();
   }
@@ -602,7 +640,7 @@ export class Walker {
       // `time` is a keyword: the word after it (and `-p`) starts the timed command, and a reserved word
       // there means tree-sitter misread a compound command (`time { a; }`).
       let word = 1;
-      while (argv[word] === "-p" || argv[word] === "time") word++;
+      while (argv[word] === "-p" || argv[word] === "--" || argv[word] === "time") word++;
       const next = argv[word];
       if (next !== undefined && (RESERVED_WORDS.has(next) || next === "coproc")) {
         this.reportText("unsupported-syntax", command.text);
@@ -676,8 +714,10 @@ export class Walker {
     const start = this.cursor.startIndex;
     const end = this.cursor.endIndex;
     const next = this.src[end];
-    // `$"..."` (a translated string) is read by tree-sitter as `$` followed by a separate string.
-    if (next === undefined || next === " " || next === "\t" || next === "\n" || next === ";") {
+    // `$"..."` (a translated string) is read by tree-sitter as `$` followed by a separate string, and
+    // some flags ending in `$` (`-f$`) become one `$` token: only a token that is exactly `$` is literal.
+    const exact = this.src.slice(start, end) === "$";
+    if (exact && (next === undefined || next === " " || next === "\t" || next === "\n" || next === ";")) {
       this.pushWord(parts, "$", start, end);
     } else {
       this.report("unsupported-syntax", start, end);
@@ -1005,9 +1045,17 @@ export class Walker {
         c.gotoParent();
         return;
       }
-      case "$":
+      case "$": {
+        // A literal `$` only when the token is exactly `$` and no string follows: bash drops the `$` of
+        // `$"..."` (a translated string), and tree-sitter folds some flags into this token (`-f$`).
+        const next = this.src[end];
+        if (this.src.slice(start, end) !== "$" || next === '"' || next === "'") {
+          this.misread = true;
+          return;
+        }
         this.value += "$";
         return;
+      }
       case "ERROR":
         this.literal = false;
         return;

@@ -83,6 +83,8 @@ const MAX_SCRIPT_DEPTH = 16;
 interface Context {
   readonly runners: ReturnType<typeof runnerTable>;
   readonly budget: AnalysisBudget;
+  /** When set, every command reached is collected here and nothing is matched. */
+  readonly reached?: string[][];
 }
 
 /**
@@ -97,6 +99,22 @@ export async function dangerousCommandMatch(
   return matchArgv(argv, null, context, 0);
 }
 
+/**
+ * Every command argv may run, as far as reading it can tell, each after looking through wrappers and
+ * runners (`sudo`, `env`, `timeout`, `xargs`, ...): argv itself, the commands of shell scripts in any
+ * spelling, of command and process substitutions, of `eval`, `trap`, `su -c` and `watch`, and of
+ * `find -exec`. For applying restrictive rules to what really runs; never runs anything.
+ */
+export async function reachableCommands(
+  argv: readonly string[],
+  options?: SafetyOptions,
+): Promise<string[][]> {
+  const reached: string[][] = [];
+  const context = { runners: runnerTable(wrapperTable(options)), budget: new AnalysisBudget(), reached };
+  await matchArgv(argv, null, context, 0);
+  return reached;
+}
+
 async function matchArgv(
   argv: readonly string[],
   nested: Analysis | null,
@@ -108,8 +126,12 @@ async function matchArgv(
   if (first === undefined) return null;
   const name = executableName(first);
   const args = words.slice(1);
-  const kind = directKind(name, words, args);
-  if (kind !== null) return { kind, argv: [...words], reason: DANGEROUS_REASONS[kind] };
+  if (context.reached) {
+    context.reached.push([...words]);
+  } else {
+    const kind = directKind(name, words, args);
+    if (kind !== null) return { kind, argv: [...words], reason: DANGEROUS_REASONS[kind] };
+  }
 
   if (name === "find") {
     for (const command of findExecCommands(args)) {

@@ -19,12 +19,29 @@ const SAFE_OPERATORS: ReadonlySet<Operator> = new Set(["&&", "||", ";", "|"]);
 const STANDARD_STREAM = /^[012]$/;
 
 /**
- * `< file` (reading), and `2>&1`, `>&2`, `<&0` (one standard stream onto another). Anything else may
- * write, truncate, or reach a descriptor the process inherited.
+ * `< file` (reading, not from a device), `> /dev/null` and `2>/dev/null` (discarding), and `2>&1`,
+ * `>&2`, `<&0` (one standard stream onto another). Anything else may write, truncate, connect, or reach
+ * a descriptor the process inherited.
  */
 function isHarmlessRedirect(redirect: Redirect): boolean {
   const fdIsStandard = redirect.fd === null || (redirect.fd >= 0 && redirect.fd <= 2);
-  if (redirect.kind === "read") return redirect.operator === "<" && redirect.target !== null;
+  // bash opens /dev/tcp/HOST/PORT and /dev/udp/... itself, as network connections; other devices may
+  // have side effects on open. Only /dev/null is a device worth allowing.
+  if (redirect.kind === "read") {
+    return (
+      redirect.operator === "<" &&
+      redirect.target !== null &&
+      (!redirect.target.startsWith("/dev/") || redirect.target === "/dev/null")
+    );
+  }
+  // Discarding output changes nothing: `2>/dev/null` is everyday read-only work.
+  if (redirect.kind === "write" || redirect.kind === "append") {
+    return (
+      fdIsStandard &&
+      (redirect.operator === ">" || redirect.operator === ">>") &&
+      redirect.target === "/dev/null"
+    );
+  }
   if (redirect.kind === "duplicate") {
     return (
       fdIsStandard &&
