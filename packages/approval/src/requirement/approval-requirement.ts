@@ -1,5 +1,6 @@
 // Whether a command may run, must be approved first, or must never run: Codex's
 // `create_exec_approval_requirement_for_command`, over Conch's analyser and rules.
+import { reachableCommands } from "@conch/arity-rules";
 import { type Decision, strictestDecision } from "../rules/decision.js";
 import { evaluatePolicy } from "../rules/evaluate.js";
 import { matchCommand } from "../rules/match.js";
@@ -52,8 +53,15 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
   const fallback = (command: readonly string[]): Decision => verdictOf(command).decision;
 
   const evaluation = evaluatePolicy(policy, parsed.commands, { fallback });
-  const restrictions = parsed.innerCommands.flatMap((command) =>
-    matchCommand(policy, command, "resolve").filter((match) => match.decision !== "allow"),
+  // Rules that prompt for or forbid a program apply to whatever runs it, however it is reached: behind
+  // wrappers and runners (`timeout 5 rm`, `sudo rm`), in substitutions, eval, trap or find -exec, and in
+  // scripts judged as a whole. Rules that allow apply only to the commands above.
+  const judged = new Set([argv, ...parsed.commands].map((command) => JSON.stringify(command)));
+  const reached = [...parsed.innerCommands, ...(await reachableCommands(argv))].filter(
+    (command) => !judged.has(JSON.stringify(command)),
+  );
+  const restrictions = reached.flatMap((command) =>
+    matchCommand(policy, command, "restrictive").filter((match) => match.decision !== "allow"),
   );
   const matchedRules: RuleMatch[] = [...evaluation.matchedRules, ...restrictions];
   const decision = strictestDecision(matchedRules.map((match) => match.decision)) as Decision;
