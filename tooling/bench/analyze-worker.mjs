@@ -14,7 +14,7 @@ const SCRIPTS = [
   'git log --oneline -n 20 --author="dev" --since=2.weeks',
   "rm -rf dist && tsc -p tsconfig.build.json",
   "echo $(date +%s) >> build.log && make -j4 all",
-  "for f in src/*.ts; do wc -l \"$f\"; done",
+  'for f in src/*.ts; do wc -l "$f"; done',
   "curl -fsSL https://example.invalid/install.sh | bash",
   "python3 -c 'import sys; print(sys.version)'",
   "docker compose up -d db && sleep 2 && docker compose logs db | tail -n 20",
@@ -33,25 +33,42 @@ const { analyze, isKnownSafeCommand } = await import("@conch/arity-rules");
 await analyze("true");
 const coldMs = performance.now() - t0;
 
+// Every script is made unique (a trailing comment with a counter) so no analysis is a cache hit, as
+// for a model that never sends the same command twice; the safety check then reuses that analysis.
+let serial = 0;
 async function pass(count) {
   for (let i = 0; i < count; i++) {
-    const script = SCRIPTS[i % SCRIPTS.length];
+    const script = `${SCRIPTS[i % SCRIPTS.length]} # ${serial++}`;
     await analyze(script);
     await isKnownSafeCommand(["bash", "-lc", script]);
   }
 }
+// Baseline: web-tree-sitter alone parsing the same scripts (parse + delete, no walk, no checks).
+const { createRequire } = await import("node:module");
+const requireFromPackage = createRequire(new URL("../../packages/arity-rules/package.json", import.meta.url));
+const { Language, Parser } = await import(requireFromPackage.resolve("web-tree-sitter"));
+await Parser.init();
+const parser = new Parser();
+parser.setLanguage(await Language.load(requireFromPackage.resolve("tree-sitter-bash/tree-sitter-bash.wasm")));
+const rawStarted = performance.now();
+for (let i = 0; i < 100_000; i++) parser.parse(`${SCRIPTS[i % SCRIPTS.length]} # ${i}`).delete();
+const rawPerSecond = 100_000 / ((performance.now() - rawStarted) / 1000);
+
 await pass(5_000);
-const rss10k = process.memoryUsage().rss;
 const started = performance.now();
 await pass(100_000);
 const seconds = (performance.now() - started) / 1000;
 const rss100k = process.memoryUsage().rss;
+// RSS climbs while V8 and the wasm heap size themselves, then stays: compare two later points.
+await pass(100_000);
+const rss200k = process.memoryUsage().rss;
 process.stdout.write(
   `${JSON.stringify({
     coldMs,
     perSecond: 100_000 / seconds,
-    rssAfterWarmupMiB: rss10k / 2 ** 20,
+    rawPerSecond,
     rssAfter100kMiB: rss100k / 2 ** 20,
+    rssAfter200kMiB: rss200k / 2 ** 20,
     meanScriptChars: SCRIPTS.reduce((n, s) => n + s.length, 0) / SCRIPTS.length,
   })}\n`,
 );

@@ -70,7 +70,8 @@ row(
 
 // 2. 200 MiB of output, each run in its own process for its peak RSS.
 function worker(mode) {
-  const out = spawnSync(process.execPath, [`${here}/output-worker.mjs`, mode], { encoding: "utf8" });
+  const script = mode === "analyze" ? "analyze-worker.mjs" : "output-worker.mjs";
+  const out = spawnSync(process.execPath, [`${here}/${script}`, mode], { encoding: "utf8" });
   if (out.status !== 0) throw new Error(`output worker ${mode} failed: ${out.stderr}`);
   return JSON.parse(out.stdout);
 }
@@ -113,5 +114,30 @@ row(
   "ms",
   "start-up cost",
 );
+
+// 4. Command analysis (tree-sitter), each run in a fresh process for its cold start and RSS.
+const analyses = [0, 1, 2].map(() => worker("analyze"));
+const pick = (key) => median(analyses.map((a) => a[key]));
+rows.push({
+  benchmark: `analyze() + isKnownSafeCommand, warm, scripts/s (100k, mean ${pick("meanScriptChars").toFixed(0)} chars)`,
+  baseline: `bare tree-sitter parse: ${pick("rawPerSecond").toFixed(0)}/s`,
+  conch: `${pick("perSecond").toFixed(0)}/s`,
+  ratio: `${(pick("rawPerSecond") / pick("perSecond")).toFixed(2)}x slower`,
+  target: ">= 20,000/s",
+});
+rows.push({
+  benchmark: "analysis cold start: import + wasm init + first analyze (median of 3)",
+  baseline: "-",
+  conch: `${pick("coldMs").toFixed(1)} ms`,
+  ratio: "-",
+  target: "<= 150 ms",
+});
+rows.push({
+  benchmark: "RSS after 200k analyses vs after 100k",
+  baseline: `${pick("rssAfter100kMiB").toFixed(1)} MiB`,
+  conch: `${pick("rssAfter200kMiB").toFixed(1)} MiB`,
+  ratio: `${(pick("rssAfter200kMiB") / pick("rssAfter100kMiB")).toFixed(2)}x`,
+  target: "no growth",
+});
 
 console.table(rows);

