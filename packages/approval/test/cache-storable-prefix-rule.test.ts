@@ -154,3 +154,30 @@ describe("bannedPrefixRuleReason", () => {
       expect(bannedPrefixRuleReason(banned), banned.join(" ")).not.toBeNull();
   });
 });
+
+describe("programs whose arguments decide the damage", () => {
+  it.each([
+    [
+      ["chmod", "+x", "build.sh"],
+      ["chmod", "+x", "build.sh"],
+    ],
+    [
+      ["chown", "me", "f"],
+      ["chown", "me", "f"],
+    ],
+    [
+      ["find", ".", "-name", "x"],
+      ["find", ".", "-name", "x"],
+    ],
+    [
+      ["dd", "if=a", "of=b"],
+      ["dd", "if=a", "of=b"],
+    ],
+    [
+      ["/sbin/mkfs.ext4", "img"],
+      ["/sbin/mkfs.ext4", "img"],
+    ],
+  ])("store %j exactly, never the bare program", (argv, rule) => {
+    expect(storablePrefixRule(argv)).toEqual(rule);
+  });
+});

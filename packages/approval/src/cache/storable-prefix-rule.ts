@@ -175,8 +175,24 @@ export function bannedPrefixRuleReason(prefix: readonly string[]): string | null
  * (`approvalPrefix`: `git checkout -b x` → `git checkout`, `npm run build -- --watch` → `npm run build`),
  * provided every token is a literal and the prefix is not banned; otherwise null, and nothing is stored.
  */
+// Programs whose arguments decide whether they destroy something (`chmod +x f` against `chmod -R 777 /`):
+// "always allow" for one of them covers that exact command only, never the program.
+const EXACT_ONLY: ReadonlySet<string> = new Set([
+  "chmod",
+  "chown",
+  "chgrp",
+  "dd",
+  "mkfs",
+  "mke2fs",
+  "find",
+  "truncate",
+  "shred",
+]);
+
 export function storablePrefixRule(argv: readonly string[]): string[] | null {
-  const prefix = approvalPrefix(argv);
+  const program = (argv[0] ?? "").slice((argv[0] ?? "").lastIndexOf("/") + 1);
+  const exact = EXACT_ONLY.has(program) || program.startsWith("mkfs.");
+  const prefix = exact ? [...argv] : approvalPrefix(argv);
   if (prefix.length === 0 || !prefix.every(isLiteralToken)) return null;
   return bannedPrefixRuleReason(prefix) === null ? prefix : null;
 }

@@ -50,6 +50,28 @@ describe("externalPaths", () => {
     expect(externalPaths(analysis, ["/work/repo", "/tmp"], options)).toEqual([]);
   });
 
+  it("looks through runners and finds target directories given as options", () => {
+    const analysis = script(
+      command(["sudo", "rm", "/etc/x"]),
+      command(["timeout", "5", "touch", "/srv/y"]),
+      command(["cp", "-t", "/opt/a", "f"]),
+      command(["cp", "--target-directory=/opt/b", "f"]),
+      command(["mv", "-vt/opt/c", "f"]),
+    );
+    expect(externalPaths(analysis, ["/work/repo"], options)).toEqual([
+      "/etc/x",
+      "/srv/y",
+      "/opt/a",
+      "/opt/b",
+      "/opt/c",
+    ]);
+  });
+
+  it("treats `cd -` and `cat -` as naming no path", () => {
+    const analysis = script(command(["cd", "-"]), command(["cat", "-"]), command(["touch", "x"]));
+    expect(externalPaths(analysis, ["/work/repo"], options)).toEqual([]);
+  });
+
   it("does not treat a sibling directory with a common prefix as inside", () => {
     expect(externalPaths(script(command(["touch", "/work/repo-old/x"])), ["/work/repo"], options)).toEqual([
       "/work/repo-old/x",

@@ -1,6 +1,12 @@
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
+import { lookThrough, runnerTable } from "../safety/runners.js";
+import { wrapperTable } from "../safety/safety-options.js";
 import type { Analysis } from "../types.js";
+
+const RUNNERS = runnerTable(wrapperTable(undefined));
+/** Commands that take their destination directory as an option. */
+const TARGET_DIRECTORY_COMMANDS: ReadonlySet<string> = new Set(["cp", "mv", "ln"]);
 
 /** Commands whose non-flag arguments are paths they read, write or move into. */
 const PATH_COMMANDS: ReadonlySet<string> = new Set([
@@ -37,17 +43,37 @@ function isInside(path: string, roots: readonly string[]): boolean {
   return roots.some((root) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`));
 }
 
-function pathArguments(argv: readonly string[]): string[] {
+/** The path operands of a file-touching command, looking through runners (`sudo rm /etc/x`). */
+function pathArguments(command: readonly string[]): string[] {
+  const argv = lookThrough(command, RUNNERS);
   const name = (argv[0] ?? "").slice((argv[0] ?? "").lastIndexOf("/") + 1);
   if (!PATH_COMMANDS.has(name) && !MODE_COMMANDS.has(name)) return [];
   const args: string[] = [];
   let flags = true;
-  for (const arg of argv.slice(1)) {
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i] as string;
     if (flags && arg === "--") {
       flags = false;
       continue;
     }
+    if (flags && TARGET_DIRECTORY_COMMANDS.has(name)) {
+      if (arg === "-t" || arg === "--target-directory") {
+        const target = argv[++i];
+        if (target !== undefined) args.push(target);
+        continue;
+      }
+      if (arg.startsWith("--target-directory=")) {
+        args.push(arg.slice("--target-directory=".length));
+        continue;
+      }
+      if (/^-[^-]*t./.test(arg)) {
+        args.push(arg.slice(arg.indexOf("t") + 1));
+        continue;
+      }
+    }
     if (flags && arg.startsWith("-") && arg !== "-") continue;
+    // `cd -` goes back to $OLDPWD, and `cat -` reads standard input: neither names a path.
+    if (arg === "-") continue;
     args.push(arg);
   }
   return MODE_COMMANDS.has(name) ? args.slice(1) : args;
@@ -82,10 +108,14 @@ export function externalPaths(
         if ((redirect.kind === "write" || redirect.kind === "append") && redirect.target !== null)
           touch(redirect.target);
       }
-      const name = command.argv[0];
-      if (name === "cd") {
+      if (command.argv[0] === "cd") {
         const target = pathArguments(command.argv)[0];
-        const next = target === undefined ? home : target === "-" ? undefined : expandHome(target, home);
+        // `cd -` (filtered out above) returns to a directory not known here: the cwd stays as it was.
+        const next = command.argv.includes("-")
+          ? undefined
+          : target === undefined
+            ? home
+            : expandHome(target, home);
         if (next !== undefined) cwd = resolve(cwd, next);
       }
       if (command.nested !== null) visit(command.nested, cwd);
