@@ -29,6 +29,10 @@ const FORBIDDEN_RM: readonly (readonly string[])[] = [
   ["timeout", "5", "rm", "x"],
   ["sudo", "rm", "x"],
   ["/usr/local/bin/rm", "x"],
+  // Scripts the analyser cannot read: the rule applies if the program appears anywhere.
+  ["bash", "-lc", "cat <<EOF; rm x\nhello\nEOF"],
+  ["bash", "-lc", "true; r\\\nm x"],
+  ["bash", "-lc", "if then rm x fi"],
 ];
 
 describe("forbidden rules apply to what really runs", () => {

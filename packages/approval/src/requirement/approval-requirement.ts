@@ -1,10 +1,10 @@
 // Whether a command may run, must be approved first, or must never run: Codex's
 // `create_exec_approval_requirement_for_command`, over Conch's analyser and rules.
-import { reachableCommands } from "@conch/arity-rules";
+import { analyze, type OpaqueReason, reachableCommands } from "@conch/arity-rules";
 import { type Decision, strictestDecision } from "../rules/decision.js";
 import { evaluatePolicy } from "../rules/evaluate.js";
 import { matchCommand } from "../rules/match.js";
-import type { RuleMatch } from "../rules/types.js";
+import type { Policy, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
 import { deriveRequestedPrefixRule, prefixRuleForAllow, prefixRuleForPrompt } from "./amendment.js";
 import { commandsForPolicy } from "./policy-commands.js";
 import {
@@ -13,6 +13,7 @@ import {
   PROMPT_CONFLICT_REASON,
   promptReason,
 } from "./reasons.js";
+import { shellScript } from "./shell-script.js";
 import type { ApprovalRequirement, ApprovalRequirementInput } from "./types.js";
 import { type HeuristicVerdict, judgeUnmatchedCommand } from "./unmatched-command.js";
 
@@ -60,9 +61,12 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
   const reached = [...parsed.innerCommands, ...(await reachableCommands(argv))].filter(
     (command) => !judged.has(JSON.stringify(command)),
   );
-  const restrictions = reached.flatMap((command) =>
-    matchCommand(policy, command, "restrictive").filter((match) => match.decision !== "allow"),
-  );
+  const restrictions = [
+    ...reached.flatMap((command) =>
+      matchCommand(policy, command, "restrictive").filter((match) => match.decision !== "allow"),
+    ),
+    ...(await unreadScriptRestrictions(argv, policy)),
+  ];
   const matchedRules: RuleMatch[] = [...evaluation.matchedRules, ...restrictions];
   const decision = strictestDecision(matchedRules.map((match) => match.decision)) as Decision;
   // A heredoc command's words are not all of what runs, so no rule is proposed from them.
@@ -99,4 +103,43 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
         ),
       };
   }
+}
+
+/** Opaque parts that mean the analyser could not read the script's structure, so its commands are unknown. */
+const UNREAD: ReadonlySet<OpaqueReason> = new Set([
+  "parse-error",
+  "unsupported-syntax",
+  "too-large",
+  "too-deep",
+]);
+
+/**
+ * A script the analyser could not read may run any program named in it: every rule that prompts for
+ * or forbids a program applies when that program appears anywhere in the script as a word, with line
+ * continuations joined (`r\<newline>m` is `rm`). Fails closed; an allow rule never applies this way.
+ */
+async function unreadScriptRestrictions(argv: readonly string[], policy: Policy): Promise<PrefixRuleMatch[]> {
+  const wrapped = shellScript(argv);
+  if (wrapped === null) return [];
+  const analysis = await analyze(wrapped.script);
+  if (!analysis.opaque.some((part) => UNREAD.has(part.reason))) return [];
+  const words = new Set<string>();
+  for (const word of wrapped.script.replace(/\\\r?\n/g, "").split(/[\s;&|()<>`$'"\\{}=]+/)) {
+    if (word !== "") words.add(word.slice(word.lastIndexOf("/") + 1));
+  }
+  const matches: PrefixRuleMatch[] = [];
+  for (const [program, rules] of policy.rulesByProgram) {
+    if (!words.has(program)) continue;
+    for (const rule of rules) {
+      if (rule.decision === "allow") continue;
+      matches.push({
+        type: "prefixRuleMatch",
+        matchedPrefix: [program],
+        decision: rule.decision,
+        resolvedProgram: null,
+        justification: rule.justification,
+      });
+    }
+  }
+  return matches;
 }
