@@ -51,3 +51,15 @@ describe("HeadTailBuffer", () => {
     expect(() => new HeadTailBuffer(1)).toThrow("capacity: expected an integer >= 2, received 1");
   });
 });
+
+describe("HeadTailBuffer.clone", () => {
+  it("copies the bytes and counts, then lives on its own", () => {
+    const buffer = new HeadTailBuffer(6);
+    buffer.push(bytes("abcdefgh"));
+    const copy = buffer.clone();
+    buffer.push(bytes("XY"));
+    copy.push(bytes("12"));
+    expect(copy.text()).toBe("abc\n... 4 bytes omitted ...\nh12");
+    expect(buffer.text()).toBe("abc\n... 4 bytes omitted ...\nhXY");
+  });
+});

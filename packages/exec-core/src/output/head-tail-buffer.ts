@@ -23,6 +23,18 @@ export class HeadTailBuffer {
     this.#tailCapacity = capacity - this.#headCapacity;
   }
 
+  /** An independent copy holding the same bytes and counts. */
+  clone(): HeadTailBuffer {
+    const copy = new HeadTailBuffer(this.capacity);
+    copy.#head = Buffer.from(this.#head);
+    copy.#headLength = this.#headLength;
+    copy.#tail = Buffer.from(this.#tail);
+    copy.#tailStart = this.#tailStart;
+    copy.#tailLength = this.#tailLength;
+    copy.#total = this.#total;
+    return copy;
+  }
+
   /** Bytes pushed in all. */
   get totalBytes(): number {
     return this.#total;

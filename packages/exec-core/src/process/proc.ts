@@ -54,10 +54,22 @@ export function lastAllocatedPid(): number | undefined {
   }
 }
 
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Whether the process's environment holds `entry`. While a process is between fork and exec, or inside
+ * exec, its environment reads as empty for an instant: such a read is tried again a few times.
+ */
 export function environContains(pid: number, entry: string): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(entry);
-  } catch {
-    return false;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, "latin1");
+    } catch {
+      return false;
+    }
+    if (environ.length > 0) return environ.split("\0").includes(entry);
+    Atomics.wait(pause, 0, 0, 2);
   }
+  return false;
 }
