@@ -21,6 +21,7 @@ describe("@conch/arity-rules public surface", () => {
       "isLiteralToken",
       "parseArityToml",
       "reachableCommands",
+      "shellScript",
     ]);
   });
 });

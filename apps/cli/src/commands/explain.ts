@@ -16,6 +16,7 @@ import {
   dangerousCommandMatch,
   externalPaths,
   isKnownSafeCommand,
+  shellScript,
 } from "@conch/arity-rules";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
@@ -30,17 +31,6 @@ const SPECS = {
   sandbox: { type: "string" },
   help: { type: "boolean" },
 } as const;
-
-const SHELLS: ReadonlySet<string> = new Set(["bash", "sh", "zsh", "dash"]);
-
-/** The script of `bash|sh|zsh|dash -c|-lc SCRIPT`, or undefined for any other argv. */
-function shellScript(argv: readonly string[]): string | undefined {
-  const [shell = "", flag = "", script, ...rest] = argv;
-  const name = shell.slice(shell.lastIndexOf("/") + 1);
-  return SHELLS.has(name) && /^-[a-z]*c$/.test(flag) && script !== undefined && rest.length === 0
-    ? script
-    : undefined;
-}
 
 /** Every simple command, with `bash -c '...'` replaced by the commands of its script. */
 function flatten(analysis: Analysis): string[][] {
@@ -65,7 +55,7 @@ export async function explainCommand(args: readonly string[]): Promise<number> {
   if (options.argv) {
     if (positionals.length === 0) throw new UsageError("missing the ARGV to explain after --", "explain");
     argv = positionals;
-    script = shellScript(argv);
+    script = shellScript(argv)?.script;
   } else {
     if (positionals.length !== 1) {
       throw new UsageError(

@@ -1,8 +1,7 @@
 // Session approvals: once the user answers `approved_for_session`, the same command in the same place
 // with the same sandbox request runs without asking again until the session ends.
-import { analyze } from "@conch/arity-rules";
+import { analyze, shellScript } from "@conch/arity-rules";
 import type { ReviewDecision } from "../approver.js";
-import { shellScript } from "../requirement/shell-script.js";
 import type { SandboxPermissions } from "../requirement/types.js";
 
 /** What identifies one approval: the command, where it runs, what it asks of the sandbox, and its tty. */
@@ -34,7 +33,7 @@ export async function canonicalCommand(argv: readonly string[]): Promise<readonl
     single.nested === null &&
     single.argv.length > 0;
   if (isSinglePlainCommand) return [...single.argv];
-  return ["__conch_shell_script__", wrapped.name, wrapped.flag, wrapped.script];
+  return ["__conch_shell_script__", wrapped.shell, wrapped.flag, wrapped.script];
 }
 
 async function cacheKey(input: ApprovalCacheKeyInput): Promise<string> {

@@ -1,6 +1,6 @@
 // Whether a command may run, must be approved first, or must never run: Codex's
 // `create_exec_approval_requirement_for_command`, over Conch's analyser and rules.
-import { analyze, type OpaqueReason, reachableCommands } from "@conch/arity-rules";
+import { analyze, type OpaqueReason, reachableCommands, shellScript } from "@conch/arity-rules";
 import { type Decision, strictestDecision } from "../rules/decision.js";
 import { evaluatePolicy } from "../rules/evaluate.js";
 import { matchCommand } from "../rules/match.js";
@@ -13,7 +13,6 @@ import {
   PROMPT_CONFLICT_REASON,
   promptReason,
 } from "./reasons.js";
-import { shellScript } from "./shell-script.js";
 import type { ApprovalRequirement, ApprovalRequirementInput } from "./types.js";
 import { type HeuristicVerdict, judgeUnmatchedCommand } from "./unmatched-command.js";
 

@@ -1,8 +1,14 @@
 // Which commands the rules see for one argv: Codex's `commands_for_exec_policy`. A shell script read
 // with certainty is split into its simple commands; a single command fed by a heredoc is judged by its
 // literal words (Codex's "complex parsing" fallback); anything else is judged as the whole argv.
-import { type Analysis, analyze, isLiteralToken, type Operator, type Redirect } from "@conch/arity-rules";
-import { shellScript } from "./shell-script.js";
+import {
+  type Analysis,
+  analyze,
+  isLiteralToken,
+  type Operator,
+  type Redirect,
+  shellScript,
+} from "@conch/arity-rules";
 
 export interface PolicyCommands {
   /** The commands checked against the rules, in order. */

@@ -8,7 +8,7 @@ import type { Analysis, Operator, Redirect } from "../types.js";
 import { AnalysisBudget } from "./budget.js";
 import { isSafeToCallWithExec } from "./safe-commands.js";
 import { type SafetyOptions, wrapperTable } from "./safety-options.js";
-import { exactShellScript, scriptReadings } from "./shell.js";
+import { scriptReadings, shellScript } from "./shell.js";
 import { stripWrappers, type WrapperTable } from "./wrappers.js";
 
 // Scripts inside scripts, counted from the argv given; deeper ones are not proven safe.
@@ -76,7 +76,7 @@ async function isSafeArgv(
   const command = stripWrappers(argv, context.wrappers);
   if (command === null) return false;
   if (isSafeToCallWithExec(command)) return true;
-  const invocation = exactShellScript(command);
+  const invocation = shellScript(command);
   if (invocation === null || depth >= MAX_SCRIPT_DEPTH) return false;
   const readings = scriptReadings(invocation.shell, invocation.script);
   for (const [index, reading] of readings.entries()) {

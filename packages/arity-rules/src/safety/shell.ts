@@ -5,6 +5,8 @@ const SCRIPT_SHELLS: ReadonlySet<string> = new Set(["bash", "sh", "zsh", "dash"]
 export interface ShellScript {
   /** The shell's file name: `bash`, `sh`, … */
   readonly shell: string;
+  /** `-c` or `-lc` for the exact shape; the flag word that held `c` otherwise. */
+  readonly flag: string;
   readonly script: string;
 }
 
@@ -13,12 +15,12 @@ export interface ShellScript {
  * `extract_bash_command`), the only shape a script may be proven safe in. Extra words would become the
  * script's `$0`, `$1`, …; other flags change how the script runs.
  */
-export function exactShellScript(argv: readonly string[]): ShellScript | null {
+export function shellScript(argv: readonly string[]): ShellScript | null {
   if (argv.length !== 3) return null;
   const [program, flag, script] = argv as [string, string, string];
   const shell = trustedExecutableName(program);
   if (shell === null || !SCRIPT_SHELLS.has(shell)) return null;
-  return flag === "-c" || flag === "-lc" ? { shell, script } : null;
+  return flag === "-c" || flag === "-lc" ? { shell, flag, script } : null;
 }
 
 // Shells that may not know bash's `$'…'` quoting: dash (Debian's /bin/sh) reads `$'x\' ; rm y ; ' #'`
@@ -50,24 +52,24 @@ export function anyShellScript(argv: readonly string[]): ShellScript | null {
   const first = argv[0];
   const shell = first === undefined ? "" : executableName(first);
   if (!ANY_SHELLS.has(shell)) return null;
-  let sawCommandFlag = false;
+  let flag: string | null = null;
   for (let index = 1; index < argv.length; index += 1) {
     const word = argv[index] as string;
     if (word === "--" || word === "-") {
       const script = argv[index + 1];
-      return sawCommandFlag && script !== undefined ? { shell, script } : null;
+      return flag !== null && script !== undefined ? { shell, flag, script } : null;
     }
     if (word.startsWith("--")) {
       if (SHELL_LONG_OPTIONS_WITH_VALUE.has(word)) index += 1;
       continue;
     }
     if (word.startsWith("-") || word.startsWith("+")) {
-      if (word.startsWith("-") && word.includes("c")) sawCommandFlag = true;
+      if (word.startsWith("-") && word.includes("c")) flag = word;
       // `-o errexit`, `-eo pipefail`, `+O extglob`: the option name is the next word.
       if (word.endsWith("o") || word.endsWith("O")) index += 1;
       continue;
     }
-    return sawCommandFlag ? { shell, script: word } : null;
+    return flag !== null ? { shell, flag, script: word } : null;
   }
   return null;
 }
