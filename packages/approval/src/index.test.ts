@@ -26,6 +26,7 @@ describe("@conch/approval public surface", () => {
       "loadPolicy",
       "loadPolicyFiles",
       "storablePrefixRule",
+      "storeAlwaysAllowRule",
       "unmatchedCommandDecision",
     ]);
   });

@@ -7,6 +7,7 @@ export {
   ScriptedApprover,
 } from "./approver.js";
 export { ApprovalCache, type ApprovalCacheKeyInput } from "./cache/approval-cache.js";
+export { storeAlwaysAllowRule } from "./cache/rules-store.js";
 export { bannedPrefixRuleReason, storablePrefixRule } from "./cache/storable-prefix-rule.js";
 export { APPROVAL_ERROR_CODES, ApprovalError, type ApprovalErrorCode, isApprovalError } from "./errors.js";
 export { BANNED_PREFIX_SUGGESTIONS } from "./requirement/amendment.js";
