@@ -15,4 +15,5 @@ export {
   RUN_MARKER_VAR,
   type RunOptions,
   run,
+  type SpawnSpec,
 } from "./run.js";

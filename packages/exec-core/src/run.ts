@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { constants } from "node:os";
+import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "@conch/protocol";
 import { ExecError } from "./errors.js";
 import { OutputCapture } from "./output/capture.js";
 import { ProcessTree } from "./process/tree.js";
-import { type NormalizedRequest, normalizeRequest } from "./request/normalize.js";
+import { normalizeRequest } from "./request/normalize.js";
 
 /** The environment variable that marks every process of one run, so strays can be found and killed. */
 export const RUN_MARKER_VAR = "CONCH_RUN_ID";
@@ -18,7 +19,21 @@ export interface OutputDelta {
   data: Uint8Array;
 }
 
+/** What is spawned, after the request is checked and its environment built. */
+export interface SpawnSpec {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Data the child reads on descriptors 3, 4, ... (each a pipe closed after the data). */
+  extraFds: Uint8Array[];
+}
+
 export interface RunOptions {
+  /**
+   * Rewrites what is spawned just before the spawn: how a sandbox wraps the command (e.g. in `bwrap`).
+   * The result (`command` in it) still names the request's argv. A rejection rejects `run` untouched.
+   */
+  prepare?: (spec: SpawnSpec) => Promise<SpawnSpec>;
   /** Aborting kills the whole tree and resolves with `canceled: true`. */
   signal?: AbortSignal;
   /**
@@ -56,7 +71,7 @@ function spawnFailure(file: string, cause: NodeJS.ErrnoException, path: string |
     : "no such program";
 }
 
-function spawnChild(req: NormalizedRequest): Promise<ChildProcess> {
+function spawnChild(req: SpawnSpec): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const [file, ...args] = req.argv as [string, ...string[]];
     let child: ChildProcess;
@@ -67,7 +82,13 @@ function spawnChild(req: NormalizedRequest): Promise<ChildProcess> {
         cwd: req.cwd,
         env: req.env,
         detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
+        stdio: ["ignore", "pipe", "pipe", ...req.extraFds.map(() => "pipe" as const)],
+      });
+      req.extraFds.forEach((data, index) => {
+        const pipe = child.stdio[3 + index] as Writable | null;
+        // The child may exit without reading it all (EPIPE): not an error of the run.
+        pipe?.on("error", () => {});
+        pipe?.end(data);
       });
     } catch (cause) {
       reject(
@@ -118,7 +139,8 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     };
   }
   req.env[RUN_MARKER_VAR] = marker.slice(RUN_MARKER_VAR.length + 1);
-  const child = await spawnChild(req);
+  const spec: SpawnSpec = { argv: req.argv, cwd: req.cwd, env: req.env, extraFds: [] };
+  const child = await spawnChild(options.prepare ? await options.prepare(spec) : spec);
   const tree = new ProcessTree(child.pid as number, marker);
 
   return new Promise<ExecResult>((resolve, reject) => {

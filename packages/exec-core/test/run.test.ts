@@ -157,3 +157,31 @@ describe("bad requests are rejected before anything runs", () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe("prepare", () => {
+  it("spawns what prepare returns, feeding extra descriptors, and reports the requested command", async () => {
+    const result = await run(
+      { argv: ["echo", "unused"], cwd: "/" },
+      {
+        prepare: async (spec) => ({
+          ...spec,
+          argv: ["sh", "-c", 'cat <&3; echo " $CONCH_PREPARED"; cat <&4'],
+          env: { ...spec.env, CONCH_PREPARED: "yes" },
+          extraFds: [Buffer.from("three"), Buffer.from("four\n")],
+        }),
+      },
+    );
+    expect(result.stdout).toBe("three yes\nfour\n");
+    expect(result.command).toEqual(["echo", "unused"]);
+    expect(result.exitCode).toBe(0);
+  });
+
+  it("rejects with prepare's error and starts nothing", async () => {
+    const marker = join(tempDir(), "ran");
+    const refusal = new Error("sandbox unavailable");
+    await expect(
+      run({ argv: ["touch", marker], cwd: "/" }, { prepare: () => Promise.reject(refusal) }),
+    ).rejects.toBe(refusal);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
