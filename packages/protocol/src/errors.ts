@@ -9,6 +9,9 @@ export const CONCH_ERROR_CODES = [
   "PARSER_UNAVAILABLE",
   "INVALID_ARITY_TABLE",
   "INVALID_RULES",
+  "INVALID_SANDBOX_POLICY",
+  "INVALID_SANDBOX_BACKEND",
+  "SANDBOX_UNAVAILABLE",
 ] as const;
 
 export type ConchErrorCode = (typeof CONCH_ERROR_CODES)[number];

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { SandboxError } from "../errors.js";
+import type { SandboxBackend } from "../types.js";
+import { createSandboxRegistry, registerBackend, selectBackend } from "./registry.js";
+
+function backend(name: string, platform: NodeJS.Platform): SandboxBackend {
+  return {
+    name,
+    platform,
+    available: async () => ({ available: true }),
+    transform: async (spec) => spec,
+  };
+}
+
+function errorOf(fn: () => unknown): { code: string; message: string } {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(SandboxError);
+    const { code, message } = error as SandboxError;
+    return { code, message };
+  }
+  throw new Error("expected a SandboxError");
+}
+
+describe("createSandboxRegistry", () => {
+  it("selects the platform's backend for sandboxed modes and none for the others", () => {
+    const registry = createSandboxRegistry();
+    const linux = backend("bwrap", "linux");
+    const mac = backend("seatbelt", "darwin");
+    registry.register(linux);
+    registry.register(mac);
+    registry.register(linux);
+    expect(registry.select({ mode: "workspace-write" }, "linux")).toBe(linux);
+    expect(registry.select({ mode: "read-only" }, "darwin")).toBe(mac);
+    expect(registry.select({ mode: "danger-full-access" }, "linux")).toBe(null);
+    expect(registry.select({ mode: "external-sandbox" }, "win32")).toBe(null);
+  });
+
+  it("fails closed when no backend is registered for the platform", () => {
+    const registry = createSandboxRegistry();
+    registry.register(backend("bwrap", "linux"));
+    expect(errorOf(() => registry.select({ mode: "read-only" }, "win32"))).toEqual({
+      code: "SANDBOX_UNAVAILABLE",
+      message:
+        "no sandbox backend for platform win32: policy read-only cannot be enforced here; use danger-full-access or external-sandbox to run without Conch's sandbox",
+    });
+    expect(errorOf(() => registry.select({ mode: "nope" } as never, "linux")).code).toBe(
+      "INVALID_SANDBOX_POLICY",
+    );
+  });
+
+  it("rejects malformed and conflicting backends", () => {
+    const registry = createSandboxRegistry();
+    registry.register(backend("bwrap", "linux"));
+    expect(errorOf(() => registry.register(backend("landlock", "linux")))).toEqual({
+      code: "INVALID_SANDBOX_BACKEND",
+      message: "a sandbox backend is already registered for linux: bwrap (cannot add landlock)",
+    });
+    expect(errorOf(() => registry.register({ ...backend("x", "linux"), name: "" }))).toEqual({
+      code: "INVALID_SANDBOX_BACKEND",
+      message: 'invalid sandbox backend: name: expected a non-empty string, received ""',
+    });
+    expect(errorOf(() => registry.register({ ...backend("x", "aix"), transform: 1 } as never))).toEqual({
+      code: "INVALID_SANDBOX_BACKEND",
+      message: "invalid sandbox backend: transform: expected a function, received number 1",
+    });
+    expect(errorOf(() => registry.register(null as never))).toEqual({
+      code: "INVALID_SANDBOX_BACKEND",
+      message: "invalid sandbox backend: expected an object, received null",
+    });
+  });
+
+  it("backs the module-level functions with a default registry", () => {
+    expect(selectBackend({ mode: "danger-full-access" })).toBe(null);
+    expect(errorOf(() => selectBackend({ mode: "read-only" }, "sunos")).code).toBe("SANDBOX_UNAVAILABLE");
+    const sun = backend("zones", "sunos");
+    registerBackend(sun);
+    expect(selectBackend({ mode: "read-only" }, "sunos")).toBe(sun);
+  });
+});

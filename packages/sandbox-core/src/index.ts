@@ -1,0 +1,27 @@
+// Anything exported here is public API of @conch/sandbox-core.
+export {
+  createSandboxRegistry,
+  registerBackend,
+  type SandboxRegistry,
+  selectBackend,
+} from "./backend/registry.js";
+export {
+  type DenialCheckOptions,
+  isLikelySandboxDenied,
+  SANDBOX_DENIAL_KEYWORDS,
+  SESSION_DENIAL_WINDOW_MS,
+} from "./denial/is-likely-sandbox-denied.js";
+export { SANDBOX_ENV_VAR, SANDBOX_NETWORK_DISABLED_ENV_VAR, sandboxEnv } from "./env/sandbox-env.js";
+export { isSandboxError, SANDBOX_ERROR_CODES, SandboxError, type SandboxErrorCode } from "./errors.js";
+export { PROTECTED_NAMES } from "./policy/protected-paths.js";
+export { type ResolveOptions, resolveSandboxPolicy } from "./policy/resolve-policy.js";
+export { SANDBOX_MODES } from "./policy/validate-policy.js";
+export type {
+  Availability,
+  SandboxBackend,
+  SandboxMode,
+  SandboxPolicy,
+  SandboxRules,
+  SpawnSpec,
+  WritableRoot,
+} from "./types.js";

@@ -1,0 +1,63 @@
+import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+
+/** Names that stay read-only inside every writable root (DESIGN.md §5). */
+export const PROTECTED_NAMES: readonly string[] = [".git", ".conch", ".agents"];
+
+export function canonical(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `path` is strictly below `parent` (both canonical). */
+export function isInside(path: string, parent: string): boolean {
+  return path !== parent && path.startsWith(parent === "/" ? "/" : `${parent}/`);
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The real git directories a `.git` file points to: `gitdir: PATH` (relative to the file's directory;
+ * worktrees and submodules), and for worktrees the shared repository named by `<gitdir>/commondir`
+ * (relative to the gitdir). Without them a worktree's hooks and config would stay writable.
+ */
+function gitdirTargets(gitFile: string): string[] {
+  const match = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(readText(gitFile) ?? "");
+  if (match?.[1] === undefined) return [];
+  const gitdir = canonical(resolve(dirname(gitFile), match[1]));
+  if (gitdir === undefined) return [];
+  const targets = [gitdir];
+  const common = readText(resolve(gitdir, "commondir"))?.trim();
+  if (common !== undefined && common !== "") {
+    const commonDir = canonical(isAbsolute(common) ? common : resolve(gitdir, common));
+    if (commonDir !== undefined) targets.push(commonDir);
+  }
+  return targets;
+}
+
+/** Canonical paths that must stay read-only because of what exists directly inside `root`. */
+export function protectedPathsOf(root: string): string[] {
+  const paths: string[] = [];
+  for (const name of PROTECTED_NAMES) {
+    const path = `${root === "/" ? "" : root}/${name}`;
+    try {
+      lstatSync(path);
+    } catch {
+      continue;
+    }
+    const real = canonical(path);
+    if (real === undefined) continue;
+    paths.push(real);
+    if (name === ".git" && statSync(real).isFile()) paths.push(...gitdirTargets(real));
+  }
+  return paths;
+}
