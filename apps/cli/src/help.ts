@@ -4,6 +4,7 @@ Usage:
   conch run [options] [--] ARGV...   run a program and stream its output
   conch exec [options] "SCRIPT"      run a script through your shell
   conch explain [options] "SCRIPT"   show what a script does and what approval it needs
+  conch sandbox [options] -- ARGV... run a program under the sandbox alone (--check: does it work here?)
   conch policy check --rules FILE -- ARGV...
                                      evaluate exec-policy rules (.rules or .toml) for ARGV
   conch --version                    print the version
@@ -73,4 +74,26 @@ Evaluates ARGV against exec-policy rules and prints what \`codex execpolicy chec
 .rules file (prefix_rule(...), host_executable(...)) or Conch TOML ([[rule]] pattern = [...]).
 
 Exit status: 0; 2 for a usage error or a bad rules file (file:line: what is wrong).
+`;
+
+export const SANDBOX_HELP: string = `Usage: conch sandbox [--policy MODE] [--network] [--writable-root DIR]... [--cwd DIR]
+                     [--timeout-ms N] [--json] -- ARGV...
+       conch sandbox --check
+
+Runs ARGV under the sandbox only (no approval), streams its output, and exits with its code. On
+Linux the sandbox is bubblewrap plus a seccomp filter: / read-only, the cwd, /tmp and $TMPDIR
+writable (with .git, .conch and .agents kept read-only), no network.
+
+Options:
+  --policy MODE        workspace-write (default), read-only, or danger-full-access (no sandbox)
+  --network            allow network access (workspace-write)
+  --writable-root DIR  another writable directory (workspace-write); repeatable
+  --cwd DIR            directory to run in (default: the current one)
+  --timeout-ms N       kill the command and everything it started after N ms (exit 124)
+  --json               print the result as one JSON object instead of streaming
+  --check              say whether the sandbox works here, and if not why and how to fix it
+  -h, --help           show this help
+
+Exit status: the command's own; 3 when the sandbox is unavailable here (the command did not run);
+otherwise as for conch run.
 `;

@@ -10,6 +10,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   exec: async () => (await import("./commands/exec.js")).execCommand,
   explain: async () => (await import("./commands/explain.js")).explainCommand,
   policy: async () => (await import("./commands/policy.js")).policyCommand,
+  sandbox: async () => (await import("./commands/sandbox.js")).sandboxCommand,
 };
 
 function version(): string {
@@ -41,6 +42,7 @@ function report(error: unknown): number {
   if (code !== undefined) {
     process.stderr.write(`conch: ${(error as Error).message}\n`);
     if (code === "SHELL_NOT_FOUND") return 127;
+    if (code === "SANDBOX_UNAVAILABLE") return 3;
     if (code !== "SPAWN_FAILED") return 2;
     return ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ? 127 : 126;
   }

@@ -1,5 +1,5 @@
 import { constants } from "node:os";
-import { type ExecRequest, type OutputDelta, run } from "@conch/exec-core";
+import { type ExecRequest, type OutputDelta, type RunOptions, run } from "@conch/exec-core";
 import { UsageError } from "../errors.js";
 
 /** The options `conch run` and `conch exec` share. */
@@ -33,7 +33,12 @@ export function currentDirectory(command: string): string {
  * code for conch. Ctrl-C and friends kill the whole tree; conch then exits as if killed by that signal.
  * When our own output is closed (`conch run ... | head -1`), the tree is killed too and conch exits 141.
  */
-export async function execute(command: string, argv: string[], options: ExecuteOptions): Promise<number> {
+export async function execute(
+  command: string,
+  argv: string[],
+  options: ExecuteOptions,
+  prepare?: RunOptions["prepare"],
+): Promise<number> {
   const timeoutMs = options["timeout-ms"];
   const request: ExecRequest = { argv, cwd: options.cwd ?? currentDirectory(command) };
   if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
@@ -59,6 +64,7 @@ export async function execute(command: string, argv: string[], options: ExecuteO
   process.stderr.on("error", onOutputError);
   try {
     const result = await run(request, {
+      ...(prepare === undefined ? {} : { prepare }),
       signal: controller.signal,
       ...(options.json ? {} : { onOutput: forward }),
     });

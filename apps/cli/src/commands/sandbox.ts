@@ -1,0 +1,74 @@
+import {
+  registerBackend,
+  resolveSandboxPolicy,
+  type SandboxPolicy,
+  selectBackend,
+} from "@conch/sandbox-core";
+import { createLinuxBackend } from "@conch/sandbox-linux";
+import { parseArgs } from "../args.js";
+import { UsageError } from "../errors.js";
+import { SANDBOX_HELP } from "../help.js";
+import { COMMON_SPECS, currentDirectory, type ExecuteOptions, execute } from "./execute.js";
+
+const SPECS = {
+  ...COMMON_SPECS,
+  policy: { type: "string" },
+  network: { type: "boolean" },
+  "writable-root": { type: "string", multiple: true },
+  check: { type: "boolean" },
+} as const;
+
+const POLICIES = ["read-only", "workspace-write", "danger-full-access"] as const;
+/** Exit code when the sandbox cannot run here (the command never ran). */
+const EXIT_SANDBOX_UNAVAILABLE = 3;
+
+function unavailable(reason: string, fix: string): number {
+  process.stderr.write(`conch sandbox: the sandbox is unavailable: ${reason}\nfix: ${fix}\n`);
+  return EXIT_SANDBOX_UNAVAILABLE;
+}
+
+export async function sandboxCommand(args: readonly string[]): Promise<number> {
+  const { options, positionals } = parseArgs(args, SPECS, "sandbox", true);
+  if (options.help) {
+    process.stdout.write(SANDBOX_HELP);
+    return 0;
+  }
+  if (process.platform === "linux") registerBackend(createLinuxBackend());
+  if (options.check) {
+    const backend = selectBackend({ mode: "workspace-write" });
+    const availability = await backend?.available();
+    if (backend === null || availability === undefined || !availability.available) {
+      return unavailable(
+        availability?.available === false ? availability.reason : "no backend",
+        availability?.available === false ? availability.fix : "",
+      );
+    }
+    process.stdout.write(`conch sandbox: ${backend.name} works here (namespaces and seccomp)\n`);
+    return 0;
+  }
+  const mode = (options.policy as string | undefined) ?? "workspace-write";
+  if (!(POLICIES as readonly string[]).includes(mode)) {
+    throw new UsageError(
+      `--policy: expected one of ${POLICIES.join(", ")}, received ${JSON.stringify(mode)}`,
+      "sandbox",
+    );
+  }
+  const roots = (options["writable-root"] as string[] | undefined) ?? [];
+  if (mode !== "workspace-write" && (roots.length > 0 || options.network)) {
+    throw new UsageError("--network and --writable-root apply only to --policy workspace-write", "sandbox");
+  }
+  if (positionals.length === 0) throw new UsageError("missing the command to run after --", "sandbox");
+  const policy: SandboxPolicy =
+    mode === "workspace-write"
+      ? { mode, writableRoots: roots, networkAccess: options.network === true }
+      : ({ mode } as SandboxPolicy);
+  const cwd = (options.cwd as string | undefined) ?? currentDirectory("sandbox");
+  const backend = selectBackend(policy);
+  if (backend === null) return execute("sandbox", positionals, { ...(options as ExecuteOptions), cwd });
+  const availability = await backend.available();
+  if (!availability.available) return unavailable(availability.reason, availability.fix);
+  const rules = resolveSandboxPolicy(policy, { cwd });
+  return execute("sandbox", positionals, { ...(options as ExecuteOptions), cwd }, (spec) =>
+    backend.transform(spec, rules),
+  );
+}

@@ -1,0 +1,59 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
+let dir: string;
+
+beforeAll(() => {
+  // Not under /tmp: /tmp is writable inside the sandbox, so it could not show a denied write.
+  dir = mkdtempSync("/var/tmp/conch-cli-sandbox-");
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function conch(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: "utf8",
+    cwd: dir,
+  });
+  return { status, stdout, stderr };
+}
+
+const works = process.platform === "linux" && conch("sandbox", "--check").status === 0;
+
+describe.runIf(works)("conch sandbox", () => {
+  it("says the sandbox works", () => {
+    expect(conch("sandbox", "--check")).toEqual({
+      status: 0,
+      stdout: "conch sandbox: bwrap works here (namespaces and seccomp)\n",
+      stderr: "",
+    });
+  });
+
+  it("writes in the cwd but not outside it, with the command's exit code", () => {
+    const outside = join(dir, "..", `conch-outside-${process.pid}`);
+    const result = conch("sandbox", "--", "sh", "-c", `echo in > inside.txt && echo out > ${outside}`);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("Read-only file system");
+    expect(readFileSync(join(dir, "inside.txt"), "utf8")).toBe("in\n");
+    expect(existsSync(outside)).toBe(false);
+  });
+
+  it("writes nowhere under read-only, and anywhere it may under danger-full-access", () => {
+    expect(conch("sandbox", "--policy", "read-only", "--", "touch", "ro.txt").status).not.toBe(0);
+    expect(existsSync(join(dir, "ro.txt"))).toBe(false);
+    expect(conch("sandbox", "--policy", "danger-full-access", "--", "touch", "free.txt").status).toBe(0);
+    expect(existsSync(join(dir, "free.txt"))).toBe(true);
+  });
+
+  it("rejects a bad policy with a usage error", () => {
+    expect(conch("sandbox", "--policy", "open", "--", "true")).toEqual({
+      status: 2,
+      stdout: "",
+      stderr:
+        "conch sandbox: --policy: expected one of read-only, workspace-write, danger-full-access, received \"open\"\nRun 'conch sandbox --help' for usage.\n",
+    });
+  });
+});
