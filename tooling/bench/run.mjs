@@ -3,6 +3,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { run } from "@conch/exec-core";
+import { resolveSandboxPolicy } from "@conch/sandbox-core";
+import { buildSeccompFilter, createLinuxBackend, seccompArchOf } from "@conch/sandbox-linux";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const cliBin = fileURLToPath(new URL("../../apps/cli/dist/bin.js", import.meta.url));
@@ -114,6 +116,51 @@ row(
   "ms",
   "start-up cost",
 );
+
+// 5. `true` in the Linux sandbox: through exec-core's prepare hook vs the same bwrap command spawned raw.
+const backend = createLinuxBackend();
+if (process.platform === "linux" && (await backend.available()).available) {
+  const rules = resolveSandboxPolicy({ mode: "workspace-write" }, { cwd: process.cwd() });
+  const prepare = (spec) => backend.transform(spec, rules);
+  const wrapped = await prepare({
+    argv: ["true"],
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH },
+    extraFds: [],
+  });
+  const rawBwrap = () =>
+    new Promise((resolve, reject) => {
+      const [file, ...args] = wrapped.argv;
+      const child = spawn(file, args, { env: wrapped.env, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+      child.stdio[3].end(wrapped.extraFds[0]);
+      child.stdout.resume();
+      child.stderr.resume();
+      child.on("error", reject);
+      child.on("close", resolve);
+    });
+  const sandboxed = () => run({ argv: ["true"], cwd: process.cwd() }, { prepare });
+  await compare(10, rawBwrap, sandboxed);
+  row(
+    "`true` under workspace-write, warm (median of 100)",
+    "raw bwrap + seccomp",
+    await compare(100, rawBwrap, sandboxed),
+    "ms",
+    "<= 1.3x",
+  );
+  const builds = [];
+  for (let i = 0; i < 2000; i++) {
+    const t = performance.now();
+    buildSeccompFilter({ arch: seccompArchOf(process.arch), network: false });
+    builds.push(performance.now() - t);
+  }
+  rows.push({
+    benchmark: "seccomp filter build (median of 2000)",
+    baseline: "-",
+    conch: `${(median(builds) * 1000).toFixed(1)} µs`,
+    ratio: "-",
+    target: "report",
+  });
+}
 
 // 4. Command analysis (tree-sitter), each run in a fresh process for its cold start and RSS.
 const analyses = [0, 1, 2].map(() => worker("analyze"));

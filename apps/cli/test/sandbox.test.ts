@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,6 +46,38 @@ describe.runIf(works)("conch sandbox", () => {
     expect(existsSync(join(dir, "ro.txt"))).toBe(false);
     expect(conch("sandbox", "--policy", "danger-full-access", "--", "touch", "free.txt").status).toBe(0);
     expect(existsSync(join(dir, "free.txt"))).toBe(true);
+  });
+
+  it("times out and leaves nothing behind, even what left the session", () => {
+    const token = `conch-sandbox-left-${process.pid}`;
+    const { status } = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        "sandbox",
+        "--timeout-ms",
+        "300",
+        "--",
+        "sh",
+        "-c",
+        "setsid sleep 300 & (sleep 301 &); sleep 302",
+      ],
+      { encoding: "utf8", cwd: dir, env: { ...process.env, LEFT_TOKEN: token } },
+    );
+    expect(status).toBe(124);
+    const alive = readdirSync("/proc").filter((pid) => {
+      if (!/^\d+$/.test(pid)) return false;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+        return (
+          stat.charAt(stat.lastIndexOf(")") + 2) !== "Z" &&
+          readFileSync(`/proc/${pid}/environ`, "latin1").includes(`LEFT_TOKEN=${token}`)
+        );
+      } catch {
+        return false;
+      }
+    });
+    expect(alive).toEqual([]);
   });
 
   it("rejects a bad policy with a usage error", () => {

@@ -130,6 +130,35 @@ describe.runIf(works)("bwrap backend, workspace-write without network", () => {
     expect(existsSync(join(ws, ".git", "hooks", "pre-commit"))).toBe(false);
   });
 
+  it("protects the real gitdir of a worktree whose .git is a gitdir: pointer", async () => {
+    const worktree = join(base, "worktree");
+    execFileSync("git", ["-C", ws, "worktree", "add", "-q", worktree]);
+    const gitdir = readFileSync(join(worktree, ".git"), "utf8")
+      .trim()
+      .replace(/^gitdir: /, "");
+    const before = readFileSync(join(ws, ".git", "config"), "utf8");
+    // The main repository is writable too, so only the protection of its .git stands in the way.
+    const both: SandboxPolicy = { mode: "workspace-write", writableRoots: [ws] };
+    for (const script of [
+      `echo x >> ${join(gitdir, "HEAD")}`,
+      "echo x >> .git",
+      `echo x >> ${join(ws, ".git", "config")}`,
+      "touch ../ws/.git/hooks/x",
+    ]) {
+      const result = await sandboxed(both, worktree, script);
+      expect(result.code, script).not.toBe(0);
+      expect(result.output, script).toMatch(/Read-only file system/);
+    }
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(before);
+    expect(existsSync(join(ws, ".git", "hooks", "x"))).toBe(false);
+    const ok = await sandboxed(
+      both,
+      worktree,
+      `echo fine > work.txt && echo fine > ${join(ws, "main.txt")} && cat work.txt`,
+    );
+    expect(ok).toEqual({ code: 0, output: "fine\n" });
+  });
+
   it("says a denied write is a sandbox denial", async () => {
     const result = await sandboxed(policy, ws, `echo x > ${join(outside, "target")}`);
     expect(isLikelySandboxDenied(result.code, result.output)).toBe(true);
