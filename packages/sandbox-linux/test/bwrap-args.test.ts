@@ -47,6 +47,33 @@ describe("bwrapArgs", () => {
     ]);
   });
 
+  it("pins every directory between a writable root and a protected path as a mount point", () => {
+    const nested: SandboxRules = {
+      ...rules,
+      writableRoots: [
+        { root: "/tmp", readOnlySubpaths: ["/tmp/d/ws/.git"], blockedMissing: ["/tmp/d/ws/.conch"] },
+      ],
+    };
+    const args = bwrapArgs(nested, { cwd: "/tmp/d/ws", tty: false, seccompFd: 3, emptyDir: "/e" });
+    expect(args.slice(7, 22)).toEqual([
+      "--bind",
+      "/tmp",
+      "/tmp",
+      "--bind",
+      "/tmp/d",
+      "/tmp/d",
+      "--bind",
+      "/tmp/d/ws",
+      "/tmp/d/ws",
+      "--ro-bind",
+      "/tmp/d/ws/.git",
+      "/tmp/d/ws/.git",
+      "--ro-bind",
+      "/e",
+      "/tmp/d/ws/.conch",
+    ]);
+  });
+
   it("keeps the network and the controlling terminal when asked", () => {
     const args = bwrapArgs(
       { ...rules, network: true },

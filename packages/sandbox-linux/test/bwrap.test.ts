@@ -159,6 +159,20 @@ describe.runIf(works)("bwrap backend, workspace-write without network", () => {
     expect(ok).toEqual({ code: 0, output: "fine\n" });
   });
 
+  it("cannot move the workspace aside to plant a new .git where it was", async () => {
+    const nested: SandboxPolicy = { mode: "workspace-write", writableRoots: [base] };
+    const before = readFileSync(join(ws, ".git", "config"), "utf8");
+    const result = await sandboxed(
+      nested,
+      ws,
+      'cd .. && mv ws ws-old && mkdir -p ws/.git && echo "[core] fsmonitor=x" > ws/.git/config',
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/busy/i);
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(before);
+    expect(existsSync(join(base, "ws-old"))).toBe(false);
+  });
+
   it("says a denied write is a sandbox denial", async () => {
     const result = await sandboxed(policy, ws, `echo x > ${join(outside, "target")}`);
     expect(isLikelySandboxDenied(result.code, result.output)).toBe(true);

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -15,12 +15,24 @@ import { bwrapArgs } from "./bwrap-args.js";
 
 let emptyDir: string | undefined;
 
-/** An empty directory owned by this process, mounted read-only over protected paths that do not exist. */
+/**
+ * An empty directory owned by this user, mounted read-only over protected paths that do not exist. One
+ * per user and machine, reused across runs; a directory of that name that is not ours or not empty is
+ * never used (another one is made instead).
+ */
 function sharedEmptyDir(): string {
-  if (emptyDir === undefined) {
-    emptyDir = join(mkdtempSync(join(tmpdir(), "conch-empty-")), "empty");
-    mkdirSync(emptyDir, { mode: 0o555 });
+  if (emptyDir !== undefined) return emptyDir;
+  const uid = process.getuid?.() ?? 0;
+  const stable = join(tmpdir(), `conch-empty-${uid}`);
+  try {
+    mkdirSync(stable, { mode: 0o555 });
+  } catch {
+    // Already there: checked below.
   }
+  const info = lstatSync(stable, { throwIfNoEntry: false });
+  const usable = info?.isDirectory() === true && info.uid === uid && readdirSync(stable).length === 0;
+  emptyDir = usable ? stable : join(mkdtempSync(join(tmpdir(), "conch-empty-")), "empty");
+  if (!usable) mkdirSync(emptyDir, { mode: 0o555 });
   return emptyDir;
 }
 
