@@ -173,6 +173,11 @@ describe.runIf(works)("bwrap backend, workspace-write without network", () => {
     expect(existsSync(join(base, "ws-old"))).toBe(false);
   });
 
+  it("cannot create a user namespace inside the sandbox", async () => {
+    const result = await sandboxed(policy, ws, "unshare -Ur true");
+    expect(result.code).not.toBe(0);
+  });
+
   it("says a denied write is a sandbox denial", async () => {
     const result = await sandboxed(policy, ws, `echo x > ${join(outside, "target")}`);
     expect(isLikelySandboxDenied(result.code, result.output)).toBe(true);

@@ -24,11 +24,29 @@ function runCapture(file: string, args: readonly string[]): Promise<{ code: numb
   });
 }
 
+/** What the probe learnt: whether bubblewrap can sandbox here, and what its version supports. */
+export interface BwrapProbe {
+  availability: Availability;
+  /** bubblewrap 0.8+ can forbid user namespaces inside the sandbox (`--disable-userns`). */
+  disableUserns: boolean;
+}
+
 /**
  * Whether bubblewrap can sandbox here: present, recent enough, and able to create the namespaces the
  * sandbox uses (a real `bwrap ... true`). When not, the reason and the fix.
  */
-export async function probeBwrap(bwrap: string | null): Promise<Availability> {
+export async function probeBwrap(bwrap: string | null): Promise<BwrapProbe> {
+  let disableUserns = false;
+  const availability = await probeAvailability(bwrap, (major, minor) => {
+    disableUserns = major > 0 || minor >= 8;
+  });
+  return { availability, disableUserns: availability.available && disableUserns };
+}
+
+async function probeAvailability(
+  bwrap: string | null,
+  onVersion: (major: number, minor: number) => void,
+): Promise<Availability> {
   if (bwrap === null) {
     return { available: false, reason: "bubblewrap (bwrap) is not installed", fix: INSTALL_FIX };
   }
@@ -42,6 +60,7 @@ export async function probeBwrap(bwrap: string | null): Promise<Availability> {
     };
   }
   const [major, minor] = [Number(match[1]), Number(match[2])];
+  onVersion(major, minor);
   if (major < MINIMUM_VERSION[0] || (major === MINIMUM_VERSION[0] && minor < MINIMUM_VERSION[1])) {
     return {
       available: false,

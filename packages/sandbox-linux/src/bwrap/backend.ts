@@ -10,7 +10,7 @@ import {
   sandboxEnv,
 } from "@conch/sandbox-core";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
-import { findBwrap, probeBwrap } from "./availability.js";
+import { type BwrapProbe, findBwrap, probeBwrap } from "./availability.js";
 import { bwrapArgs } from "./bwrap-args.js";
 
 let emptyDir: string | undefined;
@@ -45,7 +45,7 @@ export function createLinuxBackend(
   options: { env?: Record<string, string | undefined> } = {},
 ): SandboxBackend {
   const env = options.env ?? process.env;
-  let probe: Promise<Availability> | undefined;
+  let probe: Promise<BwrapProbe> | undefined;
   const bwrapFor = (untrusted: readonly string[]): string | null => findBwrap(env, untrusted);
   const backend: SandboxBackend = {
     name: "bwrap",
@@ -61,7 +61,7 @@ export function createLinuxBackend(
         });
       }
       probe ??= probeBwrap(bwrapFor([]));
-      return probe;
+      return probe.then((result) => result.availability);
     },
     async transform(spec: SpawnSpec, rules: SandboxRules, transformOptions = {}): Promise<SpawnSpec> {
       const availability = await backend.available();
@@ -81,6 +81,7 @@ export function createLinuxBackend(
         tty: transformOptions.tty === true,
         seccompFd: 3 + spec.extraFds.length,
         emptyDir: sharedEmptyDir(),
+        disableUserns: (await probe)?.disableUserns === true,
       });
       return {
         argv: [bwrap, ...args, ...spec.argv],

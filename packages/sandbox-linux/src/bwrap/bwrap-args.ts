@@ -9,6 +9,8 @@ export interface BwrapArgsOptions {
   seccompFd: number;
   /** An empty directory to mount read-only over protected paths that do not exist yet. */
   emptyDir: string;
+  /** Forbid new user namespaces inside (bubblewrap 0.8+): no nested namespace to attack the kernel from. */
+  disableUserns?: boolean;
 }
 
 /**
@@ -39,6 +41,7 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): strin
     for (const path of root.blockedMissing) args.push("--ro-bind", options.emptyDir, path);
   }
   args.push("--unshare-user", "--unshare-pid");
+  if (options.disableUserns) args.push("--disable-userns");
   if (!rules.network) args.push("--unshare-net");
   args.push("--die-with-parent");
   if (!options.tty) args.push("--new-session");
