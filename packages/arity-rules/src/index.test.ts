@@ -17,6 +17,7 @@ describe("@conch/arity-rules public surface", () => {
       "dangerousCommandMatch",
       "externalPaths",
       "isArityRulesError",
+      "isHarmlessRedirect",
       "isKnownSafeCommand",
       "isLiteralToken",
       "parseArityToml",

@@ -22,7 +22,7 @@ export {
   dangerousCommandMatch,
   reachableCommands,
 } from "./safety/dangerous.js";
-export { isKnownSafeCommand } from "./safety/is-known-safe.js";
+export { isHarmlessRedirect, isKnownSafeCommand } from "./safety/is-known-safe.js";
 export type { SafetyOptions } from "./safety/safety-options.js";
 export { type ShellScript, shellScript } from "./safety/shell.js";
 export { type CommandWrapper, DEFAULT_WRAPPERS, NEVER_WRAPPERS } from "./safety/wrappers.js";

@@ -4,6 +4,7 @@
 import {
   type Analysis,
   analyze,
+  isHarmlessRedirect,
   isLiteralToken,
   type Operator,
   type Redirect,
@@ -31,31 +32,13 @@ export interface PolicyCommands {
 }
 
 const PLAIN_OPERATORS: ReadonlySet<Operator> = new Set(["&&", "||", ";", "|"]);
-const STANDARD_STREAM = /^[012]$/;
 // Scripts inside scripts split for the rules, counted from the top.
 const MAX_NESTING = 8;
 
 /**
- * Reading a file (`< in.txt`) or joining standard streams (`2>&1`) changes nothing a command can do
- * beyond its argv; the same redirections `isKnownSafeCommand` accepts in a safe script.
- */
-function isHarmlessRedirect(redirect: Redirect): boolean {
-  const standardFd = redirect.fd === null || (redirect.fd >= 0 && redirect.fd <= 2);
-  if (redirect.kind === "read") return redirect.operator === "<" && redirect.target !== null;
-  if (redirect.kind === "duplicate") {
-    return (
-      standardFd &&
-      (redirect.operator === ">&" || redirect.operator === "<&") &&
-      redirect.target !== null &&
-      STANDARD_STREAM.test(redirect.target)
-    );
-  }
-  return false;
-}
-
-/**
- * The simple commands of a script read with certainty, joined only by `&&`, `||`, `;` and `|`, writing
- * nothing through redirections (Codex's `parse_shell_lc_plain_commands`); a command that is itself
+ * The simple commands of a script read with certainty, joined only by `&&`, `||`, `;` and `|`, with no
+ * redirection but the harmless ones `isKnownSafeCommand` accepts (reading a file, joining the standard
+ * streams, discarding to /dev/null) (Codex's `parse_shell_lc_plain_commands`); a command that is itself
  * `sh -c 'SCRIPT'` is replaced by the commands of its script. Null when the script is not that plain.
  */
 function plainCommands(analysis: Analysis, depth: number): string[][] | null {

@@ -23,7 +23,7 @@ const STANDARD_STREAM = /^[012]$/;
  * `>&2`, `<&0` (one standard stream onto another). Anything else may write, truncate, connect, or reach
  * a descriptor the process inherited.
  */
-function isHarmlessRedirect(redirect: Redirect): boolean {
+export function isHarmlessRedirect(redirect: Redirect): boolean {
   const fdIsStandard = redirect.fd === null || (redirect.fd >= 0 && redirect.fd <= 2);
   // bash opens /dev/tcp/HOST/PORT and /dev/udp/... itself, as network connections; other devices may
   // have side effects on open. Only /dev/null is a device worth allowing.
