@@ -1,7 +1,6 @@
 import { z } from "zod";
+import { MAX_TIMER_MS } from "./tools/common.js";
 
-/** The longest delay a Node timer can hold; larger ones fire at once. */
-const MAX_MS = 2_147_483_647;
 /** Bytes kept per stream at most, so one request cannot claim gigabytes. */
 const MAX_OUTPUT_BYTES = 1024 ** 3;
 
@@ -36,21 +35,21 @@ export const ExecRequestSchema = z.strictObject({
     .number()
     .int()
     .min(1)
-    .max(MAX_MS)
+    .max(MAX_TIMER_MS)
     .optional()
     .describe("Kill the whole process tree after this many milliseconds; exit code 124."),
   killGraceMs: z
     .number()
     .int()
     .min(0)
-    .max(MAX_MS)
+    .max(MAX_TIMER_MS)
     .optional()
     .describe("Time between SIGTERM and SIGKILL when killing (default 500)."),
   drainTimeoutMs: z
     .number()
     .int()
     .min(0)
-    .max(MAX_MS)
+    .max(MAX_TIMER_MS)
     .optional()
     .describe("After exit, how long to wait for pipes held open by background processes (default 2000)."),
   maxOutputBytes: z

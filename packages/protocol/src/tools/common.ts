@@ -1,0 +1,86 @@
+import { z } from "zod";
+
+/** The longest delay a Node timer can hold; a larger timeout would fire at once instead of never. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Codex-compatible numbers shared by the schemas' descriptions and the runtime that honours them
+ * (DESIGN.md §3). Yields are clamped, not rejected: a model that asks for 60000 gets 30000, as in Codex.
+ */
+export const TOOL_LIMITS = {
+  shellCommandTimeoutMs: 10_000,
+  bashTimeoutMs: 120_000,
+  argvTimeoutSeconds: 10,
+  execYieldTimeMs: 10_000,
+  writeYieldTimeMs: 250,
+  minYieldTimeMs: 250,
+  maxYieldTimeMs: 30_000,
+  emptyPollMinMs: 5_000,
+  emptyPollMaxMs: 300_000,
+  maxOutputTokens: 10_000,
+} as const;
+
+export const SANDBOX_PERMISSIONS = ["use_default", "require_escalated"] as const;
+export type SandboxPermissions = (typeof SANDBOX_PERMISSIONS)[number];
+
+export const timeoutMs = (defaultMs: number) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TIMER_MS)
+    .default(defaultMs)
+    .describe(
+      `Kill the command and its child processes after this many milliseconds (default ${defaultMs}). ` +
+        "A timed-out command reports exit code 124 and its output starts with `command timed out after N milliseconds`.",
+    );
+
+export const workdir = z
+  .string()
+  .min(1)
+  .optional()
+  .describe(
+    "Directory to run the command in, absolute or relative to the session's working directory (the default). Set this instead of using `cd`.",
+  );
+
+// Optional rather than defaulted: the default is a config decision (a config can forbid login shells), so
+// the runtime must be able to tell "not given" from an explicit `true`.
+export const login = z
+  .boolean()
+  .optional()
+  .describe(
+    "Run the shell as a login shell (`-l`), so profile files set up PATH and tools. Defaults to true unless the configuration forbids login shells.",
+  );
+
+export const maxOutputTokens = z
+  .number()
+  .int()
+  .min(1)
+  .default(TOOL_LIMITS.maxOutputTokens)
+  .describe(
+    `Most tokens of output to return (1 token is about 4 bytes; default ${TOOL_LIMITS.maxOutputTokens}). Longer output keeps its head and tail with \`…N tokens truncated…\` between; the full output is saved to a file whose path the result gives.`,
+  );
+
+export const sandboxPermissions = z
+  .enum(SANDBOX_PERMISSIONS)
+  .default("use_default")
+  .describe(
+    "Sandbox for this command. `use_default` (the default) runs it in the session's sandbox; `require_escalated` asks the user to run it without sandbox restrictions and needs `justification`. Only allowed under the `on-request` approval policy.",
+  );
+
+export const justification = z
+  .string()
+  .min(1)
+  .optional()
+  .describe(
+    'Only with `sandbox_permissions: "require_escalated"`: one short question, shown to the user, that says why the command must run outside the sandbox, e.g. "Do you want to fetch and pull the latest version of this git branch?"',
+  );
+
+// At least one non-empty token: an empty prefix would approve every future command.
+export const prefixRule = z
+  .array(z.string().min(1))
+  .min(1)
+  .optional()
+  .describe(
+    'Only with `sandbox_permissions: "require_escalated"`: a short command prefix the user may allow from now on so similar commands run without asking, e.g. ["git", "pull"], ["uv", "run"] or ["pytest"].',
+  );
