@@ -1,4 +1,15 @@
 // Anything exported here is public API of @conch/orchestrator.
+export {
+  AUDIT_DECIDERS,
+  type AuditCommand,
+  type AuditDecider,
+  type AuditDecisionEvent,
+  type AuditEvent,
+  type AuditExecutionEvent,
+  type AuditLog,
+  type AuditLogOptions,
+  createAuditLog,
+} from "./audit/audit-log.js";
 export { CHUNK_ID_LENGTH, generateChunkId } from "./format/chunk-id.js";
 export { formatShellCommandResult, type ShellCommandResultInput } from "./format/shell-command-result.js";
 export {
@@ -9,3 +20,15 @@ export {
   truncateMiddle,
 } from "./format/truncate.js";
 export { formatUnifiedExecResult, type UnifiedExecResultInput } from "./format/unified-exec-result.js";
+export { SPILL_NOTICE_EXAMPLE_LINES, spillNotice } from "./spill/spill-notice.js";
+export {
+  createSpillStore,
+  DEFAULT_SPILL_MAX_FILE_BYTES,
+  DEFAULT_SPILL_RETENTION_MS,
+  DEFAULT_SPILL_SWEEP_INTERVAL_MS,
+  type SpillResult,
+  type SpillStore,
+  type SpillStoreOptions,
+  type SpillWriteOptions,
+} from "./spill/spill-store.js";
+export { conchStateDir, type StateDirOptions } from "./spill/state-dir.js";

@@ -1,0 +1,150 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type AuditEvent, createAuditLog } from "./audit-log.js";
+
+const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
+let root: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "conch-audit-"));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const decision: AuditEvent = {
+  type: "decision",
+  tool: "shell_command",
+  script: "touch x",
+  cwd: "/w",
+  approvalPolicy: "untrusted",
+  requirement: "needs-approval",
+  decision: "approved_for_session",
+  decidedBy: "user",
+  sandbox: "workspace-write",
+};
+
+const execution: AuditEvent = {
+  type: "execution",
+  tool: "shell",
+  argv: ["ls", "-la"],
+  cwd: "/w",
+  sandbox: "workspace-write",
+  exitCode: 0,
+  durationMs: 12.4,
+  timedOut: false,
+  canceled: false,
+  denied: false,
+};
+
+describe("createAuditLog", () => {
+  it("defaults to $XDG_STATE_HOME/conch/audit.jsonl, then ~/.local/state/conch/audit.jsonl", () => {
+    expect(createAuditLog({ env: { XDG_STATE_HOME: "/x" } }).path).toBe("/x/conch/audit.jsonl");
+    expect(createAuditLog({ env: { HOME: "/home/u" } }).path).toBe("/home/u/.local/state/conch/audit.jsonl");
+  });
+
+  it("appends exact JSON lines, 0600, creating a 0700 directory", async () => {
+    const path = join(root, "state", "conch", "audit.jsonl");
+    const log = createAuditLog({ path, now: () => T0 });
+    log.record(decision);
+    log.record(execution);
+    await log.flush();
+    expect(await readFile(path, "utf8")).toBe(
+      '{"time":"2025-01-02T03:04:05.678Z","type":"decision","tool":"shell_command","script":"touch x",' +
+        '"cwd":"/w","approvalPolicy":"untrusted","requirement":"needs-approval",' +
+        '"decision":"approved_for_session","decidedBy":"user","sandbox":"workspace-write"}\n' +
+        '{"time":"2025-01-02T03:04:05.678Z","type":"execution","tool":"shell","argv":["ls","-la"],' +
+        '"cwd":"/w","sandbox":"workspace-write","exitCode":0,"durationMs":12,"timedOut":false,' +
+        '"canceled":false,"denied":false}\n',
+    );
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(root, "state", "conch"))).mode & 0o777).toBe(0o700);
+  });
+
+  it("appends to an existing file", async () => {
+    const path = join(root, "audit.jsonl");
+    await writeFile(path, "earlier\n");
+    const log = createAuditLog({ path, now: () => T0 });
+    log.record(execution);
+    await log.flush();
+    const lines = (await readFile(path, "utf8")).split("\n");
+    expect(lines[0]).toBe("earlier");
+    expect(JSON.parse(lines[1] ?? "")).toMatchObject({ type: "execution", argv: ["ls", "-la"] });
+    expect(lines).toHaveLength(3);
+  });
+
+  it("writes only whitelisted fields, whatever the caller attaches", async () => {
+    const path = join(root, "audit.jsonl");
+    const log = createAuditLog({ path, now: () => T0 });
+    const leaky = {
+      ...execution,
+      output: "SECRET OUTPUT",
+      env: { TOKEN: "SECRET ENV" },
+      argv: ["echo", "hi"],
+      cwd: { toString: () => "SECRET" },
+      exitCode: "0",
+      timedOut: "yes",
+    } as unknown as AuditEvent;
+    log.record(leaky);
+    await log.flush();
+    const text = await readFile(path, "utf8");
+    expect(text).not.toContain("SECRET");
+    expect(JSON.parse(text)).toEqual({
+      time: "2025-01-02T03:04:05.678Z",
+      type: "execution",
+      tool: "shell",
+      argv: ["echo", "hi"],
+      cwd: null,
+      sandbox: "workspace-write",
+      exitCode: null,
+      durationMs: 12,
+      timedOut: false,
+      canceled: false,
+      denied: false,
+    });
+  });
+
+  it("keeps 100 parallel appends as 100 intact lines in call order", async () => {
+    const path = join(root, "audit.jsonl");
+    const log = createAuditLog({ path, now: () => T0 });
+    const scripts = Array.from({ length: 100 }, (_, i) => `echo ${i} ${"x".repeat(i * 50)}`);
+    await Promise.all(scripts.map(async (script) => log.record({ ...decision, script })));
+    await log.flush();
+    const lines = (await readFile(path, "utf8")).split("\n");
+    expect(lines.pop()).toBe("");
+    expect(lines.map((line) => (JSON.parse(line) as { script: string }).script)).toEqual(scripts);
+  });
+
+  it("never throws on a failed write and reports it once per outage", async () => {
+    const errors: Error[] = [];
+    const blocked = join(root, "blocked");
+    await writeFile(blocked, "");
+    const path = join(blocked, "audit.jsonl");
+    const log = createAuditLog({ path, now: () => T0, onError: (error) => errors.push(error) });
+    log.record(decision);
+    await log.flush();
+    log.record(execution);
+    await log.flush();
+    expect(errors.map((error) => (error as NodeJS.ErrnoException).code)).toEqual(["EEXIST"]);
+
+    await rm(blocked);
+    log.record(execution);
+    await log.flush();
+    expect(JSON.parse(await readFile(path, "utf8"))).toMatchObject({ type: "execution" });
+    expect(errors).toHaveLength(1);
+  });
+
+  it("survives an onError that throws", async () => {
+    const log = createAuditLog({
+      path: join(root, "missing-file-as-dir", "x", "audit.jsonl"),
+      onError: () => {
+        throw new Error("handler broke");
+      },
+    });
+    await writeFile(join(root, "missing-file-as-dir"), "");
+    log.record(decision);
+    await expect(log.flush()).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,156 @@
+import { appendFile, mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { conchStateDir, type StateDirOptions } from "../spill/state-dir.js";
+
+/** Who settled a decision: the policy alone, the session cache, the person asked, or a stored rule. */
+export const AUDIT_DECIDERS: readonly ["policy", "cache", "user", "rule"] = [
+  "policy",
+  "cache",
+  "user",
+  "rule",
+] as const;
+
+export type AuditDecider = (typeof AUDIT_DECIDERS)[number];
+
+/** The command as given: a plain argv, or a shell script. */
+export type AuditCommand =
+  | { readonly argv: readonly string[]; readonly script?: undefined }
+  | { readonly script: string; readonly argv?: undefined };
+
+export type AuditDecisionEvent = AuditCommand & {
+  readonly type: "decision";
+  readonly tool: string;
+  readonly cwd: string;
+  /** An `AskForApproval` value from @conch/approval. */
+  readonly approvalPolicy: string;
+  /** `skip`, `needs-approval` or `forbidden`. */
+  readonly requirement: string;
+  /** A `ReviewDecision`, or what the policy or a rule settled on. */
+  readonly decision: string;
+  readonly decidedBy: AuditDecider;
+  readonly sandbox: string;
+};
+
+export type AuditExecutionEvent = AuditCommand & {
+  readonly type: "execution";
+  readonly tool: string;
+  readonly cwd: string;
+  readonly sandbox: string;
+  readonly exitCode: number | null;
+  readonly durationMs: number;
+  readonly timedOut: boolean;
+  readonly canceled: boolean;
+  readonly denied: boolean;
+};
+
+export type AuditEvent = AuditDecisionEvent | AuditExecutionEvent;
+
+export interface AuditLogOptions extends StateDirOptions {
+  /** Defaults to `<state dir>/audit.jsonl` (see `conchStateDir`). */
+  readonly path?: string;
+  /** Milliseconds since the epoch, for each line's `time`. */
+  readonly now?: () => number;
+  /** Told about the first failed append of an outage; never called again until an append succeeds. */
+  readonly onError?: (error: Error) => void;
+}
+
+export interface AuditLog {
+  readonly path: string;
+  /** Queues one line; never throws. Lines reach the file in call order. */
+  record(event: AuditEvent): void;
+  /** Resolves once every line queued so far has been written (or has failed). Never rejects. */
+  flush(): Promise<void>;
+}
+
+export function createAuditLog(options: AuditLogOptions = {}): AuditLog {
+  const path = options.path ?? join(conchStateDir(options), "audit.jsonl");
+  const now = options.now ?? Date.now;
+  const onError = options.onError;
+  let pending: string[] = [];
+  let draining: Promise<void> | null = null;
+  let dirReady = false;
+  let reported = false;
+
+  async function writeBatch(lines: string): Promise<void> {
+    if (!dirReady) {
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      dirReady = true;
+    }
+    // Flag "a" is O_APPEND, so lines from other processes never overwrite ours.
+    await appendFile(path, lines, { flag: "a", mode: 0o600 });
+  }
+
+  async function drain(): Promise<void> {
+    while (pending.length > 0) {
+      const batch = pending.join("");
+      pending = [];
+      try {
+        await writeBatch(batch);
+        reported = false;
+      } catch (error) {
+        if (!reported) {
+          reported = true;
+          try {
+            onError?.(error instanceof Error ? error : new Error(String(error)));
+          } catch {
+            // A throwing error handler must not break the queue.
+          }
+        }
+      }
+    }
+    draining = null;
+  }
+
+  function record(event: AuditEvent): void {
+    let line: string;
+    try {
+      line = `${JSON.stringify(auditRecord(event, now()))}\n`;
+    } catch {
+      return;
+    }
+    pending.push(line);
+    draining ??= drain();
+  }
+
+  async function flush(): Promise<void> {
+    while (draining !== null) await draining;
+  }
+
+  return { path, record, flush };
+}
+
+/**
+ * The whitelist: a line holds these fields and nothing else, each coerced to its type, so output, env
+ * values or any other property a caller attaches can never reach the file.
+ */
+function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown> {
+  const head = { time: new Date(timeMs).toISOString(), type: event.type, tool: text(event.tool) };
+  const command = Array.isArray(event.argv) ? { argv: event.argv.map(text) } : { script: text(event.script) };
+  if (event.type === "decision") {
+    return {
+      ...head,
+      ...command,
+      cwd: text(event.cwd),
+      approvalPolicy: text(event.approvalPolicy),
+      requirement: text(event.requirement),
+      decision: text(event.decision),
+      decidedBy: (AUDIT_DECIDERS as readonly unknown[]).includes(event.decidedBy) ? event.decidedBy : null,
+      sandbox: text(event.sandbox),
+    };
+  }
+  return {
+    ...head,
+    ...command,
+    cwd: text(event.cwd),
+    sandbox: text(event.sandbox),
+    exitCode: Number.isSafeInteger(event.exitCode) ? event.exitCode : null,
+    durationMs: Number.isFinite(event.durationMs) ? Math.round(event.durationMs) : null,
+    timedOut: event.timedOut === true,
+    canceled: event.canceled === true,
+    denied: event.denied === true,
+  };
+}
+
+function text(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
