@@ -10,6 +10,30 @@ export {
   type AuditLogOptions,
   createAuditLog,
 } from "./audit/audit-log.js";
+export {
+  CONFIG_APPROVAL_POLICIES,
+  CONFIG_KEYS,
+  CONFIG_SANDBOX_MODES,
+  CONFIG_TOOL_PROFILES,
+  type ConfigApprovalPolicy,
+  type ConfigFileValues,
+  type ConfigSandboxMode,
+  ENV_INHERIT_MODES,
+  type EnvInheritMode,
+  type ToolProfile,
+} from "./config/config-values.js";
+export { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode, isConfigError } from "./config/errors.js";
+export {
+  type ConchConfig,
+  conchConfigDir,
+  type LoadConfigOptions,
+  loadConfig,
+} from "./config/load-config.js";
+export {
+  type ConfigSettings,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_SPILL_RETENTION_DAYS,
+} from "./config/merge-config.js";
 export { CHUNK_ID_LENGTH, generateChunkId } from "./format/chunk-id.js";
 export { formatShellCommandResult, type ShellCommandResultInput } from "./format/shell-command-result.js";
 export {

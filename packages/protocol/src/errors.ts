@@ -12,6 +12,7 @@ export const CONCH_ERROR_CODES = [
   "INVALID_SANDBOX_POLICY",
   "INVALID_SANDBOX_BACKEND",
   "SANDBOX_UNAVAILABLE",
+  "INVALID_CONFIG",
 ] as const;
 
 export type ConchErrorCode = (typeof CONCH_ERROR_CODES)[number];

@@ -1,0 +1,135 @@
+import { join, resolve } from "node:path";
+import { parse, TomlError } from "smol-toml";
+import {
+  CONFIG_APPROVAL_POLICIES,
+  CONFIG_KEYS,
+  CONFIG_SANDBOX_MODES,
+  CONFIG_TOOL_PROFILES,
+  type ConfigFileValues,
+  ENV_INHERIT_MODES,
+} from "./config-values.js";
+import { ConfigError } from "./errors.js";
+import { keyLine } from "./key-lines.js";
+
+/** One config file, read and validated. */
+export interface ConfigFile {
+  readonly path: string;
+  readonly text: string;
+  /** The top-level keys the file sets, snake_case as written. */
+  readonly keys: ReadonlySet<string>;
+  readonly values: ConfigFileValues;
+}
+
+/** How a file's relative paths resolve: against `base`; `~` and `~/...` against `home`. */
+export interface ConfigPathBase {
+  readonly base: string;
+  readonly home: string;
+}
+
+/** A TOML value as a message shows it: strings quoted, scalars as written, containers by kind. */
+export function showValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean")
+    return String(value);
+  if (value instanceof Date) return "a datetime";
+  if (Array.isArray(value)) return `[${value.map(showValue).join(", ")}]`;
+  return "a table";
+}
+
+function resolveConfigPath(path: string, paths: ConfigPathBase): string {
+  if (path === "~") return paths.home;
+  if (path.startsWith("~/")) return join(paths.home, path.slice(2));
+  return resolve(paths.base, path);
+}
+
+/**
+ * Parses and validates the text of a config file: a syntax error, an unknown key or a value of the wrong
+ * type throws `INVALID_CONFIG` with `file:line: key: expected ..., received ...`.
+ */
+export function parseConfigFile(path: string, text: string, paths: ConfigPathBase): ConfigFile {
+  let document: Record<string, unknown>;
+  try {
+    document = parse(text);
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "";
+    throw new ConfigError("INVALID_CONFIG", `${path}:${error.line}: invalid TOML: ${reason}`, {
+      cause: error,
+    });
+  }
+
+  const fail = (key: string, expected: string, received: unknown, label: string = key): never => {
+    throw new ConfigError(
+      "INVALID_CONFIG",
+      `${path}:${keyLine(text, key)}: ${label}: expected ${expected}, received ${showValue(received)}`,
+    );
+  };
+  const oneOf = <T extends string>(key: string, choices: readonly T[], value: unknown): T => {
+    if (typeof value === "string" && (choices as readonly string[]).includes(value)) return value as T;
+    return fail(key, `one of ${choices.map((choice) => JSON.stringify(choice)).join(", ")}`, value);
+  };
+  const boolean = (key: string, value: unknown): boolean =>
+    typeof value === "boolean" ? value : fail(key, "a boolean", value);
+  const positiveInteger = (key: string, value: unknown): number =>
+    typeof value === "number" && Number.isSafeInteger(value) && value > 0
+      ? value
+      : fail(key, "a positive integer", value);
+  const strings = (key: string, value: unknown, what: string): string[] => {
+    if (!Array.isArray(value)) return fail(key, `an array of ${what}s`, value);
+    for (const [index, item] of value.entries()) {
+      if (typeof item !== "string" || item === "") fail(key, `a non-empty ${what}`, item, `${key}[${index}]`);
+    }
+    return [...new Set(value as string[])];
+  };
+  const pathList = (key: string, value: unknown): string[] => [
+    ...new Set(strings(key, value, "path").map((item) => resolveConfigPath(item, paths))),
+  ];
+
+  const values: ConfigFileValues = {};
+  for (const [key, value] of Object.entries(document)) {
+    switch (key) {
+      case "approval_policy":
+        values.approvalPolicy = oneOf(key, CONFIG_APPROVAL_POLICIES, value);
+        break;
+      case "sandbox":
+        values.sandbox = oneOf(key, CONFIG_SANDBOX_MODES, value);
+        break;
+      case "writable_roots":
+        values.writableRoots = pathList(key, value);
+        break;
+      case "network_access":
+        values.networkAccess = boolean(key, value);
+        break;
+      case "env_inherit":
+        values.envInherit = oneOf(key, ENV_INHERIT_MODES, value);
+        break;
+      case "env_exclude":
+        values.envExclude = strings(key, value, "glob");
+        break;
+      case "tool_profile":
+        values.toolProfile = oneOf(key, CONFIG_TOOL_PROFILES, value);
+        break;
+      case "max_output_tokens":
+        values.maxOutputTokens = positiveInteger(key, value);
+        break;
+      case "spill_retention_days":
+        values.spillRetentionDays = positiveInteger(key, value);
+        break;
+      case "rules_dirs":
+        values.rulesDirs = pathList(key, value);
+        break;
+      case "durable_one_shot":
+        values.durableOneShot = boolean(key, value);
+        break;
+      case "trust_project_rules":
+        values.trustProjectRules = boolean(key, value);
+        break;
+      default:
+        throw new ConfigError(
+          "INVALID_CONFIG",
+          `${path}:${keyLine(text, key)}: ${key}: expected one of the keys ${CONFIG_KEYS.join(", ")}, received an unknown key`,
+        );
+    }
+  }
+  return { path, text, keys: new Set(Object.keys(document)), values };
+}

@@ -1,0 +1,320 @@
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConfigError, isConfigError } from "./errors.js";
+import { conchConfigDir, loadConfig } from "./load-config.js";
+
+let root: string;
+let home: string;
+let project: string;
+let userFile: string;
+let projectFile: string;
+
+async function write(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+}
+
+function load(cwd: string = project): ReturnType<typeof loadConfig> {
+  return loadConfig({ cwd, env: {}, home });
+}
+
+async function loadError(cwd: string = project): Promise<ConfigError> {
+  const error = await load(cwd).then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
+  if (!(error instanceof ConfigError)) throw new Error(`expected a ConfigError, got ${String(error)}`);
+  return error;
+}
+
+beforeEach(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), "conch-config-")));
+  home = join(root, "home");
+  project = join(root, "work", "project");
+  userFile = join(home, ".config", "conch", "config.toml");
+  projectFile = join(project, ".conch", "config.toml");
+  await mkdir(home, { recursive: true });
+  await mkdir(project, { recursive: true });
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("conchConfigDir", () => {
+  it("honours an absolute XDG_CONFIG_HOME and ignores a relative one", () => {
+    expect(conchConfigDir({ env: { XDG_CONFIG_HOME: "/xdg" }, home: "/h" })).toBe("/xdg/conch");
+    expect(conchConfigDir({ env: { XDG_CONFIG_HOME: "xdg" }, home: "/h" })).toBe("/h/.config/conch");
+    expect(conchConfigDir({ env: { HOME: "/env-home" } })).toBe("/env-home/.config/conch");
+  });
+});
+
+describe("loadConfig", () => {
+  it("returns the defaults when no file exists", async () => {
+    expect(await load()).toEqual({
+      approvalPolicy: "on-request",
+      sandbox: "workspace-write",
+      writableRoots: [],
+      networkAccess: false,
+      envInherit: "all",
+      envExclude: [],
+      toolProfile: "codex",
+      maxOutputTokens: 10000,
+      spillRetentionDays: 7,
+      rulesDirs: [join(home, ".config", "conch", "rules")],
+      durableOneShot: false,
+      trustProjectRules: false,
+      projectDir: null,
+      sources: [],
+      warnings: [],
+    });
+  });
+
+  it("reads every key of the user file, relative paths against home", async () => {
+    await write(
+      userFile,
+      [
+        'approval_policy = "never"',
+        'sandbox = "danger-full-access"',
+        'writable_roots = ["cache", "~/tmp", "/abs"]',
+        "network_access = true",
+        'env_inherit = "core"',
+        'env_exclude = ["*_TOKEN", "AWS_*"]',
+        'tool_profile = "bash"',
+        "max_output_tokens = 2000",
+        "spill_retention_days = 3",
+        'rules_dirs = ["rules", "/etc/conch/rules"]',
+        "durable_one_shot = true",
+        "trust_project_rules = true",
+      ].join("\n"),
+    );
+    expect(await load()).toEqual({
+      approvalPolicy: "never",
+      sandbox: "danger-full-access",
+      writableRoots: [join(home, "cache"), join(home, "tmp"), "/abs"],
+      networkAccess: true,
+      envInherit: "core",
+      envExclude: ["*_TOKEN", "AWS_*"],
+      toolProfile: "bash",
+      maxOutputTokens: 2000,
+      spillRetentionDays: 3,
+      rulesDirs: [join(home, "rules"), "/etc/conch/rules"],
+      durableOneShot: true,
+      trustProjectRules: true,
+      projectDir: null,
+      sources: [userFile],
+      warnings: [],
+    });
+  });
+
+  it("reads the user file from $XDG_CONFIG_HOME/conch and defaults rules_dirs there", async () => {
+    const xdg = join(root, "xdg");
+    await write(join(xdg, "conch", "config.toml"), 'sandbox = "read-only"\n');
+    const config = await loadConfig({ cwd: project, env: { XDG_CONFIG_HOME: xdg }, home });
+    expect(config.sandbox).toBe("read-only");
+    expect(config.rulesDirs).toEqual([join(xdg, "conch", "rules")]);
+    expect(config.sources).toEqual([join(xdg, "conch", "config.toml")]);
+  });
+
+  it("finds the nearest project file above cwd and lets it tighten everything", async () => {
+    await write(
+      userFile,
+      [
+        'approval_policy = "never"',
+        'sandbox = "danger-full-access"',
+        'writable_roots = ["/abs"]',
+        "network_access = true",
+        'env_exclude = ["*_TOKEN"]',
+        "max_output_tokens = 2000",
+      ].join("\n"),
+    );
+    await write(
+      projectFile,
+      [
+        'approval_policy = "untrusted"',
+        'sandbox = "read-only"',
+        'writable_roots = ["build", "./out/../dist"]',
+        "network_access = false",
+        'env_inherit = "none"',
+        'env_exclude = ["*_TOKEN", "NPM_*"]',
+        'tool_profile = "argv"',
+        "max_output_tokens = 500",
+        "spill_retention_days = 1",
+        "durable_one_shot = true",
+      ].join("\n"),
+    );
+    const cwd = join(project, "src", "deep");
+    await mkdir(cwd, { recursive: true });
+    expect(await load(cwd)).toEqual({
+      approvalPolicy: "untrusted",
+      sandbox: "read-only",
+      writableRoots: ["/abs", join(project, "build"), join(project, "dist")],
+      networkAccess: false,
+      envInherit: "none",
+      envExclude: ["*_TOKEN", "NPM_*"],
+      toolProfile: "argv",
+      maxOutputTokens: 500,
+      spillRetentionDays: 1,
+      rulesDirs: [join(home, ".config", "conch", "rules")],
+      durableOneShot: true,
+      trustProjectRules: false,
+      projectDir: project,
+      sources: [userFile, projectFile],
+      warnings: [],
+    });
+  });
+
+  it("moves each ordered setting one step stricter", async () => {
+    await write(userFile, 'approval_policy = "on-request"\nsandbox = "danger-full-access"\n');
+    await write(
+      projectFile,
+      'approval_policy = "on-failure"\nsandbox = "workspace-write"\nenv_inherit = "core"\n',
+    );
+    const config = await load();
+    expect([config.approvalPolicy, config.sandbox, config.envInherit]).toEqual([
+      "on-failure",
+      "workspace-write",
+      "core",
+    ]);
+    expect(config.warnings).toEqual([]);
+  });
+
+  it("ignores each loosening with a warning naming file, line, key and value", async () => {
+    await write(
+      userFile,
+      [
+        'approval_policy = "untrusted"',
+        'sandbox = "read-only"',
+        'env_inherit = "none"',
+        "max_output_tokens = 100",
+      ].join("\n"),
+    );
+    await write(
+      projectFile,
+      [
+        'approval_policy = "never"',
+        'sandbox = "danger-full-access"',
+        "network_access = true",
+        'env_inherit = "all"',
+        "max_output_tokens = 100000",
+        "spill_retention_days = 30",
+        'writable_roots = ["/etc", "../sibling", "inside"]',
+        'rules_dirs = ["rules"]',
+        "trust_project_rules = true",
+      ].join("\n"),
+    );
+    const config = await load();
+    expect(config.warnings).toEqual([
+      `${projectFile}:1: approval_policy = "never" ignored: looser than the user config's "untrusted"`,
+      `${projectFile}:2: sandbox = "danger-full-access" ignored: looser than the user config's "read-only"`,
+      `${projectFile}:3: network_access = true ignored: looser than the default false`,
+      `${projectFile}:4: env_inherit = "all" ignored: looser than the user config's "none"`,
+      `${projectFile}:5: max_output_tokens = 100000 ignored: looser than the user config's 100`,
+      `${projectFile}:6: spill_retention_days = 30 ignored: looser than the default 7`,
+      `${projectFile}:7: writable_roots = "/etc" ignored: outside the project directory ${project}`,
+      `${projectFile}:7: writable_roots = "${join(root, "work", "sibling")}" ignored: outside the project directory ${project}`,
+      `${projectFile}:8: rules_dirs = ["${join(project, "rules")}"] ignored: project rules need trust_project_rules = true in the user config`,
+      `${projectFile}:9: trust_project_rules = true ignored: only the user config can trust project rules`,
+    ]);
+    expect(config).toMatchObject({
+      approvalPolicy: "untrusted",
+      sandbox: "read-only",
+      networkAccess: false,
+      envInherit: "none",
+      maxOutputTokens: 100,
+      spillRetentionDays: 7,
+      writableRoots: [join(project, "inside")],
+      rulesDirs: [join(home, ".config", "conch", "rules")],
+      trustProjectRules: false,
+    });
+  });
+
+  it.each([
+    ["untrusted", "on-request"],
+    ["untrusted", "never"],
+    ["on-failure", "on-request"],
+    ["on-request", "never"],
+  ])("does not let a project turn approval_policy %s into %s", async (user, wanted) => {
+    await write(userFile, `approval_policy = "${user}"\n`);
+    await write(projectFile, `approval_policy = "${wanted}"\n`);
+    const config = await load();
+    expect(config.approvalPolicy).toBe(user);
+    expect(config.warnings).toEqual([
+      `${projectFile}:1: approval_policy = "${wanted}" ignored: looser than the user config's "${user}"`,
+    ]);
+  });
+
+  it("refuses a project writable root that escapes through a symlink", async () => {
+    const outside = join(root, "outside");
+    await mkdir(outside);
+    await symlink(outside, join(project, "link"));
+    await write(projectFile, 'writable_roots = ["link/sub"]\n');
+    const config = await load();
+    expect(config.writableRoots).toEqual([]);
+    expect(config.warnings).toEqual([
+      `${projectFile}:1: writable_roots = "${join(project, "link", "sub")}" ignored: outside the project directory ${project}`,
+    ]);
+  });
+
+  it("adds project rules dirs when the user trusts project rules", async () => {
+    await write(userFile, "trust_project_rules = true\n");
+    await write(projectFile, 'rules_dirs = [".conch/rules"]\n');
+    const config = await load();
+    expect(config.rulesDirs).toEqual([
+      join(home, ".config", "conch", "rules"),
+      join(project, ".conch", "rules"),
+    ]);
+    expect(config.warnings).toEqual([]);
+  });
+
+  it("stops at the filesystem root when no project file exists", async () => {
+    const config = await load(join(project, "a"));
+    expect(config.projectDir).toBeNull();
+  });
+
+  it.each([
+    [
+      'sandbox = "yolo"',
+      'sandbox: expected one of "read-only", "workspace-write", "danger-full-access", received "yolo"',
+    ],
+    [
+      "approval_policy = 1",
+      'approval_policy: expected one of "untrusted", "on-failure", "on-request", "never", received 1',
+    ],
+    ['network_access = "yes"', 'network_access: expected a boolean, received "yes"'],
+    ["max_output_tokens = 0", "max_output_tokens: expected a positive integer, received 0"],
+    ["spill_retention_days = 1.5", "spill_retention_days: expected a positive integer, received 1.5"],
+    ['writable_roots = "/tmp"', 'writable_roots: expected an array of paths, received "/tmp"'],
+    ['env_exclude = ["A", 3]', "env_exclude[1]: expected a non-empty glob, received 3"],
+    ['rules_dirs = [""]', 'rules_dirs[0]: expected a non-empty path, received ""'],
+    [
+      "[sandbox]\ntype = 1",
+      'sandbox: expected one of "read-only", "workspace-write", "danger-full-access", received a table',
+    ],
+  ])("rejects %j", async (line, message) => {
+    await write(userFile, `# user config\n\n${line}\n`);
+    const error = await loadError();
+    expect(error.message).toBe(`${userFile}:3: ${message}`);
+    expect(error.code).toBe("INVALID_CONFIG");
+    expect(isConfigError(error)).toBe(true);
+  });
+
+  it("rejects an unknown key in the project file, at its line", async () => {
+    await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
+    expect((await loadError()).message).toBe(
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, trust_project_rules, received an unknown key`,
+    );
+  });
+
+  it("rejects invalid TOML at its line", async () => {
+    await write(userFile, 'sandbox = "read-only"\nnetwork_access = \n');
+    expect((await loadError()).message).toBe(`${userFile}:2: invalid TOML: invalid value`);
+  });
+
+  it("rejects a config path that is a directory", async () => {
+    await mkdir(userFile, { recursive: true });
+    expect((await loadError()).message).toMatch(new RegExp(`^${userFile}: cannot read: EISDIR`));
+  });
+});

@@ -1,0 +1,170 @@
+import { realpath } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { type ConfigFile, showValue } from "./config-file.js";
+import {
+  CONFIG_APPROVAL_POLICIES,
+  CONFIG_SANDBOX_MODES,
+  type ConfigApprovalPolicy,
+  type ConfigSandboxMode,
+  ENV_INHERIT_MODES,
+  type EnvInheritMode,
+  type ToolProfile,
+} from "./config-values.js";
+import { keyLine } from "./key-lines.js";
+
+/** Every setting, defaults filled in, paths absolute. */
+export interface ConfigSettings {
+  readonly approvalPolicy: ConfigApprovalPolicy;
+  readonly sandbox: ConfigSandboxMode;
+  readonly writableRoots: readonly string[];
+  readonly networkAccess: boolean;
+  readonly envInherit: EnvInheritMode;
+  readonly envExclude: readonly string[];
+  readonly toolProfile: ToolProfile;
+  readonly maxOutputTokens: number;
+  readonly spillRetentionDays: number;
+  readonly rulesDirs: readonly string[];
+  readonly durableOneShot: boolean;
+  readonly trustProjectRules: boolean;
+}
+
+export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
+export const DEFAULT_SPILL_RETENTION_DAYS = 7;
+
+/** The settings with nothing configured; `rulesDirs` defaults to `<config dir>/rules`. */
+export function defaultSettings(configDir: string): ConfigSettings {
+  return {
+    approvalPolicy: "on-request",
+    sandbox: "workspace-write",
+    writableRoots: [],
+    networkAccess: false,
+    envInherit: "all",
+    envExclude: [],
+    toolProfile: "codex",
+    maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
+    spillRetentionDays: DEFAULT_SPILL_RETENTION_DAYS,
+    rulesDirs: [join(configDir, "rules")],
+    durableOneShot: false,
+    trustProjectRules: false,
+  };
+}
+
+/** The user file over the defaults: the user may set anything. */
+export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | null): ConfigSettings {
+  return { ...defaults, ...user?.values };
+}
+
+/** `path` with every symlink of its longest existing prefix resolved, so containment cannot be faked. */
+async function realpathLoose(path: string): Promise<string> {
+  const rest: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      return join(await realpath(current), ...rest.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return path;
+      rest.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * The project file over the user settings, where it only tightens: a stricter approval policy, sandbox
+ * or env inheritance, network off, fewer output tokens, a shorter spill retention, more env exclusions,
+ * writable roots inside the project. Project rules dirs count only when the user trusts project rules.
+ * Anything looser is dropped with a warning `file:line: key = value ignored: why`, in file order.
+ */
+export async function applyProjectConfig(
+  user: ConfigSettings,
+  userFile: ConfigFile | null,
+  project: ConfigFile,
+  projectDir: string,
+): Promise<{ settings: ConfigSettings; warnings: string[] }> {
+  const values = project.values;
+  const ignored: { line: number; text: string }[] = [];
+  const ignore = (key: string, value: unknown, why: string): void => {
+    const line = keyLine(project.text, key);
+    ignored.push({ line, text: `${project.path}:${line}: ${key} = ${showValue(value)} ignored: ${why}` });
+  };
+  const looser = (key: string, userValue: unknown): string => {
+    const fromUser = userFile?.keys.has(key) === true;
+    return `looser than ${fromUser ? "the user config's" : "the default"} ${showValue(userValue)}`;
+  };
+  const tighter = <T extends string>(
+    key: string,
+    order: readonly T[],
+    current: T,
+    wanted: T | undefined,
+  ): T => {
+    if (wanted === undefined) return current;
+    if (order.indexOf(wanted) <= order.indexOf(current)) return wanted;
+    ignore(key, wanted, looser(key, current));
+    return current;
+  };
+  const lower = (key: string, current: number, wanted: number | undefined): number => {
+    if (wanted === undefined || wanted <= current) return wanted ?? current;
+    ignore(key, wanted, looser(key, current));
+    return current;
+  };
+
+  let networkAccess = user.networkAccess;
+  if (values.networkAccess === false) networkAccess = false;
+  else if (values.networkAccess === true && !user.networkAccess) {
+    ignore("network_access", true, looser("network_access", false));
+  }
+
+  const writableRoots = [...user.writableRoots];
+  const realProjectDir = await realpathLoose(projectDir);
+  for (const root of values.writableRoots ?? []) {
+    const realRoot = await realpathLoose(root);
+    if (!isInside(realRoot, realProjectDir)) {
+      ignore("writable_roots", root, `outside the project directory ${projectDir}`);
+    } else if (!writableRoots.includes(realRoot)) {
+      writableRoots.push(realRoot);
+    }
+  }
+
+  let rulesDirs = user.rulesDirs;
+  if (values.rulesDirs !== undefined) {
+    if (user.trustProjectRules) rulesDirs = [...new Set([...user.rulesDirs, ...values.rulesDirs])];
+    else
+      ignore(
+        "rules_dirs",
+        values.rulesDirs,
+        "project rules need trust_project_rules = true in the user config",
+      );
+  }
+  if (values.trustProjectRules === true && !user.trustProjectRules) {
+    ignore("trust_project_rules", true, "only the user config can trust project rules");
+  }
+
+  const settings: ConfigSettings = {
+    approvalPolicy: tighter(
+      "approval_policy",
+      CONFIG_APPROVAL_POLICIES,
+      user.approvalPolicy,
+      values.approvalPolicy,
+    ),
+    sandbox: tighter("sandbox", CONFIG_SANDBOX_MODES, user.sandbox, values.sandbox),
+    writableRoots,
+    networkAccess,
+    envInherit: tighter("env_inherit", ENV_INHERIT_MODES, user.envInherit, values.envInherit),
+    envExclude: [...new Set([...user.envExclude, ...(values.envExclude ?? [])])],
+    toolProfile: values.toolProfile ?? user.toolProfile,
+    maxOutputTokens: lower("max_output_tokens", user.maxOutputTokens, values.maxOutputTokens),
+    spillRetentionDays: lower("spill_retention_days", user.spillRetentionDays, values.spillRetentionDays),
+    rulesDirs,
+    durableOneShot: values.durableOneShot ?? user.durableOneShot,
+    trustProjectRules: user.trustProjectRules,
+  };
+  // Stable sort: in file order, several writable roots in the order written.
+  const warnings = ignored.sort((a, b) => a.line - b.line).map((warning) => warning.text);
+  return { settings, warnings };
+}
