@@ -15,12 +15,9 @@ export {
   CONFIG_KEYS,
   CONFIG_SANDBOX_MODES,
   CONFIG_TOOL_PROFILES,
-  type ConfigApprovalPolicy,
   type ConfigFileValues,
   type ConfigSandboxMode,
   ENV_INHERIT_MODES,
-  type EnvInheritMode,
-  type ToolProfile,
 } from "./config/config-values.js";
 export { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode, isConfigError } from "./config/errors.js";
 export {

@@ -1,3 +1,5 @@
+import type { AskForApproval, EnvInheritPolicy, ToolProfileName } from "@conch/protocol";
+
 // The values a config file can hold. Each mode list runs from strictest to loosest, and that order is what
 // a project config may move along: only toward the front.
 
@@ -12,8 +14,8 @@ export const CONFIG_APPROVAL_POLICIES: readonly ["untrusted", "on-failure", "on-
   "on-failure",
   "on-request",
   "never",
-] as const;
-export type ConfigApprovalPolicy = (typeof CONFIG_APPROVAL_POLICIES)[number];
+] as const satisfies readonly AskForApproval[];
+export type ConfigApprovalPolicy = AskForApproval;
 
 /** Codex's `SandboxPolicy` types a config may name, strictest first (`external-sandbox` is not one). */
 export const CONFIG_SANDBOX_MODES: readonly ["read-only", "workspace-write", "danger-full-access"] = [
@@ -24,8 +26,12 @@ export const CONFIG_SANDBOX_MODES: readonly ["read-only", "workspace-write", "da
 export type ConfigSandboxMode = (typeof CONFIG_SANDBOX_MODES)[number];
 
 /** How much of the parent environment a command inherits, strictest first. */
-export const ENV_INHERIT_MODES: readonly ["none", "core", "all"] = ["none", "core", "all"] as const;
-export type EnvInheritMode = (typeof ENV_INHERIT_MODES)[number];
+export const ENV_INHERIT_MODES: readonly ["none", "core", "all"] = [
+  "none",
+  "core",
+  "all",
+] as const satisfies readonly EnvInheritPolicy[];
+export type EnvInheritMode = EnvInheritPolicy;
 
 /** The tool surfaces the orchestrator can expose; a project may pick any. */
 export const CONFIG_TOOL_PROFILES: readonly ["codex", "bash", "terminal", "argv"] = [
@@ -33,8 +39,8 @@ export const CONFIG_TOOL_PROFILES: readonly ["codex", "bash", "terminal", "argv"
   "bash",
   "terminal",
   "argv",
-] as const;
-export type ToolProfile = (typeof CONFIG_TOOL_PROFILES)[number];
+] as const satisfies readonly ToolProfileName[];
+export type ToolProfile = ToolProfileName;
 
 /** What one config file sets, keys in camelCase, paths absolute. */
 export interface ConfigFileValues {

@@ -1,6 +1,8 @@
-// The orchestrator does not depend on @conch/protocol yet, so this list cannot be checked with
-// `satisfies readonly ConchErrorCode[]`; "INVALID_CONFIG" is in protocol's CONCH_ERROR_CODES.
-export const CONFIG_ERROR_CODES: readonly ["INVALID_CONFIG"] = ["INVALID_CONFIG"] as const;
+import type { ConchErrorCode } from "@conch/protocol";
+
+export const CONFIG_ERROR_CODES: readonly ["INVALID_CONFIG"] = [
+  "INVALID_CONFIG",
+] as const satisfies readonly ConchErrorCode[];
 
 export type ConfigErrorCode = (typeof CONFIG_ERROR_CODES)[number];
 
