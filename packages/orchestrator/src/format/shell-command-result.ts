@@ -1,14 +1,14 @@
 // Port of Codex's shell_command text (codex-rs/core/src/tools/mod.rs: format_exec_output_for_model,
 // build_content_with_timeout).
 
-import { truncateMiddle } from "./truncate.js";
+import { CollectedOutput } from "../output/collected-output.js";
 
 export interface ShellCommandResultInput {
   readonly exitCode: number;
   /** Feeds both the wall time and, on timeout, the milliseconds in the first output line. */
   readonly durationMs: number;
-  /** The full, untruncated output. */
-  readonly output: string;
+  /** The full output, or what a collector kept of it (head, tail and exact counts). */
+  readonly output: string | CollectedOutput;
   readonly maxTokens: number;
   readonly timedOut?: boolean;
 }
@@ -19,11 +19,12 @@ export interface ShellCommandResultInput {
  * the line count, then `Output:` and the middle-truncated text.
  */
 export function formatShellCommandResult(input: ShellCommandResultInput): string {
+  const output = typeof input.output === "string" ? CollectedOutput.of(input.output) : input.output;
   const content = input.timedOut
-    ? `command timed out after ${Math.floor(input.durationMs)} milliseconds\n${input.output}`
-    : input.output;
-  const totalLines = countLines(content);
-  const formatted = truncateMiddle(content, input.maxTokens).text;
+    ? output.withPrefix(`command timed out after ${Math.floor(input.durationMs)} milliseconds\n`)
+    : output;
+  const totalLines = content.lineCount();
+  const formatted = content.truncate(input.maxTokens).text;
 
   const sections = [`Exit code: ${input.exitCode}`, `Wall time: ${formatTenths(input.durationMs)} seconds`];
   if (totalLines !== countLines(formatted)) sections.push(`Total output lines: ${totalLines}`);

@@ -44,7 +44,12 @@ export function truncateMiddle(text: string, maxTokens: number): TruncationResul
   const maxBytes = approxBytesForTokens(maxTokens);
 
   if (maxBytes === 0) {
-    return { text: marker(originalTokens), truncated: true, originalTokens, removedTokens: originalTokens };
+    return {
+      text: truncationMarker(originalTokens),
+      truncated: true,
+      originalTokens,
+      removedTokens: originalTokens,
+    };
   }
   if (bytes.length <= maxBytes) {
     return { text, truncated: false, originalTokens, removedTokens: 0 };
@@ -55,15 +60,16 @@ export function truncateMiddle(text: string, maxTokens: number): TruncationResul
   const headEnd = boundaryAtOrBefore(bytes, headBudget);
   const tailStart = Math.max(boundaryAtOrAfter(bytes, bytes.length - tailBudget), headEnd);
   const removedTokens = tokensForBytes(bytes.length - maxBytes);
-  const out = bytes.toString("utf8", 0, headEnd) + marker(removedTokens) + bytes.toString("utf8", tailStart);
+  const out =
+    bytes.toString("utf8", 0, headEnd) + truncationMarker(removedTokens) + bytes.toString("utf8", tailStart);
   return { text: out, truncated: true, originalTokens, removedTokens };
 }
 
-function tokensForBytes(bytes: number): number {
+export function tokensForBytes(bytes: number): number {
   return Math.ceil(bytes / APPROX_BYTES_PER_TOKEN);
 }
 
-function marker(removedTokens: number): string {
+export function truncationMarker(removedTokens: number): string {
   return `…${removedTokens} tokens truncated…`;
 }
 
@@ -71,13 +77,13 @@ function isContinuationByte(byte: number | undefined): boolean {
   return byte !== undefined && (byte & 0xc0) === 0x80;
 }
 
-function boundaryAtOrBefore(bytes: Buffer, index: number): number {
+export function boundaryAtOrBefore(bytes: Buffer, index: number): number {
   let i = index;
   while (i > 0 && isContinuationByte(bytes[i])) i--;
   return i;
 }
 
-function boundaryAtOrAfter(bytes: Buffer, index: number): number {
+export function boundaryAtOrAfter(bytes: Buffer, index: number): number {
   let i = index;
   while (i < bytes.length && isContinuationByte(bytes[i])) i++;
   return i;

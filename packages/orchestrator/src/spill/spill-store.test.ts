@@ -55,9 +55,10 @@ describe("createSpillStore", () => {
     const input = Buffer.alloc(5000, "a");
     input.fill("z", 2500);
     const result = await store.write(input);
-    expect(result).toEqual({ path: result.path, bytes: 5000, fileBytes: 1024, omittedBytes: 4004 });
+    // 40 bytes are set aside for the longest marker; the rest is half head, half tail.
+    expect(result).toEqual({ path: result.path, bytes: 5000, fileBytes: 1012, omittedBytes: 4016 });
     const onDisk = await readFile(result.path, "utf8");
-    expect(onDisk).toBe(`${"a".repeat(498)}\n... 4004 bytes omitted ...\n${"z".repeat(498)}`);
+    expect(onDisk).toBe(`${"a".repeat(492)}\n... 4016 bytes omitted ...\n${"z".repeat(492)}`);
   });
 
   it("never cuts a UTF-8 character when capping", async () => {
@@ -82,6 +83,53 @@ describe("createSpillStore", () => {
     const result = await store.write(input, { label: "shell_command" });
     expect(result.omittedBytes).toBe(0);
     expect((await readFile(result.path)).equals(input)).toBe(true);
+  });
+
+  it("streams output chunk by chunk: the tail is the latest output, however often the ring wraps", async () => {
+    const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
+    const file = await store.open({ label: "shell_command" });
+    const lines: string[] = [];
+    for (let i = 0; i < 500; i++) lines.push(`line ${i}\n`);
+    for (const line of lines) await file.append(Buffer.from(line));
+    const all = Buffer.from(lines.join(""));
+    expect(file.bytes).toBe(all.length);
+    const result = await file.finish();
+    const onDisk = await readFile(result.path);
+    const omitted = all.length - 984;
+    expect(result).toEqual({
+      path: file.path,
+      bytes: all.length,
+      fileBytes: onDisk.length,
+      omittedBytes: omitted,
+    });
+    expect(onDisk.toString()).toBe(
+      `${all.subarray(0, 492)}\n... ${omitted} bytes omitted ...\n${all.subarray(all.length - 492)}`,
+    );
+    expect(await readdir(root)).toEqual([basename(result.path)]);
+  });
+
+  it("a chunk larger than the ring keeps only its end; a short tail is kept whole", async () => {
+    const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
+    const big = await store.open();
+    await big.append(Buffer.alloc(10_000, "b"));
+    await big.append(Buffer.from("END"));
+    const bigResult = await big.finish();
+    expect((await readFile(bigResult.path, "utf8")).endsWith(`${"b".repeat(489)}END`)).toBe(true);
+    expect(bigResult.omittedBytes).toBe(10_003 - 984);
+
+    const small = await store.open();
+    await small.append(Buffer.alloc(700, "s"));
+    const smallResult = await small.finish();
+    expect(smallResult).toEqual({ path: small.path, bytes: 700, fileBytes: 700, omittedBytes: 0 });
+    expect(await readFile(smallResult.path, "utf8")).toBe("s".repeat(700));
+  });
+
+  it("abort leaves nothing behind", async () => {
+    const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
+    const file = await store.open();
+    await file.append(Buffer.alloc(5000, "x"));
+    await file.abort();
+    expect(await readdir(root)).toEqual([]);
   });
 
   it("deletes expired spill files on write after the default 7 days, and only its own", async () => {

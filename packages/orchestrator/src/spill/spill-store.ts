@@ -1,7 +1,8 @@
 import { Buffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, rename, unlink } from "node:fs/promises";
+import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { SpillWriter } from "./spill-writer.js";
 import { conchStateDir, type StateDirOptions } from "./state-dir.js";
 
 export const DEFAULT_SPILL_MAX_FILE_BYTES: number = 64 * 1024 * 1024;
@@ -43,8 +44,24 @@ export interface SpillResult {
   readonly omittedBytes: number;
 }
 
+/** A spill file being written, chunk by chunk, as output arrives. */
+export interface SpillFile {
+  /** Where the file will be once finished. */
+  readonly path: string;
+  /** Bytes appended so far. */
+  readonly bytes: number;
+  /** Resolves once the chunk is on disk; chunks land in call order. */
+  append(chunk: Uint8Array): Promise<void>;
+  /** Completes the file (head, omission marker, tail when over `maxFileBytes`) and moves it into place. */
+  finish(): Promise<SpillResult>;
+  /** Deletes what was written; never throws. */
+  abort(): Promise<void>;
+}
+
 export interface SpillStore {
   readonly dir: string;
+  /** Starts a spill file that output is streamed into; memory stays bounded whatever its size. */
+  open(options?: SpillWriteOptions): Promise<SpillFile>;
   /** Writes atomically (temp file + rename), mode 0600, in a directory created with mode 0700. */
   write(data: Uint8Array | string, options?: SpillWriteOptions): Promise<SpillResult>;
   /** Deletes expired spill files now; resolves to how many were deleted. Other files are never touched. */
@@ -93,41 +110,40 @@ export function createSpillStore(options: SpillStoreOptions = {}): SpillStore {
     return removed;
   }
 
+  async function open(writeOptions: SpillWriteOptions = {}): Promise<SpillFile> {
+    const name = `${timestamp(now())}-${randomBytes(4).toString("hex")}-${sanitizeLabel(writeOptions.label)}.txt`;
+    const path = join(dir, name);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const writer = new SpillWriter(path, join(dir, `.${name}.tmp`), maxFileBytes);
+    await writer.open();
+    return {
+      path,
+      get bytes() {
+        return writer.bytes;
+      },
+      append: (chunk) => writer.append(chunk),
+      abort: () => writer.abort(),
+      async finish() {
+        const result = await writer.finish();
+        if (now() - lastSweep >= sweepIntervalMs) {
+          // Retention is housekeeping: a failed sweep must never fail the write it rides on.
+          await sweep().catch(() => 0);
+        }
+        return { path, ...result };
+      },
+    };
+  }
+
   async function write(
     data: Uint8Array | string,
     writeOptions: SpillWriteOptions = {},
   ): Promise<SpillResult> {
-    const input =
-      typeof data === "string"
-        ? Buffer.from(data, "utf8")
-        : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const { content, omittedBytes } = capHeadTail(input, maxFileBytes);
-    const name = `${timestamp(now())}-${randomBytes(4).toString("hex")}-${sanitizeLabel(writeOptions.label)}.txt`;
-    const path = join(dir, name);
-    const temp = join(dir, `.${name}.tmp`);
-
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const handle = await open(temp, "wx", 0o600);
-    try {
-      try {
-        await handle.writeFile(content);
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, path);
-    } catch (error) {
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    }
-
-    if (now() - lastSweep >= sweepIntervalMs) {
-      // Retention is housekeeping: a failed sweep must never fail the write it rides on.
-      await sweep().catch(() => 0);
-    }
-    return { path, bytes: input.length, fileBytes: content.length, omittedBytes };
+    const file = await open(writeOptions);
+    await file.append(typeof data === "string" ? Buffer.from(data, "utf8") : data);
+    return file.finish();
   }
 
-  return { dir, write, sweep };
+  return { dir, open, write, sweep };
 }
 
 function checkInteger(name: string, value: number | undefined, fallback: number, min: number): number {
@@ -136,44 +152,6 @@ function checkInteger(name: string, value: number | undefined, fallback: number,
     throw new RangeError(`${name} must be an integer >= ${min}, received ${String(value)}`);
   }
   return value;
-}
-
-/** Head and tail within `max` bytes (marker included), cut on UTF-8 character boundaries. */
-function capHeadTail(input: Buffer, max: number): { content: Buffer; omittedBytes: number } {
-  if (input.length <= max) return { content: input, omittedBytes: 0 };
-  // The marker for the whole input is at least as long as the final one, so the budget holds.
-  const budget = max - Buffer.byteLength(omissionMarker(input.length));
-  const headEnd = boundaryAtOrBefore(input, Math.floor(budget / 2));
-  const tailStart = boundaryAtOrAfter(input, input.length - Math.ceil(budget / 2));
-  const omittedBytes = tailStart - headEnd;
-  const content = Buffer.concat([
-    input.subarray(0, headEnd),
-    Buffer.from(omissionMarker(omittedBytes), "utf8"),
-    input.subarray(tailStart),
-  ]);
-  return { content, omittedBytes };
-}
-
-function omissionMarker(omitted: number): string {
-  return `\n... ${omitted} bytes omitted ...\n`;
-}
-
-// At most three steps: a UTF-8 character has at most three continuation bytes, and binary data may
-// have long runs of bytes that only look like continuations.
-function isContinuation(byte: number | undefined): boolean {
-  return byte !== undefined && (byte & 0xc0) === 0x80;
-}
-
-function boundaryAtOrBefore(bytes: Buffer, index: number): number {
-  let i = index;
-  while (i > 0 && index - i < 3 && isContinuation(bytes[i])) i--;
-  return isContinuation(bytes[i]) ? index : i;
-}
-
-function boundaryAtOrAfter(bytes: Buffer, index: number): number {
-  let i = index;
-  while (i < bytes.length && i - index < 3 && isContinuation(bytes[i])) i++;
-  return isContinuation(bytes[i]) ? index : i;
 }
 
 function sanitizeLabel(label: string | undefined): string {

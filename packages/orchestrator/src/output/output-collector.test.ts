@@ -1,0 +1,104 @@
+import { Buffer } from "node:buffer";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { formatShellCommandResult } from "../format/shell-command-result.js";
+import { truncateMiddle } from "../format/truncate.js";
+import { createSpillStore } from "../spill/spill-store.js";
+import { OutputCollector } from "./output-collector.js";
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "conch-collector-"));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+// Deterministic pseudo-random numbers, so a failure names a reproducible case.
+function rng(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    return x / 2 ** 31;
+  };
+}
+
+const PIECES = ["a", "line\n", "é", "€", "😀", "\n", "xyz", "\r\n"];
+
+function randomText(random: () => number, words: number): string {
+  let text = "";
+  for (let i = 0; i < words; i++) text += PIECES[Math.floor(random() * PIECES.length)];
+  return text;
+}
+
+async function collect(text: string, maxTokens: number, random: () => number) {
+  const collector = new OutputCollector({ maxTokens, spill: createSpillStore({ dir: root }), label: "t" });
+  const bytes = Buffer.from(text, "utf8");
+  // Chunks split anywhere, even inside a character, as pipes do.
+  for (let at = 0; at < bytes.length; ) {
+    const n = 1 + Math.floor(random() * 300);
+    await collector.push(bytes.subarray(at, at + n));
+    at += n;
+  }
+  return collector.finish((output) => output.truncate(maxTokens).truncated);
+}
+
+describe("OutputCollector", () => {
+  it("gives the same text, line count and truncation as the whole output, whatever the chunking", async () => {
+    const random = rng(7);
+    for (let i = 0; i < 200; i++) {
+      const text = randomText(random, Math.floor(random() * 3000));
+      const maxTokens = 1 + Math.floor(random() * 400);
+      const { output, spill } = await collect(text, maxTokens, random);
+      expect(output.truncate(maxTokens), `case ${i}`).toEqual(truncateMiddle(text, maxTokens));
+      const prefixed = output.withPrefix("command timed out after 5 milliseconds\n");
+      expect(prefixed.truncate(maxTokens)).toEqual(
+        truncateMiddle(`command timed out after 5 milliseconds\n${text}`, maxTokens),
+      );
+      expect(
+        formatShellCommandResult({ exitCode: 0, durationMs: 5, output, maxTokens, timedOut: true }),
+      ).toBe(
+        formatShellCommandResult({ exitCode: 0, durationMs: 5, output: text, maxTokens, timedOut: true }),
+      );
+      if (truncateMiddle(text, maxTokens).truncated) {
+        expect(spill).not.toBeNull();
+        expect(await readFile(spill?.path as string, "utf8")).toBe(text);
+      } else {
+        expect(spill).toBeNull();
+      }
+    }
+  });
+
+  it("streams a 5 MB output to the spill file and keeps only head and tail in memory", async () => {
+    const collector = new OutputCollector({
+      maxTokens: 100,
+      spill: createSpillStore({ dir: root }),
+      label: "t",
+    });
+    const lines: string[] = [];
+    for (let i = 0; i < 300_000; i++) lines.push(`${i}\n`);
+    const all = Buffer.from(lines.join(""));
+    for (let at = 0; at < all.length; at += 65536) await collector.push(all.subarray(at, at + 65536));
+    const { output, spill } = await collector.finish(() => true);
+    expect(output.head.length).toBeLessThan(1024);
+    expect(output.tail.length).toBe(400);
+    expect(output.lineCount()).toBe(300_000);
+    expect((await readFile(spill?.path as string)).equals(all)).toBe(true);
+  });
+
+  it("discards the spill file when the text will not point to it, and notes binary output", async () => {
+    const collector = new OutputCollector({
+      maxTokens: 10,
+      spill: createSpillStore({ dir: root }),
+      label: "t",
+    });
+    await collector.push(Buffer.from([0x41, 0x00, 0x42]));
+    await collector.push(Buffer.alloc(1000, 0x43));
+    const result = await collector.finish(() => false);
+    expect(result.binary).toBe(true);
+    expect(result.spill).toBeNull();
+    expect(await readdir(root)).toEqual([]);
+  });
+});
