@@ -34,6 +34,11 @@ export interface ApprovalRequest {
   justification?: string;
   /** The model's 5–10 word description of the command (the `bash` tool profile's `description`). */
   description?: string;
+  /**
+   * Set when the command already ran in the sandbox and the sandbox denied it: what it printed (its
+   * tail), so the person can judge the retry outside the sandbox this request asks for.
+   */
+  sandboxDenial?: string;
   sandboxPolicy: SandboxPolicyKind;
   sandboxPermissions: SandboxPermissions;
   tty: boolean;

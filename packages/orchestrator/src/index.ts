@@ -19,7 +19,6 @@ export {
   type ConfigSandboxMode,
   ENV_INHERIT_MODES,
 } from "./config/config-values.js";
-export { CONFIG_ERROR_CODES, ConfigError, type ConfigErrorCode, isConfigError } from "./config/errors.js";
 export {
   type ConchConfig,
   conchConfigDir,
@@ -31,6 +30,12 @@ export {
   DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_SPILL_RETENTION_DAYS,
 } from "./config/merge-config.js";
+export {
+  isOrchestratorError,
+  ORCHESTRATOR_ERROR_CODES,
+  OrchestratorError,
+  type OrchestratorErrorCode,
+} from "./errors.js";
 export { CHUNK_ID_LENGTH, generateChunkId } from "./format/chunk-id.js";
 export { formatShellCommandResult, type ShellCommandResultInput } from "./format/shell-command-result.js";
 export {
@@ -41,15 +46,46 @@ export {
   truncateMiddle,
 } from "./format/truncate.js";
 export { formatUnifiedExecResult, type UnifiedExecResultInput } from "./format/unified-exec-result.js";
+export {
+  REJECTED_BY_USER,
+  RETRY_WITHOUT_SANDBOX_REASON,
+  ToolOrchestrator,
+} from "./orchestrator/tool-orchestrator.js";
+export {
+  type CommandOutcome,
+  type CommandRequest,
+  type Execute,
+  type FailedOutcome,
+  type RanOutcome,
+  REJECTION_KINDS,
+  type RejectedOutcome,
+  type RejectionKind,
+  type RunContext,
+  type ToolOrchestratorOptions,
+} from "./orchestrator/types.js";
+export type { CollectedOutput } from "./output/collected-output.js";
+export type { CollectorResult } from "./output/output-collector.js";
+export { loadRulesDirs } from "./rules/load-rules-dirs.js";
+export { type ConchRuntime, type CreateRuntimeOptions, createRuntime } from "./runtime/create-runtime.js";
 export { SPILL_NOTICE_EXAMPLE_LINES, spillNotice } from "./spill/spill-notice.js";
 export {
   createSpillStore,
   DEFAULT_SPILL_MAX_FILE_BYTES,
   DEFAULT_SPILL_RETENTION_MS,
   DEFAULT_SPILL_SWEEP_INTERVAL_MS,
+  type SpillFile,
   type SpillResult,
   type SpillStore,
   type SpillStoreOptions,
   type SpillWriteOptions,
 } from "./spill/spill-store.js";
 export { conchStateDir, type StateDirOptions } from "./spill/state-dir.js";
+export { createToolSet, type ToolSet, type ToolSetOptions } from "./tools/tool-set.js";
+export {
+  TOOL_CALL_STATUSES,
+  type ToolCallResult,
+  type ToolCallStatus,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResultData,
+} from "./tools/types.js";

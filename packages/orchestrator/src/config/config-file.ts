@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
+import { OrchestratorError } from "../errors.js";
 import {
   CONFIG_APPROVAL_POLICIES,
   CONFIG_KEYS,
@@ -8,7 +9,6 @@ import {
   type ConfigFileValues,
   ENV_INHERIT_MODES,
 } from "./config-values.js";
-import { ConfigError } from "./errors.js";
 import { keyLine } from "./key-lines.js";
 
 /** One config file, read and validated. */
@@ -53,13 +53,13 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
   } catch (error) {
     if (!(error instanceof TomlError)) throw error;
     const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "";
-    throw new ConfigError("INVALID_CONFIG", `${path}:${error.line}: invalid TOML: ${reason}`, {
+    throw new OrchestratorError("INVALID_CONFIG", `${path}:${error.line}: invalid TOML: ${reason}`, {
       cause: error,
     });
   }
 
   const fail = (key: string, expected: string, received: unknown, label: string = key): never => {
-    throw new ConfigError(
+    throw new OrchestratorError(
       "INVALID_CONFIG",
       `${path}:${keyLine(text, key)}: ${label}: expected ${expected}, received ${showValue(received)}`,
     );
@@ -124,8 +124,12 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       case "trust_project_rules":
         values.trustProjectRules = boolean(key, value);
         break;
+      case "audit_log":
+        if (typeof value !== "string" || value === "") fail(key, "a non-empty path", value);
+        values.auditLog = resolveConfigPath(value as string, paths);
+        break;
       default:
-        throw new ConfigError(
+        throw new OrchestratorError(
           "INVALID_CONFIG",
           `${path}:${keyLine(text, key)}: ${key}: expected one of the keys ${CONFIG_KEYS.join(", ")}, received an unknown key`,
         );

@@ -56,6 +56,7 @@ export interface ConfigFileValues {
   rulesDirs?: string[];
   durableOneShot?: boolean;
   trustProjectRules?: boolean;
+  auditLog?: string;
 }
 
 /** The snake_case TOML key of each value, in the order they are documented. */
@@ -72,4 +73,5 @@ export const CONFIG_KEYS: readonly string[] = [
   "rules_dirs",
   "durable_one_shot",
   "trust_project_rules",
+  "audit_log",
 ];

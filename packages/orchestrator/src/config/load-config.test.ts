@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError, isConfigError } from "./errors.js";
+import { isOrchestratorError, OrchestratorError } from "../errors.js";
 import { conchConfigDir, loadConfig } from "./load-config.js";
 
 let root: string;
@@ -20,12 +20,13 @@ function load(cwd: string = project): ReturnType<typeof loadConfig> {
   return loadConfig({ cwd, env: {}, home });
 }
 
-async function loadError(cwd: string = project): Promise<ConfigError> {
+async function loadError(cwd: string = project): Promise<OrchestratorError> {
   const error = await load(cwd).then(
     () => null,
     (thrown: unknown) => thrown,
   );
-  if (!(error instanceof ConfigError)) throw new Error(`expected a ConfigError, got ${String(error)}`);
+  if (!(error instanceof OrchestratorError))
+    throw new Error(`expected a OrchestratorError, got ${String(error)}`);
   return error;
 }
 
@@ -66,6 +67,7 @@ describe("loadConfig", () => {
       rulesDirs: [join(home, ".config", "conch", "rules")],
       durableOneShot: false,
       trustProjectRules: false,
+      auditLog: null,
       projectDir: null,
       sources: [],
       warnings: [],
@@ -88,6 +90,7 @@ describe("loadConfig", () => {
         'rules_dirs = ["rules", "/etc/conch/rules"]',
         "durable_one_shot = true",
         "trust_project_rules = true",
+        'audit_log = "logs/audit.jsonl"',
       ].join("\n"),
     );
     expect(await load()).toEqual({
@@ -103,6 +106,7 @@ describe("loadConfig", () => {
       rulesDirs: [join(home, "rules"), "/etc/conch/rules"],
       durableOneShot: true,
       trustProjectRules: true,
+      auditLog: join(home, "logs", "audit.jsonl"),
       projectDir: null,
       sources: [userFile],
       warnings: [],
@@ -160,6 +164,7 @@ describe("loadConfig", () => {
       rulesDirs: [join(home, ".config", "conch", "rules")],
       durableOneShot: true,
       trustProjectRules: false,
+      auditLog: null,
       projectDir: project,
       sources: [userFile, projectFile],
       warnings: [],
@@ -203,6 +208,7 @@ describe("loadConfig", () => {
         'writable_roots = ["/etc", "../sibling", "inside"]',
         'rules_dirs = ["rules"]',
         "trust_project_rules = true",
+        'audit_log = "/dev/null"',
       ].join("\n"),
     );
     const config = await load();
@@ -217,6 +223,7 @@ describe("loadConfig", () => {
       `${projectFile}:7: writable_roots = "${join(root, "work", "sibling")}" ignored: outside the project directory ${project}`,
       `${projectFile}:8: rules_dirs = ["${join(project, "rules")}"] ignored: project rules need trust_project_rules = true in the user config`,
       `${projectFile}:9: trust_project_rules = true ignored: only the user config can trust project rules`,
+      `${projectFile}:10: audit_log = "/dev/null" ignored: only the user config can move the audit log`,
     ]);
     expect(config).toMatchObject({
       approvalPolicy: "untrusted",
@@ -228,6 +235,7 @@ describe("loadConfig", () => {
       writableRoots: [join(project, "inside")],
       rulesDirs: [join(home, ".config", "conch", "rules")],
       trustProjectRules: false,
+      auditLog: null,
     });
   });
 
@@ -298,13 +306,13 @@ describe("loadConfig", () => {
     const error = await loadError();
     expect(error.message).toBe(`${userFile}:3: ${message}`);
     expect(error.code).toBe("INVALID_CONFIG");
-    expect(isConfigError(error)).toBe(true);
+    expect(isOrchestratorError(error)).toBe(true);
   });
 
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, trust_project_rules, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, trust_project_rules, audit_log, received an unknown key`,
     );
   });
 

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { homedir as osHomedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { OrchestratorError } from "../errors.js";
 import { type ConfigFile, parseConfigFile } from "./config-file.js";
-import { ConfigError } from "./errors.js";
 import { applyProjectConfig, applyUserConfig, type ConfigSettings, defaultSettings } from "./merge-config.js";
 
 /** Where to look for config; `env` and `home` default to the real process. */
@@ -52,7 +52,7 @@ async function readIfPresent(path: string): Promise<string | null> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return null;
-    throw new ConfigError("INVALID_CONFIG", `${path}: cannot read: ${(error as Error).message}`, {
+    throw new OrchestratorError("INVALID_CONFIG", `${path}: cannot read: ${(error as Error).message}`, {
       cause: error,
     });
   }

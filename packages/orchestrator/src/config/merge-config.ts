@@ -26,6 +26,8 @@ export interface ConfigSettings {
   readonly rulesDirs: readonly string[];
   readonly durableOneShot: boolean;
   readonly trustProjectRules: boolean;
+  /** The audit log file; null for `<state dir>/audit.jsonl`. */
+  readonly auditLog: string | null;
 }
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
@@ -46,6 +48,7 @@ export function defaultSettings(configDir: string): ConfigSettings {
     rulesDirs: [join(configDir, "rules")],
     durableOneShot: false,
     trustProjectRules: false,
+    auditLog: null,
   };
 }
 
@@ -141,6 +144,9 @@ export async function applyProjectConfig(
         "project rules need trust_project_rules = true in the user config",
       );
   }
+  if (values.auditLog !== undefined && values.auditLog !== user.auditLog) {
+    ignore("audit_log", values.auditLog, "only the user config can move the audit log");
+  }
   if (values.trustProjectRules === true && !user.trustProjectRules) {
     ignore("trust_project_rules", true, "only the user config can trust project rules");
   }
@@ -163,6 +169,7 @@ export async function applyProjectConfig(
     rulesDirs,
     durableOneShot: values.durableOneShot ?? user.durableOneShot,
     trustProjectRules: user.trustProjectRules,
+    auditLog: user.auditLog,
   };
   // Stable sort: in file order, several writable roots in the order written.
   const warnings = ignored.sort((a, b) => a.line - b.line).map((warning) => warning.text);

@@ -51,7 +51,11 @@ export class OutputCollector {
   #spill: Promise<SpillFile> | null = null;
   #spillError: string | null = null;
 
+  /** The budget the collector keeps head and tail for. */
+  readonly maxTokens: number;
+
   constructor(options: CollectorOptions) {
+    this.maxTokens = options.maxTokens;
     const budget = approxBytesForTokens(options.maxTokens);
     this.#headCapacity = budget + HEAD_SLACK_BYTES;
     this.#tailCapacity = Math.max(budget, 1);
@@ -132,6 +136,14 @@ export class OutputCollector {
       await this.discard();
     }
     return { output, binary: this.#binary, spill, spillError: this.#spillError };
+  }
+
+  /** The head and tail as text (all of it when short): what a denial check or an excerpt reads. */
+  sampleText(): string {
+    const output = this.#collected();
+    return output.complete
+      ? output.head.toString("utf8")
+      : `${output.head.toString("utf8")}\n${output.tail.toString("utf8")}`;
   }
 
   /** Drops the spill file, if one was started. */

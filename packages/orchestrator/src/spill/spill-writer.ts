@@ -15,7 +15,7 @@ export interface SpillWriteResult {
   readonly omittedBytes: number;
 }
 
-export function omissionMarker(omitted: number): string {
+function omissionMarker(omitted: number): string {
   return `\n... ${omitted} bytes omitted ...\n`;
 }
 

@@ -1,0 +1,360 @@
+// The one door (DESIGN.md §1): every command any tool runs goes through `ToolOrchestrator.run`, which
+// alone knows every step — the approval requirement, asking, the sandbox, running, the denial check and
+// the retry outside the sandbox. Codex's ToolOrchestrator (codex-rs/core/src/tools/orchestrator.rs).
+import {
+  ApprovalCache,
+  type ApprovalPolicy,
+  type ApprovalRequest,
+  type ApprovalRequirement,
+  type Approver,
+  addPrefixRule,
+  approvalRequirement,
+  loadPolicy,
+  type Policy,
+  type ReviewDecision,
+  type SandboxPermissions,
+  storablePrefixRule,
+  storeAlwaysAllowRule,
+} from "@conch/approval";
+import { type ExecRequest, type ExecResult, run as execRun } from "@conch/exec-core";
+import {
+  isLikelySandboxDenied,
+  resolveSandboxPolicy,
+  type SandboxBackend,
+  type SandboxPolicy,
+  type SandboxRegistry,
+  type SandboxRules,
+} from "@conch/sandbox-core";
+import type { AuditCommand, AuditDecider, AuditLog } from "../audit/audit-log.js";
+import { OutputCollector } from "../output/output-collector.js";
+import type { SpillStore } from "../spill/spill-store.js";
+import { defaultSandboxRegistry } from "./default-registry.js";
+import type {
+  CommandOutcome,
+  CommandRequest,
+  Execute,
+  RanOutcome,
+  RejectedOutcome,
+  RejectionKind,
+  RunContext,
+  ToolOrchestratorOptions,
+} from "./types.js";
+
+/** Codex's words when the person says no (orchestrator.rs), so a model trained on Codex knows them. */
+export const REJECTED_BY_USER = "rejected by user";
+/** Codex's question when a sandboxed command failed and running it outside the sandbox needs a yes. */
+export const RETRY_WITHOUT_SANDBOX_REASON = "command failed; retry without sandbox?";
+// What the person asked about a denial sees of the output: its end, where the error usually is.
+const DENIAL_EXCERPT_BYTES = 2048;
+
+interface Attempt {
+  readonly result: ExecResult;
+  readonly collected: OutputCollector;
+  readonly sandbox: string;
+}
+
+export class ToolOrchestrator {
+  readonly cwd: string;
+  readonly approvalPolicy: ApprovalPolicy;
+  readonly sandboxPolicy: SandboxPolicy;
+  readonly #approver: Approver | null;
+  readonly #registry: SandboxRegistry;
+  readonly #spill: SpillStore | null;
+  readonly #audit: AuditLog | null;
+  readonly #env: ToolOrchestratorOptions["env"];
+  readonly #rulesStorePath: string | null;
+  readonly #execute: Execute;
+  readonly #cache = new ApprovalCache();
+  #rules: Policy;
+  // Resolved once per cwd: resolving reads the file system (gitdirs, symlinks).
+  readonly #sandboxRules = new Map<string, SandboxRules>();
+
+  constructor(options: ToolOrchestratorOptions) {
+    this.cwd = options.cwd;
+    this.approvalPolicy = options.approvalPolicy;
+    this.sandboxPolicy = options.sandbox;
+    this.#rules = options.rules ?? loadPolicy([]);
+    this.#approver = options.approver ?? null;
+    this.#registry = options.sandboxRegistry ?? defaultSandboxRegistry();
+    this.#spill = options.spill ?? null;
+    this.#audit = options.audit ?? null;
+    this.#env = options.env;
+    this.#rulesStorePath = options.rulesStorePath ?? null;
+    this.#execute = options.execute ?? execRun;
+  }
+
+  /** The exec-policy rules in force, including those added by `approved_always` this session. */
+  get rules(): Policy {
+    return this.#rules;
+  }
+
+  /**
+   * Runs one command through every step and says what happened. Never throws: a command that could not
+   * start is a `failed` outcome carrying the error's code.
+   */
+  async run(request: CommandRequest, context: RunContext = {}): Promise<CommandOutcome> {
+    try {
+      return await this.#run(request, context);
+    } catch (error) {
+      const code = conchErrorCode(error) ?? "INTERNAL";
+      const message = error instanceof Error ? error.message : String(error);
+      return { status: "failed", code, message, cause: error };
+    }
+  }
+
+  async #run(request: CommandRequest, context: RunContext): Promise<CommandOutcome> {
+    const permissions: SandboxPermissions = request.sandboxPermissions ?? "use_default";
+    const requirement = await approvalRequirement({
+      argv: request.argv,
+      policy: this.#rules,
+      approvalPolicy: this.approvalPolicy,
+      sandboxPolicy: this.sandboxPolicy.mode,
+      sandboxPermissions: permissions,
+      prefixRule: request.prefixRule ?? null,
+    });
+
+    let alreadyApproved = false;
+    if (requirement.type === "forbidden") {
+      this.#recordDecision(request, requirement, "forbidden", "policy");
+      return rejected("forbidden", requirement.reason ?? "rejected by policy", "policy");
+    }
+    if (requirement.type === "needs-approval") {
+      const answer = await this.#approve(request, requirement, permissions, {});
+      if (answer.status === "rejected") return answer;
+      alreadyApproved = true;
+    } else {
+      this.#recordDecision(request, requirement, "approved", requirement.bypassSandbox ? "rule" : "policy");
+    }
+
+    // An approved escalation, or a command every rule explicitly allows, runs outside the sandbox.
+    const unsandboxed = permissions === "require_escalated" || requirement.bypassSandbox;
+    const backend = unsandboxed ? null : this.#registry.select(this.sandboxPolicy);
+    if (backend !== null) {
+      const availability = await backend.available();
+      if (!availability.available) {
+        return rejected(
+          "sandbox-unavailable",
+          `the sandbox (${backend.name}) cannot run here: ${availability.reason}; fix: ${availability.fix}. ` +
+            "The command did not run.",
+          "policy",
+        );
+      }
+    }
+
+    const first = await this.#attempt(request, context, backend);
+    if (backend === null || !this.#deniedBySandbox(first)) return this.#ran(first, false, null);
+
+    // The sandbox denied it. Codex retries outside the sandbox only where a person can be asked first.
+    if (this.approvalPolicy === "never" || this.approvalPolicy === "on-request") {
+      return this.#ran(first, false, this.#denialHint(request));
+    }
+    if (!alreadyApproved) {
+      const denial = denialExcerpt(first);
+      const answer = await this.#approve(request, requirement, permissions, {
+        reason: RETRY_WITHOUT_SANDBOX_REASON,
+        sandboxDenial: denial,
+      });
+      await first.collected.discard();
+      if (answer.status === "rejected") return answer;
+    } else {
+      await first.collected.discard();
+    }
+    const second = await this.#attempt(request, context, null);
+    return this.#ran(second, true, null);
+  }
+
+  /** The cached answer, or the approver's; records the decision and applies `approved_always`. */
+  async #approve(
+    request: CommandRequest,
+    requirement: ApprovalRequirement,
+    permissions: SandboxPermissions,
+    retry: { reason?: string; sandboxDenial?: string },
+  ): Promise<RejectedOutcome | { status: "approved" }> {
+    const key = { argv: request.argv, cwd: request.cwd, sandboxPermissions: permissions, tty: false };
+    if (await this.#cache.isApprovedForSession(key)) {
+      this.#recordDecision(request, requirement, "approved_for_session", "cache");
+      return { status: "approved" };
+    }
+    if (this.#approver === null) {
+      this.#recordDecision(request, requirement, "denied", "policy");
+      return rejected(
+        "no-approver",
+        `${requirement.reason ?? "this command needs approval"}, and no one can be asked here; ` +
+          "the command did not run",
+        "policy",
+      );
+    }
+    const proposed =
+      this.#rulesStorePath === null || requirement.proposedRule === null
+        ? null
+        : storablePrefixRule(requirement.proposedRule);
+    const ask: ApprovalRequest = {
+      argv: request.argv,
+      cwd: request.cwd,
+      reason: retry.reason ?? requirement.reason,
+      proposedRule: proposed,
+      sandboxPolicy: this.sandboxPolicy.mode,
+      sandboxPermissions: permissions,
+      tty: false,
+      ...(request.justification === undefined ? {} : { justification: request.justification }),
+      ...(request.description === undefined ? {} : { description: request.description }),
+      ...(retry.sandboxDenial === undefined ? {} : { sandboxDenial: retry.sandboxDenial }),
+    };
+    const decision: ReviewDecision = await this.#approver.request(ask);
+    this.#recordDecision(request, requirement, decision, "user");
+    await this.#cache.record(key, decision);
+    if (decision === "denied") return rejected("denied-by-user", REJECTED_BY_USER, "user");
+    if (decision === "abort") return rejected("aborted-by-user", REJECTED_BY_USER, "user");
+    if (decision === "approved_always" && proposed !== null && this.#rulesStorePath !== null) {
+      await storeAlwaysAllowRule(this.#rulesStorePath, proposed);
+      this.#rules = addPrefixRule(this.#rules, proposed, "allow");
+    }
+    return { status: "approved" };
+  }
+
+  async #attempt(
+    request: CommandRequest,
+    context: RunContext,
+    backend: SandboxBackend | null,
+  ): Promise<Attempt> {
+    const exec: ExecRequest = { argv: [...request.argv], cwd: request.cwd, timeoutMs: request.timeoutMs };
+    if (this.#env !== undefined) exec.env = this.#env;
+    const collected = new OutputCollector({
+      maxTokens: request.maxOutputTokens,
+      spill: this.#spill,
+      label: request.tool,
+    });
+    const rules = backend === null ? null : this.#rulesFor(request.cwd);
+    const onOutput = context.onOutput;
+    let result: ExecResult;
+    try {
+      result = await this.#execute(exec, {
+        ...(context.signal === undefined ? {} : { signal: context.signal }),
+        onOutput: (delta) => {
+          const stored = collected.push(delta.data);
+          const forwarded = onOutput?.(delta);
+          if (forwarded === undefined) return stored;
+          return stored === undefined ? forwarded : Promise.all([stored, forwarded]).then(() => undefined);
+        },
+        ...(backend === null || rules === null ? {} : { prepare: (spec) => backend.transform(spec, rules) }),
+      });
+    } catch (error) {
+      await collected.discard();
+      throw error;
+    }
+    const sandbox = backend?.name ?? "none";
+    this.#audit?.record({
+      type: "execution",
+      tool: request.tool,
+      ...auditCommand(request),
+      cwd: request.cwd,
+      sandbox,
+      exitCode: result.exitCode,
+      durationMs: Math.round(result.durationMs),
+      timedOut: result.timedOut,
+      canceled: result.canceled,
+      denied: backend !== null && this.#deniedBySandboxResult(result, collected),
+    });
+    return { result, collected, sandbox };
+  }
+
+  #rulesFor(cwd: string): SandboxRules {
+    let rules = this.#sandboxRules.get(cwd);
+    if (rules === undefined) {
+      rules = resolveSandboxPolicy(this.sandboxPolicy, { cwd });
+      this.#sandboxRules.set(cwd, rules);
+    }
+    return rules;
+  }
+
+  #deniedBySandbox(attempt: Attempt): boolean {
+    return this.#deniedBySandboxResult(attempt.result, attempt.collected);
+  }
+
+  #deniedBySandboxResult(result: ExecResult, collected: OutputCollector): boolean {
+    if (result.timedOut || result.canceled) return false;
+    return isLikelySandboxDenied(result.exitCode, collected.sampleText());
+  }
+
+  #denialHint(request: CommandRequest): string {
+    const mode = this.sandboxPolicy.mode;
+    if (this.approvalPolicy === "on-request" && request.sandboxPermissions !== undefined) {
+      return (
+        `The sandbox (${mode}) appears to have blocked this command. If it needs to write outside the ` +
+        'writable roots or use the network, run it again with sandbox_permissions "require_escalated" ' +
+        "and a justification, and the user will be asked."
+      );
+    }
+    if (this.approvalPolicy === "on-request") {
+      return (
+        `The sandbox (${mode}) appears to have blocked this command, and this tool cannot ask to run ` +
+        "outside it. Change the command to stay within the writable roots."
+      );
+    }
+    return (
+      `The sandbox (${mode}) appears to have blocked this command. The approval policy is never, so it ` +
+      "cannot run outside the sandbox; change the command to stay within the writable roots."
+    );
+  }
+
+  async #ran(attempt: Attempt, escalated: boolean, hint: string | null): Promise<RanOutcome> {
+    const { result } = attempt;
+    const maxTokens = attempt.collected.maxTokens;
+    const output = await attempt.collected.finish(
+      (collected, binary) => binary || collected.truncate(maxTokens).truncated,
+    );
+    return {
+      status: "ran",
+      exitCode: result.exitCode,
+      signal: result.signal,
+      durationMs: result.durationMs,
+      timedOut: result.timedOut,
+      canceled: result.canceled,
+      sandbox: attempt.sandbox,
+      denied: hint !== null,
+      escalated,
+      hint,
+      output,
+    };
+  }
+
+  #recordDecision(
+    request: CommandRequest,
+    requirement: ApprovalRequirement,
+    decision: string,
+    decidedBy: AuditDecider,
+  ): void {
+    this.#audit?.record({
+      type: "decision",
+      tool: request.tool,
+      ...auditCommand(request),
+      cwd: request.cwd,
+      approvalPolicy: this.approvalPolicy,
+      requirement: requirement.type,
+      decision,
+      decidedBy,
+      sandbox: this.sandboxPolicy.mode,
+    });
+  }
+}
+
+function rejected(kind: RejectionKind, reason: string, decidedBy: AuditDecider): RejectedOutcome {
+  return { status: "rejected", kind, reason, decidedBy };
+}
+
+function auditCommand(request: CommandRequest): AuditCommand {
+  return request.script === undefined ? { argv: [...request.argv] } : { script: request.script };
+}
+
+function denialExcerpt(attempt: Attempt): string {
+  const text = attempt.collected.sampleText();
+  return text.length > DENIAL_EXCERPT_BYTES ? text.slice(text.length - DENIAL_EXCERPT_BYTES) : text;
+}
+
+/** The code of a branded Conch error from any package (they all carry `Symbol.for("conch.error")`). */
+function conchErrorCode(error: unknown): string | null {
+  if (typeof error !== "object" || error === null) return null;
+  const branded = (error as Record<symbol, unknown>)[Symbol.for("conch.error")] === true;
+  const code = (error as { code?: unknown }).code;
+  return branded && typeof code === "string" ? code : null;
+}

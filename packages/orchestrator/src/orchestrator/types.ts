@@ -1,0 +1,115 @@
+import type { ApprovalPolicy, Approver, Policy, SandboxPermissions } from "@conch/approval";
+import type { EnvPolicy, ExecRequest, ExecResult, OutputDelta, RunOptions } from "@conch/exec-core";
+import type { SandboxPolicy, SandboxRegistry } from "@conch/sandbox-core";
+import type { AuditDecider, AuditLog } from "../audit/audit-log.js";
+import type { CollectorResult } from "../output/output-collector.js";
+import type { SpillStore } from "../spill/spill-store.js";
+
+/** One command a tool wants run, already validated and resolved by the tool's handler. */
+export interface CommandRequest {
+  /** The tool that asked: named in the audit log and the spill file. */
+  readonly tool: string;
+  /** What is spawned, e.g. `["/bin/bash", "-lc", "npm test"]`. */
+  readonly argv: readonly string[];
+  /** The script, for a shell tool: the audit log records it instead of the argv. */
+  readonly script?: string;
+  /** Absolute. */
+  readonly cwd: string;
+  readonly timeoutMs: number;
+  /** The model text's budget; output beyond it goes to a spill file. */
+  readonly maxOutputTokens: number;
+  /**
+   * What the tool call asks of the sandbox. Absent when the tool has no `sandbox_permissions` field (the
+   * `bash` and `argv` profiles): such a call cannot ask to leave the sandbox, and a denial says so.
+   */
+  readonly sandboxPermissions?: SandboxPermissions;
+  /** The model's reason for `require_escalated`, shown to the person asked. */
+  readonly justification?: string;
+  /** The model's short description of the command (the `bash` profile), shown to the person asked. */
+  readonly description?: string;
+  /** The prefix rule the model proposes along with `require_escalated`. */
+  readonly prefixRule?: readonly string[];
+}
+
+export interface RunContext {
+  /** Aborting stops the command and kills its tree (exit 130). */
+  readonly signal?: AbortSignal;
+  /** Every chunk of output as it arrives (stdout and stderr), e.g. to stream it to a terminal. */
+  readonly onOutput?: (delta: OutputDelta) => void | Promise<void>;
+}
+
+/** Why a command never ran. */
+export const REJECTION_KINDS: readonly [
+  "forbidden",
+  "denied-by-user",
+  "aborted-by-user",
+  "no-approver",
+  "sandbox-unavailable",
+] = ["forbidden", "denied-by-user", "aborted-by-user", "no-approver", "sandbox-unavailable"] as const;
+export type RejectionKind = (typeof REJECTION_KINDS)[number];
+
+/** The command never ran: a rule or the policy forbids it, the person said no, or the sandbox cannot run here. */
+export interface RejectedOutcome {
+  readonly status: "rejected";
+  readonly kind: RejectionKind;
+  /** The text the model reads. */
+  readonly reason: string;
+  readonly decidedBy: AuditDecider;
+}
+
+/** The command could not be started (missing cwd, missing program, ...). */
+export interface FailedOutcome {
+  readonly status: "failed";
+  /** A Conch error code (`CWD_NOT_FOUND`, `SPAWN_FAILED`, ...), or `INTERNAL` for a bug. */
+  readonly code: string;
+  readonly message: string;
+  readonly cause: unknown;
+}
+
+/** The command ran (once, or in the sandbox and then outside it). */
+export interface RanOutcome {
+  readonly status: "ran";
+  readonly exitCode: number;
+  readonly signal: string | null;
+  readonly durationMs: number;
+  readonly timedOut: boolean;
+  readonly canceled: boolean;
+  /** The backend the final attempt ran under (`bwrap`), or `none`. */
+  readonly sandbox: string;
+  /**
+   * The sandbox denied the command and it was not retried outside it (the policy does not allow a
+   * retry): `hint` tells the model what it can do.
+   */
+  readonly denied: boolean;
+  /** The first attempt was denied by the sandbox and the command ran again outside it. */
+  readonly escalated: boolean;
+  readonly hint: string | null;
+  readonly output: CollectorResult;
+}
+
+export type CommandOutcome = RejectedOutcome | FailedOutcome | RanOutcome;
+
+/** The one-shot runner; exec-core's `run` unless a caller wraps it (to count spawns, say). */
+export type Execute = (request: ExecRequest, options: RunOptions) => Promise<ExecResult>;
+
+export interface ToolOrchestratorOptions {
+  /** The session's working directory; tools resolve relative `workdir`s against it. */
+  readonly cwd: string;
+  readonly approvalPolicy: ApprovalPolicy;
+  readonly sandbox: SandboxPolicy;
+  /** The exec-policy rules; none by default. */
+  readonly rules?: Policy;
+  /** Who is asked; without one, whatever needs asking is rejected with the reason. */
+  readonly approver?: Approver | null;
+  /** Backends by platform; by default one holding this platform's backend (bwrap on Linux). */
+  readonly sandboxRegistry?: SandboxRegistry;
+  /** Where truncated output is saved in full; null to keep none. */
+  readonly spill?: SpillStore | null;
+  /** Where every decision and execution is recorded; null to record nothing. */
+  readonly audit?: AuditLog | null;
+  /** How each command's environment is built. */
+  readonly env?: EnvPolicy;
+  /** The rules file `approved_always` appends to; null to offer no "always". */
+  readonly rulesStorePath?: string | null;
+  readonly execute?: Execute;
+}

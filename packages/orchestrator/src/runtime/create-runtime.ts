@@ -1,0 +1,79 @@
+import { join } from "node:path";
+import type { ApprovalPolicy, Approver } from "@conch/approval";
+import { DEFAULT_ENV_EXCLUDES } from "@conch/exec-core";
+import type { ToolProfileName } from "@conch/protocol";
+import type { SandboxPolicy } from "@conch/sandbox-core";
+import { type AuditLog, createAuditLog } from "../audit/audit-log.js";
+import type { ConfigSandboxMode } from "../config/config-values.js";
+import { type ConchConfig, loadConfig } from "../config/load-config.js";
+import { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
+import type { Execute } from "../orchestrator/types.js";
+import { loadRulesDirs } from "../rules/load-rules-dirs.js";
+import { createSpillStore } from "../spill/spill-store.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface CreateRuntimeOptions {
+  /** The working directory: where commands run by default and where the project config is looked for. */
+  readonly cwd: string;
+  /** Where `HOME`, `XDG_CONFIG_HOME` and `XDG_STATE_HOME` are read; the real environment by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Overrides of the config, e.g. from command-line flags. */
+  readonly approvalPolicy?: ApprovalPolicy;
+  readonly sandbox?: ConfigSandboxMode;
+  readonly profile?: ToolProfileName;
+  readonly approver?: Approver | null;
+  readonly execute?: Execute;
+}
+
+/** The config read, and an orchestrator built from it. */
+export interface ConchRuntime {
+  readonly config: ConchConfig;
+  readonly orchestrator: ToolOrchestrator;
+  /** The profile to expose: the override, else the config's `tool_profile`. */
+  readonly profile: ToolProfileName;
+  /** The rules files loaded, in order. */
+  readonly rulesFiles: readonly string[];
+  readonly audit: AuditLog;
+  /** Waits until every audit line is written. */
+  close(): Promise<void>;
+}
+
+/**
+ * Reads the user and project config and the rules they name, and builds the orchestrator they describe:
+ * approval policy, sandbox (writable roots, network), env policy, spill retention, audit log, and the
+ * rules file `approved_always` appends to (`default.rules` in the first rules dir).
+ */
+export async function createRuntime(options: CreateRuntimeOptions): Promise<ConchRuntime> {
+  const env = options.env ?? process.env;
+  const config = await loadConfig({ cwd: options.cwd, env });
+  const { policy, files } = await loadRulesDirs(config.rulesDirs);
+  const mode = options.sandbox ?? config.sandbox;
+  const sandbox: SandboxPolicy =
+    mode === "workspace-write"
+      ? { mode, writableRoots: [...config.writableRoots], networkAccess: config.networkAccess }
+      : { mode };
+  const audit = createAuditLog({ env, ...(config.auditLog === null ? {} : { path: config.auditLog }) });
+  const spill = createSpillStore({ env, retentionMs: config.spillRetentionDays * DAY_MS });
+  const [storeDir] = config.rulesDirs;
+  const orchestrator = new ToolOrchestrator({
+    cwd: options.cwd,
+    approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
+    sandbox,
+    rules: policy,
+    approver: options.approver ?? null,
+    spill,
+    audit,
+    env: { inherit: config.envInherit, exclude: [...DEFAULT_ENV_EXCLUDES, ...config.envExclude] },
+    rulesStorePath: storeDir === undefined ? null : join(storeDir, "default.rules"),
+    ...(options.execute === undefined ? {} : { execute: options.execute }),
+  });
+  return {
+    config,
+    orchestrator,
+    profile: options.profile ?? config.toolProfile,
+    rulesFiles: files,
+    audit,
+    close: () => audit.flush(),
+  };
+}

@@ -1,0 +1,93 @@
+import { formatShellCommandResult } from "../format/shell-command-result.js";
+import type { CommandOutcome } from "../orchestrator/types.js";
+import { spillNotice } from "../spill/spill-notice.js";
+import type { ToolCallResult, ToolResultData } from "./types.js";
+
+const NOT_RUN = {
+  exit_code: null,
+  wall_time_ms: null,
+  timed_out: false,
+  canceled: false,
+  sandbox: null,
+  denied: false,
+  escalated: false,
+  truncated: false,
+  spill_path: null,
+  rejection: null,
+  error_code: null,
+} as const satisfies Omit<ToolResultData, "tool" | "status">;
+
+/** A call whose arguments were wrong: nothing ran. */
+export function invalidResult(tool: string, text: string, code = "INVALID_REQUEST"): ToolCallResult {
+  return { text, result: { tool, status: "invalid", ...NOT_RUN, error_code: code } };
+}
+
+/** A call that could not be carried out (a bug, or an error with a Conch code): nothing ran. */
+export function failedResult(tool: string, text: string, code: string): ToolCallResult {
+  return { text, result: { tool, status: "failed", ...NOT_RUN, error_code: code } };
+}
+
+export interface ShellStyleOptions {
+  readonly tool: string;
+  readonly maxTokens: number;
+  /** The argument that named the directory (`workdir`, `cwd`), for a missing-directory message. */
+  readonly cwdField: string;
+  readonly cwd: string;
+}
+
+/**
+ * The result of a one-shot tool, as Codex's shell_command reports it (`Exit code`, `Wall time`,
+ * `Output:`), plus, past Codex: where the full output was saved when the text is truncated, and what
+ * the model can do when the sandbox blocked the command.
+ */
+export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOptions): ToolCallResult {
+  const { tool } = options;
+  if (outcome.status === "rejected") {
+    return {
+      text: outcome.reason,
+      result: { tool, status: "rejected", ...NOT_RUN, rejection: outcome.kind },
+    };
+  }
+  if (outcome.status === "failed") {
+    const text =
+      outcome.code === "CWD_NOT_FOUND"
+        ? `${tool}: ${options.cwdField}: no such directory: ${options.cwd}`
+        : `${tool}: the command could not start: ${outcome.message}`;
+    return { text, result: { tool, status: "failed", ...NOT_RUN, error_code: outcome.code } };
+  }
+
+  const { output, binary, spill, spillError } = outcome.output;
+  const shown = binary ? `[binary output: ${output.totalBytes} bytes]` : output;
+  const truncated = binary || output.truncate(options.maxTokens).truncated;
+  let text = formatShellCommandResult({
+    exitCode: outcome.exitCode,
+    durationMs: outcome.durationMs,
+    output: shown,
+    maxTokens: options.maxTokens,
+    timedOut: outcome.timedOut,
+  });
+  const notes: string[] = [];
+  if (spill !== null) notes.push(spillNotice(spill.path, spill.bytes, spill.omittedBytes));
+  else if (truncated && spillError !== null)
+    notes.push(`[The full output could not be saved: ${spillError}]`);
+  if (outcome.hint !== null) notes.push(`[${outcome.hint}]`);
+  if (notes.length > 0) text += `${text.endsWith("\n") ? "" : "\n"}${notes.join("\n")}`;
+  return {
+    text,
+    result: {
+      tool,
+      status: "ok",
+      exit_code: outcome.exitCode,
+      wall_time_ms: Math.round(outcome.durationMs),
+      timed_out: outcome.timedOut,
+      canceled: outcome.canceled,
+      sandbox: outcome.sandbox,
+      denied: outcome.denied,
+      escalated: outcome.escalated,
+      truncated,
+      spill_path: spill?.path ?? null,
+      rejection: null,
+      error_code: null,
+    },
+  };
+}

@@ -1,0 +1,157 @@
+// The one-shot tools of each profile (DESIGN.md §3). Each only turns its arguments into a
+// CommandRequest and the outcome into text: every decision is the orchestrator's.
+import { resolve } from "node:path";
+import { isKnownSafeCommand } from "@conch/arity-rules";
+import {
+  type ArgvShellParams,
+  ArgvShellSchema,
+  type BashParams,
+  BashSchema,
+  type ShellCommandParams,
+  ShellCommandSchema,
+  type ShellParams,
+  ShellSchema,
+  toJsonSchema,
+} from "@conch/protocol";
+import { deriveExecArgs, resolveShell, type Shell } from "@conch/shell-detect";
+import type { z } from "zod";
+import type { CommandRequest } from "../orchestrator/types.js";
+import { shellStyleResult } from "./model-result.js";
+import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
+
+function define<S extends z.ZodObject>(tool: Omit<ToolDefinition<S>, "jsonSchema">): ToolDefinition<S> {
+  return { ...tool, jsonSchema: toJsonSchema(tool.inputSchema) };
+}
+
+async function runShellStyle(
+  request: CommandRequest,
+  context: ToolContext,
+  cwdField: string,
+): Promise<ToolCallResult> {
+  const outcome = await context.orchestrator.run(request, context);
+  return shellStyleResult(outcome, {
+    tool: request.tool,
+    maxTokens: request.maxOutputTokens,
+    cwdField,
+    cwd: request.cwd,
+  });
+}
+
+function escalation(input: {
+  sandbox_permissions: CommandRequest["sandboxPermissions"] & string;
+  justification?: string | undefined;
+  prefix_rule?: string[] | undefined;
+}): Pick<CommandRequest, "sandboxPermissions" | "justification" | "prefixRule"> {
+  return {
+    sandboxPermissions: input.sandbox_permissions,
+    ...(input.justification === undefined ? {} : { justification: input.justification }),
+    ...(input.prefix_rule === undefined ? {} : { prefixRule: input.prefix_rule }),
+  };
+}
+
+// What a script would run, for `isMutating`: classified as bash reads it, whatever the user's shell.
+const scriptArgv = (script: string): string[] => ["bash", "-lc", script];
+
+/** Codex's `shell_command`: a script in the user's shell. */
+export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = define({
+  name: "shell_command",
+  description:
+    "Runs a shell command (a script in the user's shell) and returns its output. Always set `workdir` " +
+    "instead of using `cd`. The command runs in a sandbox; see `sandbox_permissions` to ask to run " +
+    "outside it.",
+  inputSchema: ShellCommandSchema,
+  isMutating: async (input: ShellCommandParams) => !(await isKnownSafeCommand(scriptArgv(input.command))),
+  handler: (input: ShellCommandParams, context: ToolContext) =>
+    runShellStyle(
+      {
+        tool: "shell_command",
+        argv: deriveExecArgs(context.shell(), input.command, { login: input.login ?? true }),
+        script: input.command,
+        cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
+        timeoutMs: input.timeout_ms,
+        maxOutputTokens: context.maxOutputTokens,
+        ...escalation(input),
+      },
+      context,
+      "workdir",
+    ),
+});
+
+/** Codex's legacy `shell`: an argv array, run directly. */
+export const shellTool: ToolDefinition<typeof ShellSchema> = define({
+  name: "shell",
+  description:
+    'Runs a program with its arguments, without a shell (for shell syntax use ["bash", "-lc", "SCRIPT"]), ' +
+    "and returns its output. Always set `workdir` instead of using `cd`.",
+  inputSchema: ShellSchema,
+  isMutating: async (input: ShellParams) => !(await isKnownSafeCommand(input.command)),
+  handler: (input: ShellParams, context: ToolContext) =>
+    runShellStyle(
+      {
+        tool: "shell",
+        argv: input.command,
+        cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
+        timeoutMs: input.timeout_ms,
+        maxOutputTokens: context.maxOutputTokens,
+        ...escalation(input),
+      },
+      context,
+      "workdir",
+    ),
+});
+
+function bashShell(context: ToolContext): Shell {
+  try {
+    return resolveShell("bash");
+  } catch {
+    return context.shell();
+  }
+}
+
+/** The `bash` profile's one tool (OpenCode's shape). */
+export const bashTool: ToolDefinition<typeof BashSchema> = define({
+  name: "bash",
+  description:
+    "Runs a bash script and returns its output (default timeout 120000 ms). Give a 5–10 word " +
+    "`description` of what it does: the user sees it when asked to approve. Set `workdir` instead of " +
+    "using `cd`.",
+  inputSchema: BashSchema,
+  isMutating: async (input: BashParams) => !(await isKnownSafeCommand(scriptArgv(input.command))),
+  handler: (input: BashParams, context: ToolContext) =>
+    runShellStyle(
+      {
+        tool: "bash",
+        argv: deriveExecArgs(bashShell(context), input.command, { login: input.login ?? true }),
+        script: input.command,
+        cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
+        timeoutMs: input.timeout_ms,
+        maxOutputTokens: context.maxOutputTokens,
+        description: input.description,
+      },
+      context,
+      "workdir",
+    ),
+});
+
+/** The `argv` profile's `shell` (Mini Codex): an argv array and no shell at all. */
+export const argvShellTool: ToolDefinition<typeof ArgvShellSchema> = define({
+  name: "shell",
+  description:
+    "Runs a program with its arguments, exactly as given: no shell, so pipes, globs, `$VAR` and quotes " +
+    "are passed literally. Returns its exit code and output.",
+  inputSchema: ArgvShellSchema,
+  isMutating: async (input: ArgvShellParams) => !(await isKnownSafeCommand(input.argv)),
+  handler: (input: ArgvShellParams, context: ToolContext) =>
+    runShellStyle(
+      {
+        tool: "shell",
+        argv: input.argv,
+        cwd: resolve(context.orchestrator.cwd, input.cwd ?? "."),
+        // Whole milliseconds, at least one: a timer cannot fire sooner.
+        timeoutMs: Math.max(1, Math.round(input.timeout_seconds * 1000)),
+        maxOutputTokens: context.maxOutputTokens,
+      },
+      context,
+      "cwd",
+    ),
+});

@@ -1,0 +1,110 @@
+import type { ToolProfileName } from "@conch/protocol";
+import { detectShell, type Shell } from "@conch/shell-detect";
+import { OrchestratorError } from "../errors.js";
+import type { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
+import type { RunContext } from "../orchestrator/types.js";
+import { describeInputError } from "./input-errors.js";
+import { failedResult, invalidResult } from "./model-result.js";
+import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
+
+export interface ToolSetOptions {
+  readonly profile: ToolProfileName;
+  readonly orchestrator: ToolOrchestrator;
+  /** The cap on model output tokens per call (the config's `max_output_tokens`); default 10000. */
+  readonly maxOutputTokens?: number;
+  /** The shell scripts run in; the user's shell (passwd entry, `$SHELL`, ...) by default. */
+  readonly shell?: Shell;
+}
+
+/** The tools of one profile, and the one way to call them. */
+export interface ToolSet {
+  readonly profile: ToolProfileName;
+  readonly tools: readonly ToolDefinition[];
+  /**
+   * Validates `args` (an object, or its JSON text) and runs the tool through the orchestrator. Never
+   * throws and never rejects: an unknown tool, bad JSON, a wrong or unknown field, a command that could
+   * not start all come back as a result whose text names what was wrong.
+   */
+  call(name: string, args: unknown, context?: RunContext): Promise<ToolCallResult>;
+}
+
+const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
+
+async function profileTools(profile: ToolProfileName): Promise<readonly ToolDefinition[]> {
+  // zod and the schemas load only when tools are wanted, so `conch run` never pays for them.
+  const tools = await import("./one-shot-tools.js");
+  switch (profile) {
+    case "codex":
+      return [tools.shellCommandTool, tools.shellTool] as unknown as readonly ToolDefinition[];
+    case "bash":
+      return [tools.bashTool] as unknown as readonly ToolDefinition[];
+    case "argv":
+      return [tools.argvShellTool] as unknown as readonly ToolDefinition[];
+    case "terminal":
+      throw new OrchestratorError(
+        "INVALID_REQUEST",
+        "tool profile terminal: its tools run live sessions, which this version of Conch does not have yet; " +
+          "use codex, bash or argv",
+      );
+    default:
+      throw new OrchestratorError(
+        "INVALID_REQUEST",
+        `tool profile: expected one of codex, bash, terminal, argv, received ${JSON.stringify(profile)}`,
+      );
+  }
+}
+
+/** The tools of `profile`, bound to `orchestrator`. */
+export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
+  const { profile, orchestrator } = options;
+  const tools = await profileTools(profile);
+  const maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  if (!Number.isSafeInteger(maxOutputTokens) || maxOutputTokens < 1) {
+    throw new OrchestratorError(
+      "INVALID_REQUEST",
+      `maxOutputTokens: expected a positive integer, received ${String(maxOutputTokens)}`,
+    );
+  }
+  let shell = options.shell;
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+
+  async function call(name: string, args: unknown, context: RunContext = {}): Promise<ToolCallResult> {
+    const tool = byName.get(name);
+    if (tool === undefined) {
+      return invalidResult(
+        String(name),
+        `unknown tool ${JSON.stringify(name)}: the ${profile} profile has ${[...byName.keys()].join(", ")}`,
+      );
+    }
+    let input = args;
+    if (typeof args === "string") {
+      try {
+        input = JSON.parse(args);
+      } catch (error) {
+        return invalidResult(name, `${name}: the arguments are not valid JSON: ${(error as Error).message}`);
+      }
+    }
+    const parsed = tool.inputSchema.safeParse(input, { reportInput: true });
+    if (!parsed.success) {
+      return invalidResult(name, describeInputError(name, parsed.error, Object.keys(tool.inputSchema.shape)));
+    }
+    const toolContext: ToolContext = {
+      ...context,
+      orchestrator,
+      maxOutputTokens,
+      shell: () => {
+        shell ??= detectShell();
+        return shell;
+      },
+    };
+    try {
+      return await tool.handler(parsed.data, toolContext);
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      const message = error instanceof Error ? error.message : String(error);
+      return failedResult(name, `${name}: ${message}`, typeof code === "string" ? code : "INTERNAL");
+    }
+  }
+
+  return { profile, tools, call };
+}

@@ -1,0 +1,250 @@
+// The orchestrator's must-holds (issue 5), with real processes, real bwrap and real tree-sitter. Every
+// command that writes does so inside directories these tests create and remove.
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { APPROVAL_POLICIES, type ApprovalPolicy, loadPolicy, ScriptedApprover } from "@conch/approval";
+import { type ExecRequest, run } from "@conch/exec-core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type AuditLog, createAuditLog } from "../src/audit/audit-log.js";
+import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
+import type { Execute, ToolOrchestratorOptions } from "../src/orchestrator/types.js";
+import { createSpillStore } from "../src/spill/spill-store.js";
+import { createToolSet } from "../src/tools/tool-set.js";
+
+let work: string;
+let outside: string;
+let state: string;
+let spawned: ExecRequest[];
+let audit: AuditLog;
+
+// Counts what reaches exec-core, so "nothing ran" is checked, not assumed.
+const counting: Execute = (request, options) => {
+  spawned.push(request);
+  return run(request, options);
+};
+
+beforeEach(async () => {
+  work = await realpath(await mkdtemp(join(tmpdir(), "conch-orch-")));
+  state = join(work, ".state");
+  // Outside every writable root of workspace-write (cwd, /tmp, $TMPDIR).
+  outside = await mkdtemp("/var/tmp/conch-orch-outside-");
+  spawned = [];
+});
+afterEach(async () => {
+  await rm(work, { recursive: true, force: true });
+  await rm(outside, { recursive: true, force: true });
+});
+
+async function tools(
+  approvalPolicy: ApprovalPolicy,
+  approver: ScriptedApprover | null,
+  extra: Partial<ToolOrchestratorOptions> = {},
+) {
+  audit = createAuditLog({ path: join(state, "audit.jsonl") });
+  const orchestrator = new ToolOrchestrator({
+    cwd: work,
+    approvalPolicy,
+    sandbox: { mode: "workspace-write" },
+    approver,
+    spill: createSpillStore({ dir: join(state, "spill") }),
+    audit,
+    execute: counting,
+    ...extra,
+  });
+  return createToolSet({ profile: "codex", orchestrator });
+}
+
+describe.runIf(process.platform === "linux")("ToolOrchestrator", () => {
+  it("untrusted: ls runs unasked; touch asks, and a denial is a model-visible rejection with nothing run", async () => {
+    const approver = new ScriptedApprover(["denied"]);
+    const set = await tools("untrusted", approver);
+
+    const ls = await set.call("shell_command", { command: "ls", login: false });
+    expect(ls.result).toMatchObject({ status: "ok", exit_code: 0, sandbox: "bwrap" });
+    expect(approver.requests).toEqual([]);
+    expect(spawned).toHaveLength(1);
+
+    const touch = await set.call("shell_command", { command: "touch x", login: false });
+    expect(approver.requests).toHaveLength(1);
+    expect(approver.requests[0]).toMatchObject({ cwd: work, sandboxPolicy: "workspace-write" });
+    expect(approver.requests[0]?.argv.at(-1)).toBe("touch x");
+    expect(touch.text).toBe("rejected by user");
+    expect(touch.result).toMatchObject({ status: "rejected", rejection: "denied-by-user", exit_code: null });
+    expect(spawned).toHaveLength(1);
+    expect(existsSync(join(work, "x"))).toBe(false);
+  });
+
+  it("never: what would need asking is rejected with the reason, and nothing runs", async () => {
+    const set = await tools("never", null);
+    const dangerous = await set.call("shell_command", { command: "rm -rf build", login: false });
+    expect(dangerous.result).toMatchObject({ status: "rejected", rejection: "forbidden" });
+    expect(dangerous.text).toContain("rejected");
+    const escalated = await set.call("shell_command", {
+      command: "touch y",
+      sandbox_permissions: "require_escalated",
+      justification: "Can I create y?",
+    });
+    expect(escalated.text).toBe(
+      "approval policy is never; reject command — you should not ask for escalated permissions if the " +
+        'approval policy is never. Run it again with sandbox_permissions "use_default".',
+    );
+    expect(spawned).toEqual([]);
+    expect(existsSync(join(work, "y"))).toBe(false);
+  });
+
+  it("on-failure: a write outside the workspace is denied, asked once with the denial, retried outside the sandbox; approve-session asks no more", async () => {
+    const approver = new ScriptedApprover(["approved_for_session"]);
+    const set = await tools("on-failure", approver);
+    const target = join(outside, "out.txt");
+    const command = `echo hello >> ${target}`;
+
+    const first = await set.call("shell_command", { command, login: false });
+    expect(approver.requests).toHaveLength(1);
+    expect(approver.requests[0]?.reason).toBe("command failed; retry without sandbox?");
+    expect(approver.requests[0]?.sandboxDenial).toContain("Read-only file system");
+    expect(first.result).toMatchObject({ status: "ok", exit_code: 0, sandbox: "none", escalated: true });
+    expect(await readFile(target, "utf8")).toBe("hello\n");
+    expect(spawned).toHaveLength(2);
+
+    const second = await set.call("shell_command", { command, login: false });
+    expect(approver.requests).toHaveLength(1);
+    expect(second.result).toMatchObject({ status: "ok", exit_code: 0, escalated: true });
+    expect(await readFile(target, "utf8")).toBe("hello\nhello\n");
+  });
+
+  it("on-failure: a denied retry is rejected by the user and the command never runs outside", async () => {
+    const approver = new ScriptedApprover(["denied"]);
+    const set = await tools("on-failure", approver);
+    const target = join(outside, "out.txt");
+    const result = await set.call("shell_command", { command: `echo hi > ${target}`, login: false });
+    expect(result.text).toBe("rejected by user");
+    expect(spawned).toHaveLength(1);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it("on-request: a denial goes back to the model with the hint to ask for require_escalated", async () => {
+    const set = await tools("on-request", null);
+    const target = join(outside, "out.txt");
+    const result = await set.call("shell_command", { command: `echo hi > ${target}`, login: false });
+    expect(result.result).toMatchObject({ status: "ok", denied: true, escalated: false, sandbox: "bwrap" });
+    expect(result.result.exit_code).not.toBe(0);
+    expect(result.text).toMatch(/^Exit code: [1-9]\d*\nWall time: [\d.]+ seconds\nOutput:\n/);
+    expect(result.text).toContain("Read-only file system");
+    expect(result.text).toContain('sandbox_permissions "require_escalated"');
+    expect(spawned).toHaveLength(1);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it("a forbidden rule blocks before any spawn, in every policy", async () => {
+    const rules = loadPolicy([
+      {
+        path: "t.rules",
+        text: 'prefix_rule(pattern=["touch"], decision="forbidden", justification="no touching")',
+      },
+    ]);
+    for (const policy of APPROVAL_POLICIES) {
+      const approver = new ScriptedApprover(["approved", "approved"]);
+      const set = await tools(policy, approver, { rules });
+      for (const args of [
+        { command: "touch z", login: false },
+        { command: "echo a && touch z", login: false },
+        {
+          command: "touch z",
+          login: false,
+          ...(policy === "on-request"
+            ? { sandbox_permissions: "require_escalated", justification: "Touch?" }
+            : {}),
+        },
+      ]) {
+        const result = await set.call("shell_command", args);
+        expect(result.result, `${policy} ${args.command}`).toMatchObject({ status: "rejected" });
+        expect(result.text).toContain("no touching");
+      }
+      const argv = await set.call("shell", { command: ["touch", "z"] });
+      expect(argv.text).toContain("no touching");
+      expect(approver.requests).toEqual([]);
+    }
+    expect(spawned).toEqual([]);
+    expect(existsSync(join(work, "z"))).toBe(false);
+  });
+
+  it("a 5 MB output: bounded text with head, tail, exact omitted count, and a spill file holding all of it", async () => {
+    const set = await tools("on-request", null);
+    const lines = 800_000;
+    const expected = `${Array.from({ length: lines }, (_, i) => i + 1).join("\n")}\n`;
+    const totalBytes = Buffer.byteLength(expected);
+    expect(totalBytes).toBeGreaterThan(5_000_000);
+
+    const result = await set.call("shell_command", { command: `seq 1 ${lines}`, login: false });
+    const budget = 10_000 * 4;
+    const omittedTokens = Math.ceil((totalBytes - budget) / 4);
+    expect(result.result).toMatchObject({ status: "ok", exit_code: 0, truncated: true });
+    const spillPath = result.result.spill_path as string;
+    expect((await readFile(spillPath)).equals(Buffer.from(expected))).toBe(true);
+    const [header, output] = result.text.split("\nOutput:\n") as [string, string];
+    expect(header).toMatch(/^Exit code: 0\nWall time: [\d.]+ seconds\nTotal output lines: 800000$/);
+    const marker = `…${omittedTokens} tokens truncated…`;
+    const [head, rest] = output.split(marker) as [string, string];
+    expect(head).toBe(expected.slice(0, budget / 2));
+    const [tail, notice] = rest.split("\n[Full output") as [string, string];
+    expect(tail).toBe(expected.slice(totalBytes - budget / 2, -1));
+    expect(`[Full output${notice}`).toBe(
+      `[Full output (${totalBytes} bytes) saved to ${spillPath}; read a range of lines with: sed -n '1,200p' ${spillPath}]`,
+    );
+  });
+
+  it("records each decision and execution in the audit log, never the output or env values", async () => {
+    const approver = new ScriptedApprover(["approved"]);
+    const set = await tools("untrusted", approver, {});
+    process.env.CONCH_TEST_MARKER = "marker-value-123";
+    try {
+      await set.call("shell_command", {
+        command: "echo visible-output $CONCH_TEST_MARKER > f; echo printed",
+        login: false,
+      });
+    } finally {
+      delete process.env.CONCH_TEST_MARKER;
+    }
+    await audit.flush();
+    const lines = (await readFile(join(state, "audit.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      lines.map((line) => [line.type, line.decision ?? line.exitCode, line.decidedBy ?? line.sandbox]),
+    ).toEqual([
+      ["decision", "approved", "user"],
+      ["execution", 0, "bwrap"],
+    ]);
+    expect(lines[0]).toMatchObject({
+      tool: "shell_command",
+      script: "echo visible-output $CONCH_TEST_MARKER > f; echo printed",
+      cwd: work,
+      approvalPolicy: "untrusted",
+      requirement: "needs-approval",
+      sandbox: "workspace-write",
+    });
+    const text = await readFile(join(state, "audit.jsonl"), "utf8");
+    expect(text).not.toContain("marker-value-123");
+    expect(text).not.toContain("printed\n");
+    expect(await readFile(join(work, "f"), "utf8")).toBe("visible-output marker-value-123\n");
+  });
+
+  it("approved_always stores the arity prefix rule, and the next such command runs unasked", async () => {
+    const rulesFile = join(work, ".rules-store", "default.rules");
+    await mkdir(join(work, ".rules-store"));
+    const approver = new ScriptedApprover(["approved_always"]);
+    const set = await tools("untrusted", approver, { rulesStorePath: rulesFile });
+    await writeFile(join(work, "a.txt"), "a");
+    const first = await set.call("shell_command", { command: "cp a.txt b.txt", login: false });
+    expect(first.result.status).toBe("ok");
+    // cp's arity is 1 (OpenCode's table): the rule allows cp with any arguments.
+    expect(approver.requests[0]?.proposedRule).toEqual(["cp"]);
+    expect(await readFile(rulesFile, "utf8")).toContain('prefix_rule(pattern=["cp"], decision="allow")');
+    const again = await set.call("shell_command", { command: "cp a.txt c.txt", login: false });
+    expect(again.result.status).toBe("ok");
+    expect(approver.requests).toHaveLength(1);
+  });
+});
