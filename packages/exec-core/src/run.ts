@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { accessSync, existsSync, constants as fsConstants, statSync } from "node:fs";
 import { constants } from "node:os";
+import { resolve } from "node:path";
 import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "@conch/protocol";
 import { ExecError } from "./errors.js";
@@ -69,6 +70,35 @@ function spawnFailure(file: string, cause: NodeJS.ErrnoException, path: string |
   return candidates.some((candidate) => existsSync(candidate))
     ? "its interpreter (the #! line) was not found"
     : "no such program";
+}
+
+/**
+ * Finds the program as `spawn` would (a path against the cwd, else each `PATH` entry) and throws the
+ * error a direct spawn would have thrown. Used before a `prepare` wraps the command (`bwrap ... argv`):
+ * the wrapper would start fine and only report the missing program as its own exit code.
+ */
+function checkProgram(spec: SpawnSpec): void {
+  const file = spec.argv[0] as string;
+  const candidates = file.includes("/")
+    ? [resolve(spec.cwd, file)]
+    : (spec.env.PATH ?? "")
+        .split(":")
+        .filter(Boolean)
+        .map((dir) => resolve(spec.cwd, dir, file));
+  let denied = false;
+  for (const candidate of candidates) {
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, fsConstants.X_OK);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EACCES") denied = true;
+    }
+  }
+  const cause = Object.assign(new Error(denied ? "permission denied" : "no such program"), {
+    code: denied ? "EACCES" : "ENOENT",
+  });
+  throw new ExecError("SPAWN_FAILED", `cannot start ${JSON.stringify(file)}: ${cause.message}`, { cause });
 }
 
 function spawnChild(req: SpawnSpec): Promise<ChildProcess> {
@@ -140,6 +170,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
   }
   req.env[RUN_MARKER_VAR] = marker.slice(RUN_MARKER_VAR.length + 1);
   const spec: SpawnSpec = { argv: req.argv, cwd: req.cwd, env: req.env, extraFds: [] };
+  if (options.prepare) checkProgram(spec);
   const child = await spawnChild(options.prepare ? await options.prepare(spec) : spec);
   const tree = new ProcessTree(child.pid as number, marker);
 

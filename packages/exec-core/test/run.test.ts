@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ExecError, isExecError, run } from "../src/index.js";
+import { type ExecError, isExecError, run, type SpawnSpec } from "../src/index.js";
 import { useTempDir } from "./helpers.js";
 
 const tempDir = useTempDir();
@@ -183,5 +183,26 @@ describe("prepare", () => {
       run({ argv: ["touch", marker], cwd: "/" }, { prepare: () => Promise.reject(refusal) }),
     ).rejects.toBe(refusal);
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("reports a missing or unrunnable program as a direct spawn would, before the wrapper hides it", async () => {
+    let prepared = 0;
+    const prepare = async (spec: SpawnSpec): Promise<SpawnSpec> => {
+      prepared++;
+      return { ...spec, argv: ["sh", "-c", 'exec "$@"', "sh", ...spec.argv] };
+    };
+    await expect(run({ argv: ["conch-no-such-program"], cwd: "/" }, { prepare })).rejects.toMatchObject({
+      code: "SPAWN_FAILED",
+      message: 'cannot start "conch-no-such-program": no such program',
+      cause: { code: "ENOENT" },
+    });
+    await expect(run({ argv: ["/etc/passwd"], cwd: "/" }, { prepare })).rejects.toMatchObject({
+      code: "SPAWN_FAILED",
+      message: 'cannot start "/etc/passwd": permission denied',
+      cause: { code: "EACCES" },
+    });
+    expect(prepared).toBe(0);
+    const found = await run({ argv: ["./bin/sh", "-c", "echo found"], cwd: "/" }, { prepare });
+    expect([found.stdout, prepared]).toEqual(["found\n", 1]);
   });
 });
