@@ -7,6 +7,8 @@ Usage:
   conch sandbox [options] -- ARGV... run a program under the sandbox alone (--check: does it work here?)
   conch policy check --rules FILE -- ARGV...
                                      evaluate exec-policy rules (.rules or .toml) for ARGV
+  conch tool list [--profile P]      the tools a model sees, with their JSON Schemas
+  conch tool call NAME 'JSON-ARGS'   run one tool call as a model would, print what it gets back
   conch --version                    print the version
 
 Run 'conch COMMAND --help' for a command's options.
@@ -14,32 +16,50 @@ Run 'conch COMMAND --help' for a command's options.
 
 const EXIT_STATUS = `Exit status: the command's own; 124 after a timeout; 130 after Ctrl-C (129 after
 SIGHUP, 143 after SIGTERM); 141 when conch's own output was closed; 127 when the program
-or shell does not exist, 126 when it cannot be run; 2 for a usage error.`;
+or shell does not exist, 126 when it cannot be run; 4 when it was not run because a rule,
+the approval policy or the person asked said no; 3 when the sandbox cannot run here; 2 for a
+usage error or a bad config or rules file.`;
+
+const POLICY_OPTIONS = `  --approval POLICY  untrusted, on-failure, on-request or never (default: the config's,
+                     else on-request)
+  --sandbox MODE     read-only, workspace-write or danger-full-access (default: the config's,
+                     else workspace-write)
+  --approver WHO     who answers when approval is needed: tty (ask here; the default when stdin
+                     is a terminal; answers are read from stdin), approve, approve-session, or
+                     deny (the default otherwise)`;
 
 const COMMON_OPTIONS = `  --timeout-ms N   kill the command and everything it started after N ms (exit 124)
   --cwd DIR        directory to run in (default: the current one)
   --json           print the result as one JSON object instead of streaming
   -h, --help       show this help`;
 
-export const RUN_HELP: string = `Usage: conch run [--timeout-ms N] [--cwd DIR] [--json] [--] ARGV...
+export const RUN_HELP: string = `Usage: conch run [--approval POLICY] [--sandbox MODE] [--approver WHO] [--timeout-ms N]
+                 [--cwd DIR] [--json] [--] ARGV...
 
-Runs ARGV directly (no shell) in a process group of its own, with stdin at /dev/null,
-and streams its output. When it ends, nothing it started is left running. Options stop
-at the first argument that is not one, or at --.
+Runs ARGV directly (no shell) through the whole stack: the exec-policy rules and the approval
+policy decide whether it may run (asking when they say so), the sandbox confines it, and its
+output streams live. It runs in a process group of its own, with stdin at /dev/null; when it
+ends, nothing it started is left running. Config: ~/.config/conch/config.toml and the
+project's .conch/config.toml; rules: ~/.config/conch/rules/. Options stop at the first
+argument that is not one, or at --.
 
 Options:
+${POLICY_OPTIONS}
 ${COMMON_OPTIONS}
 
 ${EXIT_STATUS}
 `;
 
-export const EXEC_HELP: string = `Usage: conch exec [--login] [--shell SHELL] [--timeout-ms N] [--cwd DIR] [--json] "SCRIPT"
+export const EXEC_HELP: string = `Usage: conch exec [--login] [--shell SHELL] [--approval POLICY] [--sandbox MODE]
+                  [--approver WHO] [--timeout-ms N] [--cwd DIR] [--json] "SCRIPT"
 
 Runs SCRIPT with your shell (your passwd entry's login shell, else $SHELL, else bash, zsh
-or sh) as SHELL -c SCRIPT, in a process group of its own, and streams its output. When it
-ends, nothing it started is left running.
+or sh) as SHELL -c SCRIPT, through the whole stack as conch run does (each command of the
+script is checked against the rules), and streams its output. When it ends, nothing it
+started is left running.
 
 Options:
+${POLICY_OPTIONS}
   --login          run a login shell (SHELL -lc SCRIPT), loading your profile
   --shell SHELL    use this shell instead: a name (bash, zsh, sh, dash, fish, pwsh) or a path
 ${COMMON_OPTIONS}
@@ -96,4 +116,33 @@ Options:
 
 Exit status: the command's own; 3 when the sandbox is unavailable here (the command did not run);
 otherwise as for conch run.
+`;
+
+export const TOOL_HELP: string = `Usage: conch tool list [--profile P] [--json]
+       conch tool call [--profile P] [--approval POLICY] [--sandbox MODE] [--approver WHO]
+                       [--cwd DIR] [--json] NAME ['JSON-ARGS']
+
+list: the tools of profile P (codex, bash or argv; default: the config's tool_profile, else
+codex) with their descriptions and JSON Schemas. --json prints {"profile", "tools": [{"name",
+"description", "inputSchema"}]}.
+
+call: runs one tool call (JSON-ARGS defaults to {}) through the orchestrator exactly as a model's
+call would run, and prints exactly the text the model would get, then a newline. --json prints
+one line {"tool", "text", "result"} instead, result being the structured data (status,
+exit_code, wall_time_ms, timed_out, denied, truncated, spill_path, ...).
+
+When approval is needed, tty asks: the command, its description or the model's justification,
+the cwd, the sandbox and why; answer y (yes), s (yes for this session), a (always: store the
+arity prefix rule in ~/.config/conch/rules/default.rules) or n (no).
+
+Options:
+  --profile P        codex, bash or argv
+${POLICY_OPTIONS}
+  --cwd DIR          the session's working directory (default: the current one)
+  --json             print JSON (see above)
+  -h, --help         show this help
+
+Exit status (call): 0 when the command ran, whatever its own exit code (it is in the text); 4
+when it was rejected; 3 when the sandbox cannot run here; 2 for invalid arguments or usage;
+1 when it could not start.
 `;

@@ -11,6 +11,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   explain: async () => (await import("./commands/explain.js")).explainCommand,
   policy: async () => (await import("./commands/policy.js")).policyCommand,
   sandbox: async () => (await import("./commands/sandbox.js")).sandboxCommand,
+  tool: async () => (await import("./commands/tool.js")).toolCommand,
 };
 
 function version(): string {

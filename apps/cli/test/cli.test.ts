@@ -8,9 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let dir: string;
 
+let env: NodeJS.ProcessEnv;
+
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the CLI first (pnpm build)`);
   dir = mkdtempSync(join(tmpdir(), "conch-cli-"));
+  // No config, rules or state of the machine's user leak in or pile up.
+  env = { ...process.env, XDG_CONFIG_HOME: join(dir, ".config"), XDG_STATE_HOME: join(dir, ".state") };
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -18,6 +22,7 @@ function conch(...args: string[]): { status: number | null; stdout: string; stde
   const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], {
     encoding: "utf8",
     cwd: dir,
+    env,
   });
   return { status, stdout, stderr };
 }
@@ -87,9 +92,20 @@ describe("conch run", () => {
     // The terminal sends SIGINT to its foreground process group: conch's own, never the command's.
     const child = spawn(
       process.execPath,
-      [BIN, "run", "--", "sh", "-c", "sleep 300 & echo pid=$!; echo pid=$$; wait"],
+      // Outside the sandbox, so the pids printed are the host's (under bwrap they are the pid namespace's).
+      [
+        BIN,
+        "run",
+        "--sandbox",
+        "danger-full-access",
+        "--",
+        "sh",
+        "-c",
+        "sleep 300 & echo pid=$!; echo pid=$$; wait",
+      ],
       {
         detached: true,
+        env,
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
@@ -105,9 +121,11 @@ describe("conch run", () => {
 
 describe("conch run when its own output goes away", () => {
   it("kills the tree and exits 141, quietly, when stdout is closed", async () => {
-    const child = spawn(process.execPath, [BIN, "run", "--", "sh", "-c", "sleep 300 & echo pid=$!; yes"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, "run", "--sandbox", "danger-full-access", "--", "sh", "-c", "sleep 300 & echo pid=$!; yes"],
+      { env, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stderr = "";
     child.stderr?.on("data", (data: Buffer) => {
       stderr += data.toString();
@@ -130,7 +148,16 @@ describe("conch exec", () => {
   });
 
   it("runs a login shell with --login", () => {
-    const result = conch("exec", "--login", "--shell", "bash", "shopt -q login_shell && echo login");
+    // Unsandboxed: a login profile may complain (to stderr) that it cannot write under a read-only home.
+    const result = conch(
+      "exec",
+      "--sandbox",
+      "danger-full-access",
+      "--login",
+      "--shell",
+      "bash",
+      "shopt -q login_shell && echo login",
+    );
     expect(result).toEqual({ status: 0, stdout: "login\n", stderr: "" });
     expect(conch("exec", "--shell", "bash", "shopt -q login_shell || echo plain").stdout).toBe("plain\n");
   });
@@ -163,7 +190,7 @@ describe("errors and help", () => {
     [
       ["frob"],
       2,
-      "conch: unknown command \"frob\" (expected one of run, exec, explain, policy, sandbox)\nRun 'conch --help' for usage.\n",
+      "conch: unknown command \"frob\" (expected one of run, exec, explain, policy, sandbox, tool)\nRun 'conch --help' for usage.\n",
     ],
     [["run", "conch-no-such-program"], 127, 'conch: cannot start "conch-no-such-program": no such program\n'],
     [["run", "/etc/passwd"], 126, 'conch: cannot start "/etc/passwd": permission denied\n'],
@@ -186,7 +213,7 @@ describe("errors and help", () => {
     const { status, stdout, stderr } = spawnSync(
       "sh",
       ["-c", 'cd "$1" && rmdir "$1" && exec "$2" "$3" run true', "sh", gone, process.execPath, BIN],
-      { encoding: "utf8" },
+      { encoding: "utf8", env },
     );
     expect({ status, stdout, stderr }).toEqual({
       status: 2,
@@ -198,7 +225,7 @@ describe("errors and help", () => {
 
   it("prints help and the version", () => {
     expect(conch("--help").stdout).toContain("conch run [options] [--] ARGV...");
-    expect(conch("run", "--help").stdout).toContain("Usage: conch run [--timeout-ms N]");
+    expect(conch("run", "--help").stdout).toContain("Usage: conch run [--approval POLICY]");
     expect(conch("exec", "-h").stdout).toContain("--login");
     const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
       version: string;

@@ -2,10 +2,11 @@ import { deriveExecArgs, detectShell, resolveShell } from "@conch/shell-detect";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXEC_HELP } from "../help.js";
-import { COMMON_SPECS, type ExecuteOptions, execute } from "./execute.js";
+import { type ExecuteOptions, execute, ORCHESTRATED_SPECS } from "./execute.js";
+import { policyOptions } from "./policy-options.js";
 
 const EXEC_SPECS = {
-  ...COMMON_SPECS,
+  ...ORCHESTRATED_SPECS,
   login: { type: "boolean" },
   shell: { type: "string" },
 } as const;
@@ -25,6 +26,7 @@ export async function execCommand(args: readonly string[]): Promise<number> {
   }
   const shellOption = options.shell as string | undefined;
   const shell = shellOption === undefined ? detectShell() : resolveShell(shellOption);
-  const argv = deriveExecArgs(shell, positionals[0] as string, { login: options.login === true });
-  return execute("exec", argv, options as ExecuteOptions);
+  const script = positionals[0] as string;
+  const argv = deriveExecArgs(shell, script, { login: options.login === true });
+  return execute("exec", { argv, script }, options as ExecuteOptions, policyOptions(options, "exec"));
 }

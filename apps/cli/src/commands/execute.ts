@@ -1,8 +1,10 @@
 import { constants } from "node:os";
-import { type ExecRequest, type OutputDelta, type RunOptions, run } from "@conch/exec-core";
+import { resolve } from "node:path";
+import { type ExecResult, type OutputDelta, type RunOptions, run } from "@conch/exec-core";
 import { UsageError } from "../errors.js";
+import { openRuntime, POLICY_SPECS, type PolicyOptions } from "./policy-options.js";
 
-/** The options `conch run` and `conch exec` share. */
+/** The options `conch run`, `conch exec` and `conch sandbox` share. */
 export const COMMON_SPECS = {
   "timeout-ms": { type: "integer" },
   cwd: { type: "string" },
@@ -10,11 +12,22 @@ export const COMMON_SPECS = {
   help: { type: "boolean" },
 } as const;
 
+/** `conch run` and `conch exec`: the common options and the policy ones. */
+export const ORCHESTRATED_SPECS: typeof COMMON_SPECS & typeof POLICY_SPECS = {
+  ...COMMON_SPECS,
+  ...POLICY_SPECS,
+};
+
 export interface ExecuteOptions {
   json?: boolean;
   cwd?: string;
   "timeout-ms"?: number;
 }
+
+/** Exit code when the sandbox cannot run here (the command did not run). */
+export const EXIT_SANDBOX_UNAVAILABLE = 3;
+/** Exit code when the command was not run: a rule, the policy or the person said no. */
+export const EXIT_REJECTED = 4;
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 const EXIT_BROKEN_PIPE = 128 + constants.signals.SIGPIPE;
@@ -28,20 +41,21 @@ export function currentDirectory(command: string): string {
   }
 }
 
+interface LiveContext {
+  readonly signal: AbortSignal;
+  readonly onOutput?: (delta: OutputDelta) => Promise<void> | undefined;
+}
+
 /**
- * Runs one request, streaming its output to ours (or printing the result as JSON), and returns the exit
- * code for conch. Ctrl-C and friends kill the whole tree; conch then exits as if killed by that signal.
- * When our own output is closed (`conch run ... | head -1`), the tree is killed too and conch exits 141.
+ * Runs `body` with the command's output streamed to ours (unless `json`), Ctrl-C and friends turned into
+ * an abort that kills the whole tree, and our own closed output (`conch run ... | head -1`) too. Returns
+ * the exit code `finish` picks, or 128+N after signal N, or 141 when our output was closed.
  */
-export async function execute(
-  command: string,
-  argv: string[],
-  options: ExecuteOptions,
-  prepare?: RunOptions["prepare"],
+async function live<T>(
+  json: boolean,
+  body: (context: LiveContext) => Promise<T>,
+  finish: (value: T) => number,
 ): Promise<number> {
-  const timeoutMs = options["timeout-ms"];
-  const request: ExecRequest = { argv, cwd: options.cwd ?? currentDirectory(command) };
-  if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
   const controller = new AbortController();
   let received: NodeJS.Signals | undefined;
   let outputClosed = false;
@@ -63,21 +77,109 @@ export async function execute(
   process.stdout.on("error", onOutputError);
   process.stderr.on("error", onOutputError);
   try {
-    const result = await run(request, {
-      ...(prepare === undefined ? {} : { prepare }),
-      signal: controller.signal,
-      ...(options.json ? {} : { onOutput: forward }),
-    });
+    const value = await body({ signal: controller.signal, ...(json ? {} : { onOutput: forward }) });
     if (outputClosed) return EXIT_BROKEN_PIPE;
-    if (options.json) {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-    } else if (result.timedOut) {
-      process.stderr.write(
-        `conch: timed out after ${timeoutMs} ms; the command and everything it started were killed\n`,
-      );
-    }
-    return received === undefined ? result.exitCode : 128 + constants.signals[received];
+    const code = finish(value);
+    return received === undefined ? code : 128 + constants.signals[received];
   } finally {
     for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   }
+}
+
+function reportResult(
+  result: ExecResult,
+  options: ExecuteOptions,
+  extra: Record<string, unknown> = {},
+): void {
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ ...result, ...extra })}\n`);
+  } else if (result.timedOut) {
+    process.stderr.write(
+      `conch: timed out after ${options["timeout-ms"]} ms; the command and everything it started were killed\n`,
+    );
+  }
+}
+
+export interface ExecuteCommand {
+  readonly argv: string[];
+  /** The script, when argv runs one through a shell: the audit log records it. */
+  readonly script?: string;
+}
+
+/**
+ * Runs one command through the orchestrator (approval, sandbox, run, denial check, retry where the
+ * policy allows) and returns conch's exit code: the command's, or 4 when it was rejected, 3 when the
+ * sandbox cannot run here.
+ */
+export async function execute(
+  command: string,
+  what: ExecuteCommand,
+  options: ExecuteOptions,
+  policy: PolicyOptions,
+): Promise<number> {
+  const timeoutMs = options["timeout-ms"];
+  const cwd = resolve(options.cwd ?? currentDirectory(command));
+  const { runtime, close } = await openRuntime(cwd, policy);
+  try {
+    return await live(
+      options.json === true,
+      (context) =>
+        runtime.orchestrator.run(
+          {
+            tool: command,
+            argv: what.argv,
+            ...(what.script === undefined ? {} : { script: what.script }),
+            cwd,
+            ...(timeoutMs === undefined ? {} : { timeoutMs }),
+            maxOutputTokens: runtime.config.maxOutputTokens,
+            spill: false,
+          },
+          context,
+        ),
+      (outcome) => {
+        if (outcome.status === "failed") throw outcome.cause;
+        if (outcome.status === "rejected") {
+          process.stderr.write(`conch: ${outcome.reason}\n`);
+          return outcome.kind === "sandbox-unavailable" ? EXIT_SANDBOX_UNAVAILABLE : EXIT_REJECTED;
+        }
+        reportResult(outcome.result, options, {
+          sandbox: outcome.sandbox,
+          denied: outcome.denied,
+          escalated: outcome.escalated,
+        });
+        if (outcome.denied && !options.json) {
+          process.stderr.write(
+            `conch: the sandbox (${runtime.orchestrator.sandboxPolicy.mode}) appears to have blocked this command; ` +
+              "to run it outside the sandbox, pass --sandbox danger-full-access, or --approval on-failure to be asked first\n",
+          );
+        }
+        return outcome.result.exitCode;
+      },
+    );
+  } finally {
+    await close();
+  }
+}
+
+/** Runs argv with exec-core alone (`prepare` may wrap it in a sandbox): no approval, no config. */
+export async function executeDirect(
+  command: string,
+  argv: string[],
+  options: ExecuteOptions,
+  prepare?: RunOptions["prepare"],
+): Promise<number> {
+  const cwd = options.cwd ?? currentDirectory(command);
+  const timeoutMs = options["timeout-ms"];
+  return live(
+    options.json === true,
+    (context) =>
+      run(
+        { argv, cwd, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+        { ...context, ...(prepare === undefined ? {} : { prepare }) },
+      ),
+    (result) => {
+      reportResult(result, options);
+      return result.exitCode;
+    },
+  );
 }

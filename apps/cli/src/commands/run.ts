@@ -1,14 +1,15 @@
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { RUN_HELP } from "../help.js";
-import { COMMON_SPECS, type ExecuteOptions, execute } from "./execute.js";
+import { type ExecuteOptions, execute, ORCHESTRATED_SPECS } from "./execute.js";
+import { policyOptions } from "./policy-options.js";
 
 export async function runCommand(args: readonly string[]): Promise<number> {
-  const { options, positionals } = parseArgs(args, COMMON_SPECS, "run", true);
+  const { options, positionals } = parseArgs(args, ORCHESTRATED_SPECS, "run", true);
   if (options.help) {
     process.stdout.write(RUN_HELP);
     return 0;
   }
   if (positionals.length === 0) throw new UsageError("missing the command to run", "run");
-  return execute("run", positionals, options as ExecuteOptions);
+  return execute("run", { argv: positionals }, options as ExecuteOptions, policyOptions(options, "run"));
 }

@@ -8,7 +8,13 @@ import { createLinuxBackend } from "@conch/sandbox-linux";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { SANDBOX_HELP } from "../help.js";
-import { COMMON_SPECS, currentDirectory, type ExecuteOptions, execute } from "./execute.js";
+import {
+  COMMON_SPECS,
+  currentDirectory,
+  EXIT_SANDBOX_UNAVAILABLE,
+  type ExecuteOptions,
+  executeDirect,
+} from "./execute.js";
 
 const SPECS = {
   ...COMMON_SPECS,
@@ -19,8 +25,6 @@ const SPECS = {
 } as const;
 
 const POLICIES = ["read-only", "workspace-write", "danger-full-access"] as const;
-/** Exit code when the sandbox cannot run here (the command never ran). */
-const EXIT_SANDBOX_UNAVAILABLE = 3;
 
 function unavailable(reason: string, fix: string): number {
   process.stderr.write(`conch sandbox: the sandbox is unavailable: ${reason}\nfix: ${fix}\n`);
@@ -64,11 +68,11 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
       : ({ mode } as SandboxPolicy);
   const cwd = (options.cwd as string | undefined) ?? currentDirectory("sandbox");
   const backend = selectBackend(policy);
-  if (backend === null) return execute("sandbox", positionals, { ...(options as ExecuteOptions), cwd });
+  if (backend === null) return executeDirect("sandbox", positionals, { ...(options as ExecuteOptions), cwd });
   const availability = await backend.available();
   if (!availability.available) return unavailable(availability.reason, availability.fix);
   const rules = resolveSandboxPolicy(policy, { cwd });
-  return execute("sandbox", positionals, { ...(options as ExecuteOptions), cwd }, (spec) =>
+  return executeDirect("sandbox", positionals, { ...(options as ExecuteOptions), cwd }, (spec) =>
     backend.transform(spec, rules),
   );
 }

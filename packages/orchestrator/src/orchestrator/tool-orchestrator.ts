@@ -1,6 +1,7 @@
 // The one door (DESIGN.md §1): every command any tool runs goes through `ToolOrchestrator.run`, which
 // alone knows every step — the approval requirement, asking, the sandbox, running, the denial check and
 // the retry outside the sandbox. Codex's ToolOrchestrator (codex-rs/core/src/tools/orchestrator.rs).
+import { stat } from "node:fs/promises";
 import {
   ApprovalCache,
   type ApprovalPolicy,
@@ -16,7 +17,7 @@ import {
   storablePrefixRule,
   storeAlwaysAllowRule,
 } from "@conch/approval";
-import { type ExecRequest, type ExecResult, run as execRun } from "@conch/exec-core";
+import { ExecError, type ExecRequest, type ExecResult, run as execRun } from "@conch/exec-core";
 import {
   isLikelySandboxDenied,
   resolveSandboxPolicy,
@@ -103,6 +104,16 @@ export class ToolOrchestrator {
   }
 
   async #run(request: CommandRequest, context: RunContext): Promise<CommandOutcome> {
+    // Checked first: nobody should be asked about a command that cannot start.
+    if (!(await isDirectory(request.cwd))) {
+      const message = `invalid request: cwd: no such directory: ${request.cwd}`;
+      return {
+        status: "failed",
+        code: "CWD_NOT_FOUND",
+        message,
+        cause: new ExecError("CWD_NOT_FOUND", message),
+      };
+    }
     const permissions: SandboxPermissions = request.sandboxPermissions ?? "use_default";
     const requirement = await approvalRequirement({
       argv: request.argv,
@@ -217,11 +228,12 @@ export class ToolOrchestrator {
     context: RunContext,
     backend: SandboxBackend | null,
   ): Promise<Attempt> {
-    const exec: ExecRequest = { argv: [...request.argv], cwd: request.cwd, timeoutMs: request.timeoutMs };
+    const exec: ExecRequest = { argv: [...request.argv], cwd: request.cwd };
+    if (request.timeoutMs !== undefined) exec.timeoutMs = request.timeoutMs;
     if (this.#env !== undefined) exec.env = this.#env;
     const collected = new OutputCollector({
       maxTokens: request.maxOutputTokens,
-      spill: this.#spill,
+      spill: request.spill === false ? null : this.#spill,
       label: request.tool,
     });
     const rules = backend === null ? null : this.#rulesFor(request.cwd);
@@ -315,6 +327,7 @@ export class ToolOrchestrator {
       escalated,
       hint,
       output,
+      result,
     };
   }
 
@@ -335,6 +348,14 @@ export class ToolOrchestrator {
       decidedBy,
       sandbox: this.sandboxPolicy.mode,
     });
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
   }
 }
 

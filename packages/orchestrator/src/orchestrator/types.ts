@@ -15,9 +15,12 @@ export interface CommandRequest {
   readonly script?: string;
   /** Absolute. */
   readonly cwd: string;
-  readonly timeoutMs: number;
+  /** Kill the command's tree after this long (exit 124); no limit when absent. */
+  readonly timeoutMs?: number;
   /** The model text's budget; output beyond it goes to a spill file. */
   readonly maxOutputTokens: number;
+  /** False when nobody reads a model text (the CLI streams the output itself): no spill file is written. */
+  readonly spill?: boolean;
   /**
    * What the tool call asks of the sandbox. Absent when the tool has no `sandbox_permissions` field (the
    * `bash` and `argv` profiles): such a call cannot ask to leave the sandbox, and a denial says so.
@@ -85,6 +88,8 @@ export interface RanOutcome {
   readonly escalated: boolean;
   readonly hint: string | null;
   readonly output: CollectorResult;
+  /** exec-core's result of the final attempt: stdout and stderr apart, each bounded. */
+  readonly result: ExecResult;
 }
 
 export type CommandOutcome = RejectedOutcome | FailedOutcome | RanOutcome;

@@ -65,4 +65,3 @@ export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   isMutating(input: z.infer<Schema>): Promise<boolean>;
   handler(input: z.infer<Schema>, context: ToolContext): Promise<ToolCallResult>;
 }
-

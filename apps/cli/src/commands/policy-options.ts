@@ -1,0 +1,94 @@
+import { APPROVAL_POLICIES, type ApprovalPolicy, type Approver, type ReviewDecision } from "@conch/approval";
+import {
+  CONFIG_SANDBOX_MODES,
+  CONFIG_TOOL_PROFILES,
+  type ConchRuntime,
+  type ConfigSandboxMode,
+  createRuntime,
+} from "@conch/orchestrator";
+import type { ToolProfileName } from "@conch/protocol";
+import { PromptApprover } from "../approval/prompt-approver.js";
+import { UsageError } from "../errors.js";
+
+/** The options every command that runs something through the orchestrator shares. */
+export const POLICY_SPECS = {
+  approval: { type: "string" },
+  sandbox: { type: "string" },
+  approver: { type: "string" },
+} as const;
+
+const APPROVER_KINDS = ["tty", "approve", "approve-session", "deny"] as const;
+type ApproverKind = (typeof APPROVER_KINDS)[number];
+
+const FIXED_ANSWERS: Readonly<Record<Exclude<ApproverKind, "tty">, ReviewDecision>> = {
+  approve: "approved",
+  "approve-session": "approved_for_session",
+  deny: "denied",
+};
+
+function oneOf<T extends string>(
+  option: string,
+  choices: readonly T[],
+  value: unknown,
+  command: string,
+): T | undefined {
+  if (value === undefined) return undefined;
+  if ((choices as readonly unknown[]).includes(value)) return value as T;
+  throw new UsageError(
+    `--${option}: expected one of ${choices.join(", ")}, received ${JSON.stringify(value)}`,
+    command,
+  );
+}
+
+export interface PolicyOptions {
+  readonly approvalPolicy: ApprovalPolicy | undefined;
+  readonly sandbox: ConfigSandboxMode | undefined;
+  readonly approver: ApproverKind;
+  readonly profile: ToolProfileName | undefined;
+}
+
+/** `--approval`, `--sandbox`, `--approver` (and `--profile` where it applies), checked. */
+export function policyOptions(options: Record<string, unknown>, command: string): PolicyOptions {
+  return {
+    approvalPolicy: oneOf("approval", APPROVAL_POLICIES, options.approval, command),
+    sandbox: oneOf("sandbox", CONFIG_SANDBOX_MODES, options.sandbox, command),
+    // Asking needs someone to answer: by default only when a person is at the terminal.
+    approver:
+      oneOf("approver", APPROVER_KINDS, options.approver, command) ?? (process.stdin.isTTY ? "tty" : "deny"),
+    profile: oneOf("profile", CONFIG_TOOL_PROFILES, options.profile, command),
+  };
+}
+
+/** The runtime for one CLI invocation, config warnings printed, and how to release it. */
+export async function openRuntime(
+  cwd: string,
+  policy: PolicyOptions,
+): Promise<{ runtime: ConchRuntime; close: () => Promise<void> }> {
+  let prompt: PromptApprover | null = null;
+  let approver: Approver;
+  let runtime: ConchRuntime | null = null;
+  if (policy.approver === "tty") {
+    const current = (): ApprovalPolicy => runtime?.orchestrator.approvalPolicy ?? "on-request";
+    prompt = new PromptApprover(process.stdin, process.stderr, current);
+    approver = prompt;
+  } else {
+    const answer = FIXED_ANSWERS[policy.approver];
+    approver = { request: async () => answer };
+  }
+  runtime = await createRuntime({
+    cwd,
+    approver,
+    ...(policy.approvalPolicy === undefined ? {} : { approvalPolicy: policy.approvalPolicy }),
+    ...(policy.sandbox === undefined ? {} : { sandbox: policy.sandbox }),
+    ...(policy.profile === undefined ? {} : { profile: policy.profile }),
+  });
+  for (const warning of runtime.config.warnings) process.stderr.write(`conch: warning: ${warning}\n`);
+  const opened = runtime;
+  return {
+    runtime: opened,
+    close: async () => {
+      prompt?.close();
+      await opened.close();
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import { resolve } from "node:path";
+import { createToolSet, loadConfig, type ToolCallResult, ToolOrchestrator } from "@conch/orchestrator";
+import { parseArgs } from "../args.js";
+import { UsageError } from "../errors.js";
+import { TOOL_HELP } from "../help.js";
+import { currentDirectory, EXIT_REJECTED, EXIT_SANDBOX_UNAVAILABLE } from "./execute.js";
+import { openRuntime, POLICY_SPECS, policyOptions } from "./policy-options.js";
+
+const LIST_SPECS = {
+  profile: { type: "string" },
+  cwd: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean" },
+} as const;
+
+const CALL_SPECS = { ...LIST_SPECS, ...POLICY_SPECS } as const;
+
+/** `conch tool call`'s exit code: 0 when the command ran (its own exit code is in the text). */
+function exitCodeOf(result: ToolCallResult): number {
+  switch (result.result.status) {
+    case "ok":
+      return 0;
+    case "invalid":
+      return 2;
+    case "rejected":
+      return result.result.rejection === "sandbox-unavailable" ? EXIT_SANDBOX_UNAVAILABLE : EXIT_REJECTED;
+    default:
+      return 1;
+  }
+}
+
+async function list(args: readonly string[]): Promise<number> {
+  const { options, positionals } = parseArgs(args, LIST_SPECS, "tool list", false);
+  if (options.help) {
+    process.stdout.write(TOOL_HELP);
+    return 0;
+  }
+  if (positionals.length > 0)
+    throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`, "tool list");
+  const policy = policyOptions(options, "tool list");
+  const cwd = resolve((options.cwd as string | undefined) ?? currentDirectory("tool list"));
+  const profile = policy.profile ?? (await loadConfig({ cwd })).toolProfile;
+  // Listing runs nothing: an orchestrator that could run nothing is enough to build the definitions.
+  const orchestrator = new ToolOrchestrator({ cwd, approvalPolicy: "never", sandbox: { mode: "read-only" } });
+  const set = await createToolSet({ profile, orchestrator });
+  const tools = set.tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.jsonSchema,
+  }));
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ profile, tools })}\n`);
+    return 0;
+  }
+  const blocks = tools.map(
+    (tool) => `${tool.name}\n  ${tool.description}\n\n${indent(JSON.stringify(tool.inputSchema, null, 2))}\n`,
+  );
+  process.stdout.write(
+    `profile ${profile}: ${tools.length} tool${tools.length === 1 ? "" : "s"}\n\n${blocks.join("\n")}`,
+  );
+  return 0;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n");
+}
+
+async function call(args: readonly string[]): Promise<number> {
+  const { options, positionals } = parseArgs(args, CALL_SPECS, "tool call", false);
+  if (options.help) {
+    process.stdout.write(TOOL_HELP);
+    return 0;
+  }
+  const [name, json = "{}", ...extra] = positionals;
+  if (name === undefined) throw new UsageError("missing the tool NAME (see 'conch tool list')", "tool call");
+  if (extra.length > 0) {
+    throw new UsageError(
+      `expected NAME and one JSON-ARGS argument, received ${positionals.length} arguments; quote the JSON`,
+      "tool call",
+    );
+  }
+  const policy = policyOptions(options, "tool call");
+  const cwd = resolve((options.cwd as string | undefined) ?? currentDirectory("tool call"));
+  const { runtime, close } = await openRuntime(cwd, policy);
+  try {
+    const set = await createToolSet({
+      profile: runtime.profile,
+      orchestrator: runtime.orchestrator,
+      maxOutputTokens: runtime.config.maxOutputTokens,
+    });
+    const controller = new AbortController();
+    const abort = (): void => controller.abort();
+    process.once("SIGINT", abort);
+    process.once("SIGTERM", abort);
+    let result: ToolCallResult;
+    try {
+      result = await set.call(name, json, { signal: controller.signal });
+    } finally {
+      process.off("SIGINT", abort);
+      process.off("SIGTERM", abort);
+    }
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ tool: name, text: result.text, result: result.result })}\n`);
+    } else {
+      process.stdout.write(`${result.text}\n`);
+    }
+    return exitCodeOf(result);
+  } finally {
+    await close();
+  }
+}
+
+export async function toolCommand(args: readonly string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === "list") return list(rest);
+  if (sub === "call") return call(rest);
+  if (sub === "--help" || sub === "-h") {
+    process.stdout.write(TOOL_HELP);
+    return 0;
+  }
+  throw new UsageError(
+    sub === undefined
+      ? "missing list or call"
+      : `unknown subcommand ${JSON.stringify(sub)} (expected list or call)`,
+    "tool",
+  );
+}
