@@ -1,8 +1,12 @@
 // `pnpm bench`: medians and ratios against a baseline measured in the same run. Not a test: nothing here
 // is asserted, the numbers are printed for people to read.
 import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { run } from "@conch/exec-core";
+import { createAuditLog, createSpillStore, createToolSet, ToolOrchestrator } from "@conch/orchestrator";
 import { resolveSandboxPolicy } from "@conch/sandbox-core";
 import { buildSeccompFilter, createLinuxBackend, seccompArchOf } from "@conch/sandbox-linux";
 
@@ -147,6 +151,58 @@ if (process.platform === "linux" && (await backend.available()).available) {
     "ms",
     "<= 1.3x",
   );
+
+  // 6. A whole tool call through the orchestrator: validation, approval requirement (tree-sitter),
+  // sandbox, run, formatting, audit line. HOME is an empty dir so that the login shell reads no user
+  // profile (this machine's pyenv init alone costs ~110 ms per login shell).
+  const scratch = mkdtempSync(join(tmpdir(), "conch-bench-"));
+  process.env.HOME = scratch;
+  const orchestrator = new ToolOrchestrator({
+    cwd: scratch,
+    approvalPolicy: "on-request",
+    sandbox: { mode: "workspace-write" },
+    audit: createAuditLog({ path: join(scratch, "audit.jsonl") }),
+    spill: createSpillStore({ dir: join(scratch, "spill") }),
+  });
+  const tools = await createToolSet({ profile: "codex", orchestrator });
+  const toolCall = async () => {
+    const { result } = await tools.call("shell_command", { command: "true" });
+    if (result.exit_code !== 0) throw new Error(`shell_command true: ${JSON.stringify(result)}`);
+  };
+  const loginArgv = ["/bin/bash", "-lc", "true"];
+  const wrappedLogin = await prepare({
+    argv: loginArgv,
+    cwd: scratch,
+    env: { PATH: process.env.PATH, HOME: scratch },
+    extraFds: [],
+  });
+  const rawBwrapLogin = () =>
+    new Promise((resolve, reject) => {
+      const [file, ...args] = wrappedLogin.argv;
+      const child = spawn(file, args, { env: wrappedLogin.env, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+      child.stdio[3].end(wrappedLogin.extraFds[0]);
+      child.stdout.resume();
+      child.stderr.resume();
+      child.on("error", reject);
+      child.on("close", resolve);
+    });
+  await compare(10, rawBwrap, toolCall);
+  row(
+    'tool call shell_command {"command":"true"}, on-request + workspace-write, warm (median of 100)',
+    "raw bwrap + seccomp `true`",
+    await compare(100, rawBwrap, toolCall),
+    "ms",
+    "<= 1.3x",
+  );
+  row(
+    "  the same tool call vs the same argv (`bash -lc true`) under raw bwrap",
+    "raw bwrap + seccomp `bash -lc true`",
+    await compare(100, rawBwrapLogin, toolCall),
+    "ms",
+    "report",
+  );
+  rmSync(scratch, { recursive: true, force: true });
+
   const builds = [];
   for (let i = 0; i < 2000; i++) {
     const t = performance.now();

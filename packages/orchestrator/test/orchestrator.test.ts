@@ -137,6 +137,26 @@ describe.runIf(process.platform === "linux")("ToolOrchestrator", () => {
     expect(existsSync(target)).toBe(false);
   });
 
+  it("on-request: require_escalated asks with the justification and the model's prefix rule, then runs outside the sandbox", async () => {
+    const approver = new ScriptedApprover(["approved"]);
+    const set = await tools("on-request", approver);
+    const target = join(outside, "escalated.txt");
+    const result = await set.call("shell_command", {
+      command: `touch ${target}`,
+      login: false,
+      sandbox_permissions: "require_escalated",
+      justification: "Do you want to create a file outside the workspace?",
+      prefix_rule: ["touch"],
+    });
+    expect(approver.requests).toHaveLength(1);
+    expect(approver.requests[0]).toMatchObject({
+      justification: "Do you want to create a file outside the workspace?",
+      sandboxPermissions: "require_escalated",
+    });
+    expect(result.result).toMatchObject({ status: "ok", exit_code: 0, sandbox: "none", escalated: false });
+    expect(existsSync(target)).toBe(true);
+  });
+
   it("a forbidden rule blocks before any spawn, in every policy", async () => {
     const rules = loadPolicy([
       {
