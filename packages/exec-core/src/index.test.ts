@@ -15,8 +15,11 @@ describe("@conch/exec-core public surface", () => {
       "EXIT_CODE_TIMEOUT",
       "ExecError",
       "HeadTailBuffer",
+      "ProcessTree",
       "RUN_MARKER_VAR",
       "buildEnv",
+      "createRunMarker",
+      "exitCodeOf",
       "isExecError",
       "run",
     ]);

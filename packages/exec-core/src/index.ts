@@ -3,6 +3,8 @@ export type { EnvPolicy, ExecRequest, ExecResult } from "@conch/protocol";
 export { buildEnv, CORE_ENV_VARS, DEFAULT_ENV_EXCLUDES, ENV_PINS } from "./env/build-env.js";
 export { EXEC_ERROR_CODES, ExecError, type ExecErrorCode, isExecError } from "./errors.js";
 export { HeadTailBuffer } from "./output/head-tail-buffer.js";
+export { createRunMarker, RUN_MARKER_VAR } from "./process/run-marker.js";
+export { ProcessTree } from "./process/tree.js";
 export {
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_KILL_GRACE_MS,
@@ -11,8 +13,8 @@ export {
 export {
   EXIT_CODE_CANCELED,
   EXIT_CODE_TIMEOUT,
+  exitCodeOf,
   type OutputDelta,
-  RUN_MARKER_VAR,
   type RunOptions,
   run,
   type SpawnSpec,

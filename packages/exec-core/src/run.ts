@@ -6,11 +6,9 @@ import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "@conch/protocol";
 import { ExecError } from "./errors.js";
 import { OutputCapture } from "./output/capture.js";
+import { createRunMarker, RUN_MARKER_VAR } from "./process/run-marker.js";
 import { ProcessTree } from "./process/tree.js";
 import { normalizeRequest } from "./request/normalize.js";
-
-/** The environment variable that marks every process of one run, so strays can be found and killed. */
-export const RUN_MARKER_VAR = "CONCH_RUN_ID";
 
 export const EXIT_CODE_TIMEOUT = 124;
 export const EXIT_CODE_CANCELED = 130;
@@ -44,15 +42,10 @@ export interface RunOptions {
   onOutput?: (delta: OutputDelta) => void | Promise<void>;
 }
 
-let runCount = 0;
-
 /** Unique among all runs on this machine while this process lives: pid, a counter and some randomness. */
-function nextRunId(): string {
-  runCount++;
-  return `${process.pid}.${runCount}.${Math.random().toString(36).slice(2, 10)}`;
-}
 
-function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+/** The exit status a shell would report: the code, or 128+N after signal N. */
+export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
   if (code !== null) return code;
   return 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0));
 }
@@ -152,7 +145,7 @@ function spawnChild(req: SpawnSpec): Promise<ChildProcess> {
  */
 export async function run(request: ExecRequest, options: RunOptions = {}): Promise<ExecResult> {
   const started = performance.now();
-  const marker = `${RUN_MARKER_VAR}=${nextRunId()}`;
+  const { value: markerValue, entry: marker } = createRunMarker();
   const req = normalizeRequest(request);
   const base = { command: req.argv, cwd: req.cwd };
   const { signal, onOutput } = options;
@@ -168,7 +161,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       canceled: true,
     };
   }
-  req.env[RUN_MARKER_VAR] = marker.slice(RUN_MARKER_VAR.length + 1);
+  req.env[RUN_MARKER_VAR] = markerValue;
   const spec: SpawnSpec = { argv: req.argv, cwd: req.cwd, env: req.env, extraFds: [] };
   if (options.prepare) checkProgram(spec);
   const child = await spawnChild(options.prepare ? await options.prepare(spec) : spec);

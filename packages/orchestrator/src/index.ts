@@ -61,6 +61,10 @@ export {
   type RejectedOutcome,
   type RejectionKind,
   type RunContext,
+  type SessionOutcome,
+  type SessionRequest,
+  type SessionRunContext,
+  type StartedSessionOutcome,
   type ToolOrchestratorOptions,
 } from "./orchestrator/types.js";
 export type { CollectedOutput } from "./output/collected-output.js";

@@ -20,7 +20,9 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function toolSet(profile: "codex" | "bash" | "argv"): Promise<ToolSet> {
+type Profile = "codex" | "bash" | "argv" | "terminal";
+
+async function toolSet(profile: Profile): Promise<ToolSet> {
   const orchestrator = new ToolOrchestrator({
     cwd: work,
     approvalPolicy: "never",
@@ -33,12 +35,26 @@ async function toolSet(profile: "codex" | "bash" | "argv"): Promise<ToolSet> {
   return createToolSet({ profile, orchestrator });
 }
 
-const PROFILES = ["codex", "bash", "argv"] as const;
+const PROFILES = ["codex", "bash", "argv", "terminal"] as const;
 
 // A valid call for each tool, so the fuzz starts from something real.
 const VALID: Record<string, Record<string, unknown>> = {
   "codex/shell_command": { command: "echo hi", workdir: ".", timeout_ms: 5000, login: false },
   "codex/shell": { command: ["echo", "hi"], workdir: ".", timeout_ms: 5000 },
+  "codex/exec_command": {
+    cmd: "echo hi",
+    workdir: ".",
+    tty: false,
+    yield_time_ms: 500,
+    max_output_tokens: 100,
+  },
+  "codex/write_stdin": { session_id: 1234, chars: "", yield_time_ms: 250, max_output_tokens: 100 },
+  "terminal/terminal_open": { command: "echo hi", cwd: ".", tty: false },
+  "terminal/terminal_write": { id: 1234, input: "ls\n" },
+  "terminal/terminal_read": { id: 1234, wait_ms: 100 },
+  "terminal/terminal_signal": { id: 1234, signal: "INT" },
+  "terminal/terminal_close": { id: 1234 },
+  "terminal/terminal_list": {},
   "bash/bash": { command: "echo hi", description: "Print a greeting", timeout_ms: 5000 },
   "argv/shell": { argv: ["echo", "hi"], cwd: ".", timeout_seconds: 5 },
 };
@@ -116,13 +132,25 @@ describe("tool schemas", () => {
 
   it("the profiles' tool names", async () => {
     const names = await Promise.all(PROFILES.map(async (p) => (await toolSet(p)).tools.map((t) => t.name)));
-    expect(names).toEqual([["shell_command", "shell"], ["bash"], ["shell"]]);
+    expect(names).toEqual([
+      ["shell_command", "exec_command", "write_stdin", "shell"],
+      ["bash"],
+      ["shell"],
+      [
+        "terminal_open",
+        "terminal_write",
+        "terminal_read",
+        "terminal_signal",
+        "terminal_close",
+        "terminal_list",
+      ],
+    ]);
   });
 });
 
 describe("bad input", () => {
   for (const [key, valid] of Object.entries(VALID)) {
-    const [profile, name] = key.split("/") as ["codex" | "bash" | "argv", string];
+    const [profile, name] = key.split("/") as [Profile, string];
     it(`${key}: 1,000 malformed argument objects give 1,000 clear error results, no throw, no spawn`, async () => {
       const set = await toolSet(profile);
       const tool = set.tools.find((t) => t.name === name);
@@ -172,7 +200,7 @@ describe("bad input", () => {
       set.call("shell_command", { command: "ls", timeout_ms: 1e20 }),
     ]);
     expect(texts.map((t) => t.text)).toEqual([
-      'unknown tool "nope": the codex profile has shell_command, shell',
+      'unknown tool "nope": the codex profile has shell_command, exec_command, write_stdin, shell',
       `shell_command: the arguments are not valid JSON: ${jsonError("{not json")}`,
       "shell_command: invalid arguments: timeout_ms: expected an integer, received 1.5",
       "shell_command: invalid arguments: command: required: expected a string",
@@ -192,14 +220,14 @@ describe("bad input", () => {
     expect(result.result).toMatchObject({ status: "failed", error_code: "CWD_NOT_FOUND" });
   });
 
-  it("a profile without tools yet is a clear error", async () => {
+  it("an unknown profile is a clear error", async () => {
     const orchestrator = new ToolOrchestrator({
       cwd: work,
       approvalPolicy: "never",
       sandbox: { mode: "read-only" },
     });
-    await expect(createToolSet({ profile: "terminal", orchestrator })).rejects.toThrow(
-      "tool profile terminal: its tools run live sessions, which this version of Conch does not have yet; use codex, bash or argv",
+    await expect(createToolSet({ profile: "zsh" as Profile, orchestrator })).rejects.toThrow(
+      'tool profile: expected one of codex, bash, terminal, argv, received "zsh"',
     );
   });
 });

@@ -13,6 +13,8 @@ export const CONCH_ERROR_CODES = [
   "INVALID_SANDBOX_BACKEND",
   "SANDBOX_UNAVAILABLE",
   "INVALID_CONFIG",
+  "UNKNOWN_SESSION",
+  "STDIN_CLOSED",
 ] as const;
 
 export type ConchErrorCode = (typeof CONCH_ERROR_CODES)[number];

@@ -115,6 +115,18 @@ export class ProcessTree {
   }
 
   /**
+   * The process groups of the tree other than the root's own: those a wrapper such as bwrap started its
+   * command in. A signal meant for the command goes there, since the wrapper dies of it otherwise.
+   */
+  innerGroups(): number[] {
+    const groups = new Set<number>();
+    for (const member of this.#scan().members) {
+      if (member.pgrp !== this.rootPid && member.pid === member.pgrp) groups.add(member.pgrp);
+    }
+    return [...groups];
+  }
+
+  /**
    * SIGTERM to every member, up to `graceMs` for them to leave, then SIGKILL until none is left. Before
    * SIGKILL, members are stopped (SIGSTOP) and the tree scanned again until it stops growing, so a
    * process that forks as fast as it can is caught with all its children.

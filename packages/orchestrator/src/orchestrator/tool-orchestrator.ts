@@ -26,6 +26,7 @@ import {
   type SandboxRegistry,
   type SandboxRules,
 } from "@conch/sandbox-core";
+import { type SessionResponse, SessionStore } from "@conch/unified-exec";
 import type { AuditCommand, AuditDecider, AuditLog } from "../audit/audit-log.js";
 import { OutputCollector } from "../output/output-collector.js";
 import type { SpillStore } from "../spill/spill-store.js";
@@ -34,10 +35,14 @@ import type {
   CommandOutcome,
   CommandRequest,
   Execute,
+  FailedOutcome,
   RanOutcome,
   RejectedOutcome,
   RejectionKind,
   RunContext,
+  SessionOutcome,
+  SessionRequest,
+  SessionRunContext,
   ToolOrchestratorOptions,
 } from "./types.js";
 
@@ -66,6 +71,7 @@ export class ToolOrchestrator {
   readonly #rulesStorePath: string | null;
   readonly #execute: Execute;
   readonly #cache = new ApprovalCache();
+  #sessions: SessionStore | null = null;
   #rules: Policy;
   // Resolved once per cwd: resolving reads the file system (gitdirs, symlinks).
   readonly #sandboxRules = new Map<string, SandboxRules>();
@@ -84,6 +90,11 @@ export class ToolOrchestrator {
     this.#execute = options.execute ?? execRun;
   }
 
+  /** Where truncated output is saved, or null. */
+  get spillStore(): SpillStore | null {
+    return this.#spill;
+  }
+
   /** The exec-policy rules in force, including those added by `approved_always` this session. */
   get rules(): Policy {
     return this.#rules;
@@ -94,8 +105,59 @@ export class ToolOrchestrator {
    * start is a `failed` outcome carrying the error's code.
    */
   async run(request: CommandRequest, context: RunContext = {}): Promise<CommandOutcome> {
+    return this.#guard(async () => {
+      const done = await this.#pipeline(request, {
+        launch: (backend) => this.#attempt(request, context, backend),
+        denied: (attempt) => this.#deniedBySandbox(attempt),
+        excerpt: (attempt) => denialExcerpt(attempt),
+        discard: (attempt) => attempt.collected.discard(),
+      });
+      return done.status === "done" ? this.#ran(done.value, done.escalated, done.hint) : done;
+    });
+  }
+
+  /**
+   * Starts a live session through the same steps and waits its yield window. A process that exits within
+   * the early-exit window with a sandbox denial goes through the same retry path as a one-shot command;
+   * later exits report their code normally.
+   */
+  async startSession(request: SessionRequest, context: SessionRunContext = {}): Promise<SessionOutcome> {
+    return this.#guard(async () => {
+      const done = await this.#pipeline(request, {
+        launch: (backend) => this.#startSession(request, context, backend),
+        denied: ({ response }) =>
+          !response.running &&
+          response.exitedAfterMs !== null &&
+          isLikelySandboxDenied(response.exitCode, response.output, {
+            session: true,
+            sinceSpawnMs: response.exitedAfterMs,
+            exited: false,
+          }),
+        excerpt: ({ response }) => response.output.slice(-DENIAL_EXCERPT_BYTES),
+        discard: async () => {},
+      });
+      if (done.status !== "done") return done;
+      const { response, sandbox } = done.value;
+      return {
+        status: "session",
+        response,
+        sandbox,
+        denied: done.hint !== null,
+        escalated: done.escalated,
+        hint: done.hint,
+      };
+    });
+  }
+
+  /** The live sessions started through `startSession` (created on first use). */
+  get sessions(): SessionStore {
+    this.#sessions ??= new SessionStore();
+    return this.#sessions;
+  }
+
+  async #guard<T>(body: () => Promise<T>): Promise<T | FailedOutcome> {
     try {
-      return await this.#run(request, context);
+      return await body();
     } catch (error) {
       const code = conchErrorCode(error) ?? "INTERNAL";
       const message = error instanceof Error ? error.message : String(error);
@@ -103,7 +165,62 @@ export class ToolOrchestrator {
     }
   }
 
-  async #run(request: CommandRequest, context: RunContext): Promise<CommandOutcome> {
+  async #startSession(
+    request: SessionRequest,
+    context: SessionRunContext,
+    backend: SandboxBackend | null,
+  ): Promise<{ response: SessionResponse; sandbox: string }> {
+    const rules = backend === null ? null : this.#rulesFor(request.cwd);
+    const sandbox = backend?.name ?? "none";
+    const started = performance.now();
+    const response = await this.sessions.start(
+      {
+        argv: request.argv,
+        command: request.script ?? request.argv.join(" "),
+        cwd: request.cwd,
+        tty: request.tty,
+        ...(this.#env === undefined ? {} : { env: this.#env }),
+        ...(backend === null || rules === null
+          ? {}
+          : { prepare: (spec) => backend.transform(spec, rules, { tty: request.tty }), wrapped: true }),
+      },
+      request.yieldTimeMs,
+      {
+        ...(context.signal === undefined ? {} : { signal: context.signal }),
+        ...(request.keepAfterExit === undefined ? {} : { keepAfterExit: request.keepAfterExit }),
+        ...(request.unclampedYield === undefined ? {} : { unclampedYield: request.unclampedYield }),
+      },
+    );
+    this.#audit?.record({
+      type: "execution",
+      tool: request.tool,
+      ...auditCommand(request),
+      cwd: request.cwd,
+      sandbox,
+      exitCode: response.exitCode,
+      durationMs: Math.round(performance.now() - started),
+      timedOut: false,
+      canceled: context.signal?.aborted === true,
+      denied: false,
+    });
+    return { response, sandbox };
+  }
+
+  /**
+   * The steps every command takes (DESIGN.md §1) around `launch`, which runs it once, in the given
+   * sandbox or none: the requirement, asking, the sandbox choice, the denial check and the retry.
+   */
+  async #pipeline<T>(
+    request: CommandRequest,
+    trial: {
+      launch: (backend: SandboxBackend | null) => Promise<T>;
+      denied: (value: T) => boolean;
+      excerpt: (value: T) => string;
+      discard: (value: T) => Promise<void>;
+    },
+  ): Promise<
+    RejectedOutcome | FailedOutcome | { status: "done"; value: T; escalated: boolean; hint: string | null }
+  > {
     // Checked first: nobody should be asked about a command that cannot start.
     if (!(await isDirectory(request.cwd))) {
       const message = `invalid request: cwd: no such directory: ${request.cwd}`;
@@ -152,26 +269,23 @@ export class ToolOrchestrator {
       }
     }
 
-    const first = await this.#attempt(request, context, backend);
-    if (backend === null || !this.#deniedBySandbox(first)) return this.#ran(first, false, null);
+    const first = await trial.launch(backend);
+    if (backend === null || !trial.denied(first))
+      return { status: "done", value: first, escalated: false, hint: null };
 
     // The sandbox denied it. Codex retries outside the sandbox only where a person can be asked first.
     if (this.approvalPolicy === "never" || this.approvalPolicy === "on-request") {
-      return this.#ran(first, false, this.#denialHint(request));
+      return { status: "done", value: first, escalated: false, hint: this.#denialHint(request) };
     }
+    await trial.discard(first);
     if (!alreadyApproved) {
-      const denial = denialExcerpt(first);
       const answer = await this.#approve(request, requirement, permissions, {
         reason: RETRY_WITHOUT_SANDBOX_REASON,
-        sandboxDenial: denial,
+        sandboxDenial: trial.excerpt(first),
       });
-      await first.collected.discard();
       if (answer.status === "rejected") return answer;
-    } else {
-      await first.collected.discard();
     }
-    const second = await this.#attempt(request, context, null);
-    return this.#ran(second, true, null);
+    return { status: "done", value: await trial.launch(null), escalated: true, hint: null };
   }
 
   /** The cached answer, or the approver's; records the decision and applies `approved_always`. */
@@ -307,6 +421,11 @@ export class ToolOrchestrator {
       `The sandbox (${mode}) appears to have blocked this command. The approval policy is never, so it ` +
       "cannot run outside the sandbox; change the command to stay within the writable roots."
     );
+  }
+
+  /** Kills every live session (daemon shutdown, end of a replay). */
+  async terminateSessions(): Promise<void> {
+    await this.#sessions?.terminateAll();
   }
 
   async #ran(attempt: Attempt, escalated: boolean, hint: string | null): Promise<RanOutcome> {

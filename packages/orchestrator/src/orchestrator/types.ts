@@ -1,6 +1,7 @@
 import type { ApprovalPolicy, Approver, Policy, SandboxPermissions } from "@conch/approval";
 import type { EnvPolicy, ExecRequest, ExecResult, OutputDelta, RunOptions } from "@conch/exec-core";
 import type { SandboxPolicy, SandboxRegistry } from "@conch/sandbox-core";
+import type { SessionResponse } from "@conch/unified-exec";
 import type { AuditDecider, AuditLog } from "../audit/audit-log.js";
 import type { CollectorResult } from "../output/output-collector.js";
 import type { SpillStore } from "../spill/spill-store.js";
@@ -93,6 +94,37 @@ export interface RanOutcome {
 }
 
 export type CommandOutcome = RejectedOutcome | FailedOutcome | RanOutcome;
+
+/** A command to start as a live session (exec_command, terminal_open, a durable shell_command). */
+export interface SessionRequest extends CommandRequest {
+  /** A pseudo-terminal, or pipes with stdin closed. */
+  readonly tty: boolean;
+  /** How long to wait for it to exit before returning with it still running (clamped 250–30000). */
+  readonly yieldTimeMs: number;
+  /** Wait `yieldTimeMs` as given (a durable shell_command waits its whole timeout). */
+  readonly unclampedYield?: boolean;
+  /** Keep the session listed after it exits, until closed (the terminal tools). */
+  readonly keepAfterExit?: boolean;
+}
+
+export interface SessionRunContext {
+  /** Stops waiting; the session keeps running. */
+  readonly signal?: AbortSignal;
+}
+
+/** The session started (and may already have exited within its yield window). */
+export interface StartedSessionOutcome {
+  readonly status: "session";
+  readonly response: SessionResponse;
+  /** The backend it runs under, or `none`. */
+  readonly sandbox: string;
+  /** It exited at once, denied by the sandbox, and was not retried outside it: `hint` says what to do. */
+  readonly denied: boolean;
+  readonly escalated: boolean;
+  readonly hint: string | null;
+}
+
+export type SessionOutcome = RejectedOutcome | FailedOutcome | StartedSessionOutcome;
 
 /** The one-shot runner; exec-core's `run` unless a caller wraps it (to count spawns, say). */
 export type Execute = (request: ExecRequest, options: RunOptions) => Promise<ExecResult>;

@@ -3,7 +3,8 @@ import type { CommandOutcome } from "../orchestrator/types.js";
 import { spillNotice } from "../spill/spill-notice.js";
 import type { ToolCallResult, ToolResultData } from "./types.js";
 
-const NOT_RUN = {
+/** The fields of a result whose command did not run (or is not a one-shot run). */
+export const NOT_RUN: Omit<ToolResultData, "tool" | "status"> = {
   exit_code: null,
   wall_time_ms: null,
   timed_out: false,
@@ -15,7 +16,9 @@ const NOT_RUN = {
   spill_path: null,
   rejection: null,
   error_code: null,
-} as const satisfies Omit<ToolResultData, "tool" | "status">;
+  session_id: null,
+  running: false,
+};
 
 /** A call whose arguments were wrong: nothing ran. */
 export function invalidResult(tool: string, text: string, code = "INVALID_REQUEST"): ToolCallResult {
@@ -88,6 +91,8 @@ export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOpt
       spill_path: spill?.path ?? null,
       rejection: null,
       error_code: null,
+      session_id: null,
+      running: false,
     },
   };
 }

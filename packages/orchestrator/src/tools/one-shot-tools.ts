@@ -15,8 +15,10 @@ import {
 } from "@conch/protocol";
 import { deriveExecArgs, resolveShell, type Shell } from "@conch/shell-detect";
 import type { z } from "zod";
+import { formatShellCommandResult } from "../format/shell-command-result.js";
+import { truncateMiddle } from "../format/truncate.js";
 import type { CommandRequest } from "../orchestrator/types.js";
-import { shellStyleResult } from "./model-result.js";
+import { NOT_RUN, shellStyleResult } from "./model-result.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
 function define<S extends z.ZodObject>(tool: Omit<ToolDefinition<S>, "jsonSchema">): ToolDefinition<S> {
@@ -61,21 +63,70 @@ export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = defin
     "outside it.",
   inputSchema: ShellCommandSchema,
   isMutating: async (input: ShellCommandParams) => !(await isKnownSafeCommand(scriptArgv(input.command))),
-  handler: (input: ShellCommandParams, context: ToolContext) =>
-    runShellStyle(
-      {
-        tool: "shell_command",
-        argv: deriveExecArgs(context.shell(), input.command, { login: input.login ?? true }),
-        script: input.command,
-        cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
-        timeoutMs: input.timeout_ms,
-        maxOutputTokens: context.maxOutputTokens,
-        ...escalation(input),
-      },
-      context,
-      "workdir",
-    ),
+  handler: (input: ShellCommandParams, context: ToolContext) => {
+    const request: CommandRequest = {
+      tool: "shell_command",
+      argv: deriveExecArgs(context.shell(), input.command, { login: input.login ?? true }),
+      script: input.command,
+      cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
+      timeoutMs: input.timeout_ms,
+      maxOutputTokens: context.maxOutputTokens,
+      ...escalation(input),
+    };
+    return context.durableOneShot ? runDurable(request, context) : runShellStyle(request, context, "workdir");
+  },
 });
+
+/**
+ * A durable shell_command (config `durable_one_shot`): it runs as a session and waits its timeout; if it
+ * exits by then, the text is shell_command's; if not, it keeps running and the text gives the session id
+ * to poll with write_stdin, instead of killing it.
+ */
+async function runDurable(request: CommandRequest, context: ToolContext): Promise<ToolCallResult> {
+  const outcome = await context.orchestrator.startSession(
+    { ...request, tty: false, yieldTimeMs: request.timeoutMs ?? 0, unclampedYield: true },
+    context,
+  );
+  if (outcome.status !== "session") {
+    return shellStyleResult(outcome, {
+      tool: request.tool,
+      maxTokens: request.maxOutputTokens,
+      cwdField: "workdir",
+      cwd: request.cwd,
+    });
+  }
+  const { response } = outcome;
+  const cut = truncateMiddle(response.output, request.maxOutputTokens);
+  const data = {
+    tool: request.tool,
+    status: "ok" as const,
+    ...NOT_RUN,
+    exit_code: response.exitCode,
+    wall_time_ms: Math.round(response.wallTimeMs),
+    sandbox: outcome.sandbox,
+    denied: outcome.denied,
+    escalated: outcome.escalated,
+    truncated: cut.truncated,
+    session_id: response.running ? response.sessionId : null,
+    running: response.running,
+  };
+  if (!response.running) {
+    const text = formatShellCommandResult({
+      exitCode: response.exitCode ?? -1,
+      durationMs: response.wallTimeMs,
+      output: response.output,
+      maxTokens: request.maxOutputTokens,
+    });
+    return { text: outcome.hint === null ? text : `${text}\n[${outcome.hint}]`, result: data };
+  }
+  const id = response.sessionId;
+  const text =
+    `Process running with session ID ${id}\nWall time: ${(response.wallTimeMs / 1000).toFixed(1)} seconds\n` +
+    `Output:\n${cut.text}${cut.text.endsWith("\n") || cut.text === "" ? "" : "\n"}` +
+    `[Still running after ${request.timeoutMs} ms, so it was kept rather than killed: poll it with write_stdin ` +
+    `{"session_id": ${id}}, or stop it with write_stdin {"session_id": ${id}, "chars": "\\u0003"}]`;
+  return { text, result: data };
+}
 
 /** Codex's legacy `shell`: an argv array, run directly. */
 export const shellTool: ToolDefinition<typeof ShellSchema> = define({

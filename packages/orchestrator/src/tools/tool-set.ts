@@ -14,6 +14,8 @@ export interface ToolSetOptions {
   readonly maxOutputTokens?: number;
   /** The shell scripts run in; the user's shell (passwd entry, `$SHELL`, ...) by default. */
   readonly shell?: Shell;
+  /** A shell_command still running at its timeout becomes a session to poll instead of being killed. */
+  readonly durableOneShot?: boolean;
 }
 
 /** The tools of one profile, and the one way to call them. */
@@ -32,19 +34,23 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
 
 async function profileTools(profile: ToolProfileName): Promise<readonly ToolDefinition[]> {
   // zod and the schemas load only when tools are wanted, so `conch run` never pays for them.
-  const tools = await import("./one-shot-tools.js");
+  const [tools, sessions] = await Promise.all([import("./one-shot-tools.js"), import("./session-tools.js")]);
+  const list = (...defs: readonly unknown[]): readonly ToolDefinition[] => defs as readonly ToolDefinition[];
   switch (profile) {
     case "codex":
-      return [tools.shellCommandTool, tools.shellTool] as unknown as readonly ToolDefinition[];
+      return list(tools.shellCommandTool, sessions.execCommandTool, sessions.writeStdinTool, tools.shellTool);
     case "bash":
-      return [tools.bashTool] as unknown as readonly ToolDefinition[];
+      return list(tools.bashTool);
     case "argv":
-      return [tools.argvShellTool] as unknown as readonly ToolDefinition[];
+      return list(tools.argvShellTool);
     case "terminal":
-      throw new OrchestratorError(
-        "INVALID_REQUEST",
-        "tool profile terminal: its tools run live sessions, which this version of Conch does not have yet; " +
-          "use codex, bash or argv",
+      return list(
+        sessions.terminalOpenTool,
+        sessions.terminalWriteTool,
+        sessions.terminalReadTool,
+        sessions.terminalSignalTool,
+        sessions.terminalCloseTool,
+        sessions.terminalListTool,
       );
     default:
       throw new OrchestratorError(
@@ -92,6 +98,7 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
       ...context,
       orchestrator,
       maxOutputTokens,
+      durableOneShot: options.durableOneShot === true,
       shell: () => {
         shell ??= detectShell();
         return shell;

@@ -38,6 +38,10 @@ export interface ToolResultData {
   readonly rejection: string | null;
   /** A Conch error code for `invalid` and `failed`. */
   readonly error_code: string | null;
+  /** The live session to poll or write to (exec_command, write_stdin, terminal tools) while it runs. */
+  readonly session_id: number | null;
+  /** A session's process is still running. */
+  readonly running: boolean;
 }
 
 /** What a tool call gives back: the exact text for the model, and the same facts as data. */
@@ -53,6 +57,8 @@ export interface ToolContext extends RunContext {
   readonly shell: () => Shell;
   /** The configured cap on model output tokens; a call may ask for fewer. */
   readonly maxOutputTokens: number;
+  /** A shell_command that outlives its timeout becomes a session the model can poll (config). */
+  readonly durableOneShot: boolean;
 }
 
 /** One tool: its name, what the model reads about it, its schemas and what it does. */

@@ -1,0 +1,362 @@
+// The session tools: Codex's exec_command and write_stdin, and the terminal profile. Starting a process
+// goes through the orchestrator (the one door); writing to, reading from and closing a session that
+// already passed it only touch the session store.
+import { resolve } from "node:path";
+import { isKnownSafeCommand } from "@conch/arity-rules";
+import {
+  type ExecCommandParams,
+  ExecCommandSchema,
+  TerminalCloseSchema,
+  TerminalListSchema,
+  type TerminalOpenParams,
+  TerminalOpenSchema,
+  type TerminalReadParams,
+  TerminalReadSchema,
+  type TerminalSignalParams,
+  TerminalSignalSchema,
+  type TerminalWriteParams,
+  TerminalWriteSchema,
+  TOOL_LIMITS,
+  toJsonSchema,
+  type WriteStdinParams,
+  WriteStdinSchema,
+} from "@conch/protocol";
+import { deriveExecArgs, resolveShell } from "@conch/shell-detect";
+import type { SessionResponse } from "@conch/unified-exec";
+import type { z } from "zod";
+import { generateChunkId } from "../format/chunk-id.js";
+import { approxTokenCount, truncateMiddle } from "../format/truncate.js";
+import { formatUnifiedExecResult } from "../format/unified-exec-result.js";
+import type { SessionOutcome } from "../orchestrator/types.js";
+import { spillNotice } from "../spill/spill-notice.js";
+import { failedResult, NOT_RUN } from "./model-result.js";
+import type { ToolCallResult, ToolContext, ToolDefinition, ToolResultData } from "./types.js";
+
+function define<S extends z.ZodObject>(tool: Omit<ToolDefinition<S>, "jsonSchema">): ToolDefinition<S> {
+  return { ...tool, jsonSchema: toJsonSchema(tool.inputSchema) };
+}
+
+const SIGNALS: Readonly<Record<TerminalSignalParams["signal"], NodeJS.Signals>> = {
+  INT: "SIGINT",
+  TERM: "SIGTERM",
+  KILL: "SIGKILL",
+  HUP: "SIGHUP",
+};
+
+interface Shown {
+  readonly text: string;
+  readonly truncated: boolean;
+  readonly spillPath: string | null;
+}
+
+/** The output cut to the budget; when cut, the whole chunk goes to a spill file the text points to. */
+async function shown(output: string, maxTokens: number, tool: string, context: ToolContext): Promise<Shown> {
+  const cut = truncateMiddle(output, maxTokens);
+  if (!cut.truncated) return { text: cut.text, truncated: false, spillPath: null };
+  const spill = context.orchestrator.spillStore;
+  if (spill === null) return { text: cut.text, truncated: true, spillPath: null };
+  try {
+    const saved = await spill.write(output, { label: tool });
+    return {
+      text: `${cut.text}\n${spillNotice(saved.path, saved.bytes, saved.omittedBytes)}`,
+      truncated: true,
+      spillPath: saved.path,
+    };
+  } catch (error) {
+    return {
+      text: `${cut.text}\n[The full output could not be saved: ${(error as Error).message}]`,
+      truncated: true,
+      spillPath: null,
+    };
+  }
+}
+
+function sessionData(
+  tool: string,
+  response: SessionResponse,
+  extra: Partial<ToolResultData>,
+): ToolResultData {
+  return {
+    tool,
+    status: "ok",
+    ...NOT_RUN,
+    exit_code: response.exitCode,
+    wall_time_ms: Math.round(response.wallTimeMs),
+    session_id: response.running ? response.sessionId : null,
+    running: response.running,
+    ...extra,
+  };
+}
+
+/** Codex's exec_command/write_stdin text for one response. */
+async function unifiedExecResult(
+  tool: string,
+  response: SessionResponse,
+  maxTokens: number,
+  context: ToolContext,
+  extra: { sandbox?: string; denied?: boolean; escalated?: boolean; hint?: string | null } = {},
+): Promise<ToolCallResult> {
+  const out = await shown(response.output, maxTokens, tool, context);
+  let text = formatUnifiedExecResult({
+    chunkId: generateChunkId(),
+    durationMs: response.wallTimeMs,
+    ...(response.running ? { sessionId: response.sessionId } : { exitCode: response.exitCode ?? -1 }),
+    originalTokenCount: approxTokenCount(response.output),
+    output: out.text,
+  });
+  if (extra.hint) text += `${text.endsWith("\n") ? "" : "\n"}[${extra.hint}]`;
+  return {
+    text,
+    result: sessionData(tool, response, {
+      truncated: out.truncated,
+      spill_path: out.spillPath,
+      sandbox: extra.sandbox ?? null,
+      denied: extra.denied ?? false,
+      escalated: extra.escalated ?? false,
+    }),
+  };
+}
+
+function notStarted(
+  tool: string,
+  outcome: Exclude<SessionOutcome, { status: "session" }>,
+  cwdField: string,
+  cwd: string,
+): ToolCallResult {
+  if (outcome.status === "rejected") {
+    return {
+      text: outcome.reason,
+      result: { tool, status: "rejected", ...NOT_RUN, rejection: outcome.kind },
+    };
+  }
+  const text =
+    outcome.code === "CWD_NOT_FOUND"
+      ? `${tool}: ${cwdField}: no such directory: ${cwd}`
+      : `${tool}: the command could not start: ${outcome.message}`;
+  return failedResult(tool, text, outcome.code);
+}
+
+/** A store error (unknown id, stdin closed) as the model's text, in Codex's words. */
+function storeError(tool: string, error: unknown): ToolCallResult {
+  const code = (error as { code?: unknown } | null)?.code;
+  return failedResult(tool, (error as Error).message, typeof code === "string" ? code : "INTERNAL");
+}
+
+/** Codex's `exec_command`: start a command; its output, or a session id while it keeps running. */
+export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = define({
+  name: "exec_command",
+  description:
+    "Runs a command in a new session and returns its output, or a session_id while it keeps running: " +
+    "use write_stdin to send input or poll for more output. Set `tty` for interactive programs.",
+  inputSchema: ExecCommandSchema,
+  isMutating: async (input: ExecCommandParams) => !(await isKnownSafeCommand(["bash", "-lc", input.cmd])),
+  handler: async (input: ExecCommandParams, context: ToolContext) => {
+    const shell = input.shell === undefined ? context.shell() : resolveShell(input.shell);
+    const cwd = resolve(context.orchestrator.cwd, input.workdir ?? ".");
+    const outcome = await context.orchestrator.startSession(
+      {
+        tool: "exec_command",
+        argv: deriveExecArgs(shell, input.cmd, { login: input.login ?? true }),
+        script: input.cmd,
+        cwd,
+        maxOutputTokens: input.max_output_tokens,
+        tty: input.tty,
+        yieldTimeMs: input.yield_time_ms,
+        sandboxPermissions: input.sandbox_permissions,
+        ...(input.justification === undefined ? {} : { justification: input.justification }),
+        ...(input.prefix_rule === undefined ? {} : { prefixRule: input.prefix_rule }),
+      },
+      context,
+    );
+    if (outcome.status !== "session") return notStarted("exec_command", outcome, "workdir", cwd);
+    return unifiedExecResult("exec_command", outcome.response, input.max_output_tokens, context, outcome);
+  },
+});
+
+/** Codex's `write_stdin`: write to a session (or poll it) and return what it printed since. */
+export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = define({
+  name: "write_stdin",
+  description:
+    "Writes characters to a running exec_command session (empty: just poll) and returns the output " +
+    'produced since the last call. Without a tty only "\\u0003" (Ctrl-C) is accepted.',
+  inputSchema: WriteStdinSchema,
+  isMutating: async () => true,
+  handler: async (input: WriteStdinParams, context: ToolContext) => {
+    try {
+      const response = await context.orchestrator.sessions.write(
+        input.session_id,
+        input.chars,
+        input.yield_time_ms,
+        context.signal === undefined ? {} : { signal: context.signal },
+      );
+      return await unifiedExecResult("write_stdin", response, input.max_output_tokens, context);
+    } catch (error) {
+      return storeError("write_stdin", error);
+    }
+  },
+});
+
+function terminalText(id: number, response: SessionResponse, output: string): string {
+  const status = response.running ? "running" : `exited with code ${response.exitCode}`;
+  return `Terminal ID: ${id}\nStatus: ${status}\nOutput:\n${output}`;
+}
+
+async function terminalResult(
+  tool: string,
+  response: SessionResponse,
+  context: ToolContext,
+): Promise<ToolCallResult> {
+  const out = await shown(response.output, context.maxOutputTokens, tool, context);
+  return {
+    text: terminalText(response.sessionId, response, out.text),
+    result: {
+      ...sessionData(tool, response, { truncated: out.truncated, spill_path: out.spillPath }),
+      // A terminal stays addressable until closed, exited or not.
+      session_id: response.sessionId,
+    },
+  };
+}
+
+export const terminalOpenTool: ToolDefinition<typeof TerminalOpenSchema> = define({
+  name: "terminal_open",
+  description:
+    "Starts a command in a new terminal that stays open: a shell, a server, a REPL. Returns its id and " +
+    "first output. Talk to it with terminal_write and terminal_read; close it with terminal_close.",
+  inputSchema: TerminalOpenSchema,
+  isMutating: async (input: TerminalOpenParams) =>
+    !(await isKnownSafeCommand(["bash", "-lc", input.command])),
+  handler: async (input: TerminalOpenParams, context: ToolContext) => {
+    const cwd = resolve(context.orchestrator.cwd, input.cwd ?? ".");
+    const outcome = await context.orchestrator.startSession(
+      {
+        tool: "terminal_open",
+        argv: deriveExecArgs(context.shell(), input.command, { login: true }),
+        script: input.command,
+        cwd,
+        maxOutputTokens: context.maxOutputTokens,
+        tty: input.tty,
+        yieldTimeMs: TOOL_LIMITS.writeYieldTimeMs,
+        keepAfterExit: true,
+      },
+      context,
+    );
+    if (outcome.status !== "session") return notStarted("terminal_open", outcome, "cwd", cwd);
+    const result = await terminalResult("terminal_open", outcome.response, context);
+    if (outcome.hint === null) return result;
+    return { text: `${result.text}\n[${outcome.hint}]`, result: { ...result.result, denied: true } };
+  },
+});
+
+export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = define({
+  name: "terminal_write",
+  description:
+    'Sends text to a terminal\'s input (end lines with "\\n"; "\\u0003" is Ctrl-C) without waiting; read the ' +
+    "response with terminal_read.",
+  inputSchema: TerminalWriteSchema,
+  isMutating: async () => true,
+  handler: async (input: TerminalWriteParams, context: ToolContext) => {
+    try {
+      context.orchestrator.sessions.send(input.id, input.input);
+      const bytes = Buffer.byteLength(input.input);
+      return {
+        text: `Wrote ${bytes} byte${bytes === 1 ? "" : "s"} to terminal ${input.id}.`,
+        result: { tool: "terminal_write", status: "ok", ...NOT_RUN, session_id: input.id, running: true },
+      };
+    } catch (error) {
+      return storeError("terminal_write", error);
+    }
+  },
+});
+
+export const terminalReadTool: ToolDefinition<typeof TerminalReadSchema> = define({
+  name: "terminal_read",
+  description:
+    "Returns a terminal's output since the last read, waiting up to wait_ms for more (at once when its " +
+    "process exits). Full-screen programs show their current screen.",
+  inputSchema: TerminalReadSchema,
+  isMutating: async () => false,
+  handler: async (input: TerminalReadParams, context: ToolContext) => {
+    try {
+      const response = await context.orchestrator.sessions.read(
+        input.id,
+        input.wait_ms,
+        context.signal === undefined ? {} : { signal: context.signal },
+      );
+      return await terminalResult("terminal_read", response, context);
+    } catch (error) {
+      return storeError("terminal_read", error);
+    }
+  },
+});
+
+export const terminalSignalTool: ToolDefinition<typeof TerminalSignalSchema> = define({
+  name: "terminal_signal",
+  description: "Sends a signal to a terminal's process group: INT (Ctrl-C), TERM, KILL or HUP.",
+  inputSchema: TerminalSignalSchema,
+  isMutating: async () => true,
+  handler: async (input: TerminalSignalParams, context: ToolContext) => {
+    try {
+      const sessions = context.orchestrator.sessions;
+      const info = sessions.list().find((session) => session.id === input.id);
+      // On a terminal, Ctrl-C reaches the foreground job, which a shell runs in a group of its own.
+      if (input.signal === "INT" && info?.tty === true) sessions.send(input.id, "\u0003");
+      else sessions.signal(input.id, SIGNALS[input.signal]);
+      return {
+        text: `Sent SIG${input.signal} to terminal ${input.id}.`,
+        result: { tool: "terminal_signal", status: "ok", ...NOT_RUN, session_id: input.id, running: true },
+      };
+    } catch (error) {
+      return storeError("terminal_signal", error);
+    }
+  },
+});
+
+export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = define({
+  name: "terminal_close",
+  description: "Closes a terminal: its process and everything it started are killed.",
+  inputSchema: TerminalCloseSchema,
+  isMutating: async () => true,
+  handler: async (input: { id: number }, context: ToolContext) => {
+    try {
+      await context.orchestrator.sessions.close(input.id);
+      return {
+        text: `Terminal ${input.id} closed; its processes were killed.`,
+        result: { tool: "terminal_close", status: "ok", ...NOT_RUN },
+      };
+    } catch (error) {
+      return storeError("terminal_close", error);
+    }
+  },
+});
+
+function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 60
+    ? `${s}s`
+    : s < 3600
+      ? `${Math.floor(s / 60)}m${s % 60}s`
+      : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}
+
+export const terminalListTool: ToolDefinition<typeof TerminalListSchema> = define({
+  name: "terminal_list",
+  description: "Lists the open terminals: id, pid, state (running or exit code), age, last output, command.",
+  inputSchema: TerminalListSchema,
+  isMutating: async () => false,
+  handler: async (_input: Record<string, never>, context: ToolContext) => {
+    const now = Date.now();
+    const sessions = context.orchestrator.sessions.list();
+    const lines = sessions.map((s) => {
+      const state = s.running ? "running" : `exited ${s.exitCode}`;
+      const last = s.lastOutputAt === null ? "never" : `${age(now - s.lastOutputAt)} ago`;
+      return `${s.id}\tpid ${s.pid}\t${state}\tage ${age(now - s.startedAt)}\toutput ${last}\t${s.command}`;
+    });
+    return {
+      text:
+        sessions.length === 0
+          ? "No open terminals."
+          : `id\tpid\tstate\tage\tlast output\tcommand\n${lines.join("\n")}`,
+      result: { tool: "terminal_list", status: "ok", ...NOT_RUN },
+    };
+  },
+});

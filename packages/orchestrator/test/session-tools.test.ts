@@ -1,0 +1,195 @@
+// exec_command, write_stdin and the terminal tools through the orchestrator, with real PTYs and real bwrap.
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, readdir, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ApprovalPolicy, ScriptedApprover } from "@conch/approval";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
+import { createToolSet, type ToolSet } from "../src/tools/tool-set.js";
+
+let work: string;
+let outside: string;
+let orchestrators: ToolOrchestrator[];
+
+beforeEach(async () => {
+  work = await realpath(await mkdtemp(join(tmpdir(), "conch-sessions-")));
+  outside = await mkdtemp("/var/tmp/conch-sessions-outside-");
+  orchestrators = [];
+});
+afterEach(async () => {
+  await Promise.all(orchestrators.map((o) => o.terminateSessions()));
+  await rm(work, { recursive: true, force: true });
+  await rm(outside, { recursive: true, force: true });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return !["Z", "X"].includes(stat.charAt(stat.lastIndexOf(")") + 2));
+  } catch {
+    return false;
+  }
+}
+
+async function tools(
+  profile: "codex" | "terminal",
+  options: { approvalPolicy?: ApprovalPolicy; approver?: ScriptedApprover; durableOneShot?: boolean } = {},
+): Promise<{ set: ToolSet; orchestrator: ToolOrchestrator }> {
+  const orchestrator = new ToolOrchestrator({
+    cwd: work,
+    approvalPolicy: options.approvalPolicy ?? "on-request",
+    sandbox: { mode: "workspace-write" },
+    approver: options.approver ?? null,
+    // A home of its own: no user profile prints into the sessions.
+    env: { set: { HOME: work } },
+  });
+  orchestrators.push(orchestrator);
+  const set = await createToolSet({ profile, orchestrator, durableOneShot: options.durableOneShot === true });
+  return { set, orchestrator };
+}
+
+const HEADER =
+  /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\n(Process exited with code -?\d+|Process running with session ID \d+)\nOriginal token count: \d+\nOutput:\n/;
+
+describe.runIf(process.platform === "linux")("session tools", () => {
+  it("exec_command bash -i in a sandboxed PTY keeps its state across write_stdin calls", async () => {
+    const { set } = await tools("codex");
+    const started = await set.call("exec_command", { cmd: "bash -i", tty: true, yield_time_ms: 500 });
+    expect(started.text).toMatch(HEADER);
+    expect(started.result).toMatchObject({ status: "ok", running: true, exit_code: null, sandbox: "bwrap" });
+    const id = started.result.session_id as number;
+    expect(started.text).toContain(`Process running with session ID ${id}\n`);
+    await set.call("write_stdin", { session_id: id, chars: "export FOO=bar\n" });
+    const echoed = await set.call("write_stdin", {
+      session_id: id,
+      chars: "echo $FOO\n",
+      yield_time_ms: 500,
+    });
+    expect(echoed.text).toMatch(HEADER);
+    expect(echoed.text).toContain("bar");
+
+    // Ctrl-C written to the PTY interrupts the foreground program inside bwrap.
+    await set.call("write_stdin", { session_id: id, chars: "sleep 100\n", yield_time_ms: 300 });
+    await set.call("write_stdin", { session_id: id, chars: "\u0003", yield_time_ms: 300 });
+    const after = await set.call("write_stdin", {
+      session_id: id,
+      chars: "echo back-$((40+2))\n",
+      yield_time_ms: 1000,
+    });
+    expect(after.text).toContain("back-42");
+    // The seccomp program went through a private file that the session's shell removed.
+    expect((await readdir(tmpdir())).filter((name) => name.startsWith("conch-fds-"))).toEqual([]);
+  });
+
+  it("exec_command returns at once when the command exits, with Codex's text", async () => {
+    const { set } = await tools("codex");
+    const result = await set.call("exec_command", { cmd: "sleep 0.1; echo done", login: false });
+    expect(result.text).toMatch(HEADER);
+    expect(result.text).toContain("Process exited with code 0\n");
+    expect(result.text.endsWith("Output:\ndone\n")).toBe(true);
+    expect(result.result).toMatchObject({ exit_code: 0, running: false, session_id: null });
+    expect(result.result.wall_time_ms as number).toBeLessThan(5_000);
+  });
+
+  it("without a tty, write_stdin refuses text and turns Ctrl-C into SIGINT", async () => {
+    const { set } = await tools("codex");
+    const started = await set.call("exec_command", {
+      cmd: "trap 'echo got INT; exit 3' INT; echo ready; while :; do sleep 0.05; done",
+      login: false,
+      yield_time_ms: 300,
+    });
+    const id = started.result.session_id as number;
+    const refused = await set.call("write_stdin", { session_id: id, chars: "hello" });
+    expect(refused.text).toBe(
+      "stdin is closed for this session; rerun exec_command with tty=true to keep stdin open",
+    );
+    expect(refused.result).toMatchObject({ status: "failed", error_code: "STDIN_CLOSED" });
+    const interrupted = await set.call("write_stdin", {
+      session_id: id,
+      chars: "\u0003",
+      yield_time_ms: 5000,
+    });
+    expect(interrupted.text).toContain("Process exited with code 3\n");
+    expect(interrupted.text).toContain("got INT");
+    const gone = await set.call("write_stdin", { session_id: id, chars: "" });
+    expect(gone.text).toBe(`Unknown process id ${id}`);
+  });
+
+  it("an early sandbox denial goes through the retry path: asked with the denial, then run outside", async () => {
+    const approver = new ScriptedApprover(["approved"]);
+    const { set } = await tools("codex", { approvalPolicy: "on-failure", approver });
+    const target = join(outside, "session.txt");
+    const result = await set.call("exec_command", { cmd: `echo hi > ${target}`, login: false });
+    expect(approver.requests).toHaveLength(1);
+    expect(approver.requests[0]?.sandboxDenial).toContain("Read-only file system");
+    expect(result.result).toMatchObject({ exit_code: 0, sandbox: "none", escalated: true });
+    expect(readFileSync(target, "utf8")).toBe("hi\n");
+  });
+
+  it("the terminal profile: open, write, read, list, signal, close (which kills the tree)", async () => {
+    const { set, orchestrator } = await tools("terminal");
+    const opened = await set.call("terminal_open", { command: "bash --norc --noprofile -i", tty: true });
+    expect(opened.text).toMatch(/^Terminal ID: \d+\nStatus: running\nOutput:\n/);
+    const id = opened.result.session_id as number;
+    expect((await set.call("terminal_write", { id, input: "sleep 300 & echo bg=$!\n" })).text).toBe(
+      `Wrote 23 bytes to terminal ${id}.`,
+    );
+    const read = await set.call("terminal_read", { id, wait_ms: 500 });
+    expect(read.text).toMatch(/bg=\d+/);
+    const listed = await set.call("terminal_list", {});
+    expect(listed.text).toMatch(
+      new RegExp(
+        `\\n${id}\\tpid \\d+\\trunning\\tage \\d+s\\toutput \\d+s ago\\tbash --norc --noprofile -i$`,
+      ),
+    );
+    expect((await set.call("terminal_signal", { id, signal: "INT" })).text).toBe(
+      `Sent SIGINT to terminal ${id}.`,
+    );
+    const [info] = orchestrator.sessions.list();
+    const root = info?.pid as number;
+    expect(isAlive(root)).toBe(true);
+    expect((await set.call("terminal_close", { id })).text).toBe(
+      `Terminal ${id} closed; its processes were killed.`,
+    );
+    expect(isAlive(root)).toBe(false);
+    expect((await set.call("terminal_read", { id })).text).toBe(`Unknown process id ${id}`);
+
+    const exits = await set.call("terminal_open", { command: "echo bye; exit 4" });
+    expect(exits.text).toBe(
+      `Terminal ID: ${exits.result.session_id}\nStatus: exited with code 4\nOutput:\nbye\n`,
+    );
+    expect((await set.call("terminal_list", {})).text).toContain("\texited 4\t");
+  });
+
+  it("durable one-shot: a shell_command still running at its timeout becomes a session to poll", async () => {
+    const { set } = await tools("codex", { durableOneShot: true });
+    const quick = await set.call("shell_command", { command: "echo fast", login: false });
+    expect(quick.text).toMatch(/^Exit code: 0\nWall time: [\d.]+ seconds\nOutput:\nfast\n$/);
+    const slow = await set.call("shell_command", {
+      command: "echo first; sleep 1; echo second",
+      login: false,
+      timeout_ms: 300,
+    });
+    const id = slow.result.session_id as number;
+    expect(slow.result.running).toBe(true);
+    expect(slow.text).toContain(`Process running with session ID ${id}`);
+    expect(slow.text).toContain("first");
+    const polled = await set.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 5000 });
+    expect(polled.text).toContain("Process exited with code 0\n");
+    expect(polled.text).toContain("second");
+  });
+
+  it("a closed orchestrator's sessions are all dead", async () => {
+    const { set, orchestrator } = await tools("codex");
+    await set.call("exec_command", { cmd: "sleep 300 & wait", login: false, yield_time_ms: 300 });
+    await set.call("exec_command", { cmd: "bash -i", tty: true, yield_time_ms: 300 });
+    // Under bwrap the root is bwrap itself, and the pid namespace ends with it.
+    const pids = orchestrator.sessions.list().map((s) => s.pid);
+    expect(pids).toHaveLength(2);
+    expect(pids.every(isAlive)).toBe(true);
+    await orchestrator.terminateSessions();
+    expect(pids.filter(isAlive)).toEqual([]);
+    expect(existsSync(work)).toBe(true);
+  });
+});

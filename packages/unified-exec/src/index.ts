@@ -1,0 +1,21 @@
+// Anything exported here is public API of @conch/unified-exec.
+export {
+  isUnifiedExecError,
+  UNIFIED_EXEC_ERROR_CODES,
+  UnifiedExecError,
+  type UnifiedExecErrorCode,
+} from "./errors.js";
+export { ScreenRenderer, type ScreenRendererOptions } from "./render/screen-renderer.js";
+export { DEFAULT_RETAINED_BYTES, type SessionSpec } from "./session/session.js";
+export {
+  type CallOptions,
+  clampEmptyPoll,
+  clampYield,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_PROTECTED_RECENT,
+  type SessionInfo,
+  type SessionResponse,
+  SessionStore,
+  type SessionStoreOptions,
+  type StartOptions,
+} from "./store/session-store.js";

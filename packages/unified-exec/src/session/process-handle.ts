@@ -1,0 +1,172 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { constants, tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Writable } from "node:stream";
+import { exitCodeOf, type SpawnSpec } from "@conch/exec-core";
+import { UnifiedExecError } from "../errors.js";
+
+/** A started process, PTY or pipes, seen the same way by a session. */
+export interface ProcessHandle {
+  readonly pid: number;
+  /** Writes to the terminal; only PTY handles have one. */
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Frees the terminal or pipes once the process is gone. */
+  close(): void;
+}
+
+export interface HandleEvents {
+  onData(chunk: Buffer): void;
+  /** The root process exited; its output may still be draining, and what it started may still run. */
+  onRootExit(): void;
+  /** The exit status as a shell reports it (128+N after signal N). */
+  onExit(exitCode: number, signal: NodeJS.Signals | null): void;
+}
+
+type NodePty = typeof import("node-pty");
+let nodePty: NodePty | null = null;
+
+// node-pty is a native module: loaded on the first PTY session, never by importing this package.
+function loadNodePty(): NodePty {
+  nodePty ??= createRequire(import.meta.url)("node-pty") as NodePty;
+  return nodePty;
+}
+
+/**
+ * node-pty cannot hand a child extra descriptors, and `bwrap --seccomp 3` reads its filter from one. So
+ * each extra descriptor's data goes to a private file, and a shell opens it as fd 3, 4, ... , deletes it,
+ * and execs the real command: nothing stays on disk and nothing else can open it meanwhile.
+ */
+function withExtraFdsFromFiles(spec: SpawnSpec): { argv: string[]; cleanup: () => void } {
+  if (spec.extraFds.length === 0) return { argv: spec.argv, cleanup: () => {} };
+  const dir = mkdtempSync(join(tmpdir(), "conch-fds-"));
+  const files = spec.extraFds.map((data, index) => {
+    const file = join(dir, `fd${3 + index}`);
+    writeFileSync(file, data, { mode: 0o600 });
+    return file;
+  });
+  const opens = files.map((_, index) => `exec ${3 + index}<"$${index + 1}"`).join("; ");
+  // Only the first N positional parameters are files; the rest is the command.
+  const script = `${opens}; i=0; for f; do [ "$i" -lt ${files.length} ] && rm -f "$f"; i=$((i+1)); done; rmdir "${dir}" 2>/dev/null; shift ${files.length}; exec "$@"`;
+  return {
+    argv: ["/bin/sh", "-c", script, "sh", ...files, ...spec.argv],
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Starts `spec` on a new pseudo-terminal of `cols` x `rows`; the child leads its session and group. */
+export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: HandleEvents): ProcessHandle {
+  const pty = loadNodePty();
+  const { argv, cleanup } = withExtraFdsFromFiles(spec);
+  const [file, ...args] = argv as [string, ...string[]];
+  let term: import("node-pty").IPty;
+  try {
+    term = pty.spawn(file, args, {
+      name: spec.env.TERM ?? "xterm-256color",
+      cols,
+      rows,
+      cwd: spec.cwd,
+      env: spec.env,
+      encoding: null,
+    } as import("node-pty").IPtyForkOptions);
+  } catch (cause) {
+    cleanup();
+    throw new UnifiedExecError(
+      "SPAWN_FAILED",
+      `cannot start ${JSON.stringify(file)}: ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
+  }
+  term.onData((data: string | Buffer) => events.onData(typeof data === "string" ? Buffer.from(data) : data));
+  term.onExit(({ exitCode, signal }) => {
+    cleanup();
+    events.onRootExit();
+    const name = signal ? (signalName(signal) ?? null) : null;
+    events.onExit(name === null ? exitCode : exitCodeOf(null, name), name);
+  });
+  return {
+    pid: term.pid,
+    write: (data) => term.write(data),
+    resize: (c, r) => term.resize(c, r),
+    close: () => {
+      try {
+        term.kill("SIGHUP");
+      } catch {
+        // Already gone.
+      }
+    },
+  };
+}
+
+function signalName(signal: number): NodeJS.Signals | undefined {
+  const { signals } = constants;
+  return (Object.keys(signals) as NodeJS.Signals[]).find((name) => signals[name] === signal);
+}
+
+/**
+ * Starts `spec` with stdin at /dev/null and stdout and stderr on pipes, merged in arrival order, in a
+ * new session and process group (as exec-core does for one-shot commands).
+ */
+export function spawnPipes(spec: SpawnSpec, events: HandleEvents): Promise<ProcessHandle> {
+  return new Promise((resolve, reject) => {
+    const [file, ...args] = spec.argv as [string, ...string[]];
+    const child = spawn(file, args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe", ...spec.extraFds.map(() => "pipe" as const)],
+    });
+    spec.extraFds.forEach((data, index) => {
+      const pipe = child.stdio[3 + index] as Writable | null;
+      pipe?.on("error", () => {});
+      pipe?.end(data);
+    });
+    child.stdout?.on("data", (chunk: Buffer) => events.onData(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => events.onData(chunk));
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let open = 2;
+    const settle = (): void => {
+      if (exited !== null && open === 0) events.onExit(exitCodeOf(exited.code, exited.signal), exited.signal);
+    };
+    child.stdout?.once("close", () => {
+      open--;
+      settle();
+    });
+    child.stderr?.once("close", () => {
+      open--;
+      settle();
+    });
+    child.once("exit", (code, signal) => {
+      exited = { code, signal };
+      events.onRootExit();
+      settle();
+    });
+    child.once("error", (cause: NodeJS.ErrnoException) =>
+      reject(
+        new UnifiedExecError(
+          "SPAWN_FAILED",
+          `cannot start ${JSON.stringify(file)}: ${cause.code ?? cause.message}`,
+          {
+            cause,
+          },
+        ),
+      ),
+    );
+    child.once("spawn", () =>
+      resolve({
+        pid: child.pid as number,
+        write: () => {},
+        resize: () => {},
+        // Pipes held open by a process that escaped every kill: stop waiting (their 'close' settles).
+        close: () => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        },
+      }),
+    );
+  });
+}

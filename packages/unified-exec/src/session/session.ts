@@ -1,0 +1,266 @@
+import {
+  buildEnv,
+  createRunMarker,
+  HeadTailBuffer,
+  ProcessTree,
+  RUN_MARKER_VAR,
+  type SpawnSpec,
+} from "@conch/exec-core";
+import type { EnvPolicy } from "@conch/protocol";
+import { stdinClosed } from "../errors.js";
+import { ScreenRenderer } from "../render/screen-renderer.js";
+import { type ProcessHandle, spawnPipes, spawnPty } from "./process-handle.js";
+
+/** Bytes of output kept between two reads of a session: half head, half tail (DESIGN.md §3). */
+export const DEFAULT_RETAINED_BYTES: number = 1024 * 1024;
+const KILL_GRACE_MS = 500;
+// After the root exits: how long output may keep arriving before the session counts as drained.
+const DRAIN_QUIET_MS = 20;
+const DRAIN_MAX_MS = 2000;
+const CTRL_C = "\u0003";
+
+export interface SessionSpec {
+  /** What runs, e.g. `["/bin/bash", "-lc", "npm run dev"]`. */
+  readonly argv: readonly string[];
+  /** What the model asked for (the script), for listings. */
+  readonly command: string;
+  readonly cwd: string;
+  readonly env?: EnvPolicy;
+  /** A pseudo-terminal (default 24 x 80, `TERM=xterm-256color`), or pipes with stdin closed. */
+  readonly tty: boolean;
+  readonly cols?: number;
+  readonly rows?: number;
+  /** Rewrites what is spawned, e.g. a sandbox backend's `transform(spec, rules, { tty })`. */
+  readonly prepare?: (spec: SpawnSpec) => Promise<SpawnSpec>;
+  /**
+   * `prepare` wraps the command in a process that starts it in a group of its own (bwrap): signals go to
+   * that group, not to the wrapper's, which would die of them and take the command along.
+   */
+  readonly wrapped?: boolean;
+  /** For PTY sessions: give the model rendered screen text rather than raw bytes (default true). */
+  readonly render?: boolean;
+  /** Bytes of output kept between reads (default 1 MiB). */
+  readonly retainBytes?: number;
+}
+
+export interface SessionOutput {
+  /** The output since the previous read: rendered text for a rendering PTY session, else the raw text. */
+  readonly text: string;
+  /** Raw bytes that arrived since the previous read (before rendering, including any left out). */
+  readonly bytes: number;
+}
+
+/** One live process the model talks to. Only the store creates sessions. */
+export class Session {
+  readonly id: number;
+  readonly command: string;
+  readonly tty: boolean;
+  readonly pid: number;
+  /** `Date.now()` at spawn. */
+  readonly startedAt: number;
+  readonly #startedPerf: number;
+  readonly #handle: ProcessHandle;
+  readonly #tree: ProcessTree;
+  readonly #retain: number;
+  readonly #wrapped: boolean;
+  #pending: HeadTailBuffer;
+  readonly #renderer: ScreenRenderer | null;
+  #exit: { code: number; signal: NodeJS.Signals | null; atPerf: number } | null = null;
+  #drained = false;
+  #lastOutputAt: number | null = null;
+  #waiters = new Set<() => void>();
+  #killing: Promise<void> | null = null;
+  #quietSince = 0;
+  /** Calls currently waiting on this session: pruning skips it. */
+  inFlight = 0;
+  /** `performance.now()` of the last call that used it, for LRU pruning. */
+  lastUsed: number;
+
+  private constructor(
+    id: number,
+    spec: SessionSpec,
+    handle: ProcessHandle,
+    tree: ProcessTree,
+    renderer: ScreenRenderer | null,
+    startedPerf: number,
+  ) {
+    this.id = id;
+    this.command = spec.command;
+    this.tty = spec.tty;
+    this.pid = handle.pid;
+    this.startedAt = Date.now();
+    this.#startedPerf = startedPerf;
+    this.lastUsed = startedPerf;
+    this.#handle = handle;
+    this.#tree = tree;
+    this.#retain = spec.retainBytes ?? DEFAULT_RETAINED_BYTES;
+    this.#wrapped = spec.wrapped === true;
+    this.#pending = new HeadTailBuffer(this.#retain);
+    this.#renderer = renderer;
+  }
+
+  /** Spawns the process (after `prepare`) and returns its session. */
+  static async start(id: number, spec: SessionSpec): Promise<Session> {
+    const marker = createRunMarker();
+    const env = buildEnv(spec.env);
+    if (spec.tty) env.TERM = "xterm-256color";
+    env[RUN_MARKER_VAR] = marker.value;
+    const base: SpawnSpec = { argv: [...spec.argv], cwd: spec.cwd, env, extraFds: [] };
+    const prepared = spec.prepare ? await spec.prepare(base) : base;
+    const cols = spec.cols ?? 80;
+    const rows = spec.rows ?? 24;
+    const renderer = spec.tty && spec.render !== false ? new ScreenRenderer({ cols, rows }) : null;
+    // Events can arrive before the session object exists (a process that prints and exits at once).
+    let session: Session | null = null;
+    const early: Array<(s: Session) => void> = [];
+    const deliver = (fn: (s: Session) => void): void => {
+      if (session === null) early.push(fn);
+      else fn(session);
+    };
+    const events = {
+      onData: (chunk: Buffer) => deliver((s) => s.#onData(chunk)),
+      onRootExit: () => deliver((s) => s.#onRootExit()),
+      onExit: (code: number, signal: NodeJS.Signals | null) => deliver((s) => s.#onExit(code, signal)),
+    };
+    const started = performance.now();
+    const handle = spec.tty ? spawnPty(prepared, cols, rows, events) : await spawnPipes(prepared, events);
+    session = new Session(id, spec, handle, new ProcessTree(handle.pid, marker.entry), renderer, started);
+    for (const fn of early) fn(session);
+    return session;
+  }
+
+  #onData(chunk: Buffer): void {
+    this.#pending.push(chunk);
+    this.#renderer?.write(chunk);
+    this.#lastOutputAt = Date.now();
+    this.#quietSince = performance.now();
+    this.#wake();
+  }
+
+  #onRootExit(): void {
+    // What it started goes with it: a session's children do not outlive it.
+    this.#killing ??= this.#tree.terminate(KILL_GRACE_MS);
+  }
+
+  #onExit(code: number, signal: NodeJS.Signals | null): void {
+    if (this.#exit !== null) return;
+    this.#exit = { code, signal, atPerf: performance.now() };
+    this.#onRootExit();
+    void this.#drain();
+  }
+
+  // A PTY reports the exit while its last output may still be in flight: wait for a quiet moment.
+  async #drain(): Promise<void> {
+    await this.#killing;
+    const deadline = performance.now() + DRAIN_MAX_MS;
+    while (performance.now() < deadline && performance.now() - this.#quietSince < DRAIN_QUIET_MS) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_QUIET_MS));
+    }
+    await this.#renderer?.flush();
+    this.#handle.close();
+    this.#drained = true;
+    this.#wake();
+  }
+
+  #wake(): void {
+    for (const waiter of this.#waiters) waiter();
+  }
+
+  /** The exit code, once the process has exited and its output is drained; null while it runs. */
+  get exitCode(): number | null {
+    return this.#drained && this.#exit !== null ? this.#exit.code : null;
+  }
+
+  get running(): boolean {
+    return !this.#drained;
+  }
+
+  /** Milliseconds from spawn to exit, once exited. */
+  get exitedAfterMs(): number | null {
+    return this.#exit === null ? null : this.#exit.atPerf - this.#startedPerf;
+  }
+
+  /** `Date.now()` of the last output, or null. */
+  get lastOutputAt(): number | null {
+    return this.#lastOutputAt;
+  }
+
+  /**
+   * Sends `chars` to the terminal. Without a terminal only Ctrl-C (`\u0003`) is accepted: it sends
+   * SIGINT to the process group.
+   */
+  write(chars: string): void {
+    if (chars === "") return;
+    if (!this.tty) {
+      if (chars !== CTRL_C) throw stdinClosed();
+      this.signal("SIGINT");
+      return;
+    }
+    if (!this.#drained) this.#handle.write(chars);
+  }
+
+  /** Sends `signal` to the session's process group (the wrapped command's, under a wrapper), while it runs. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.#exit !== null) return;
+    const groups = this.#wrapped ? this.#tree.innerGroups() : [this.pid];
+    for (const group of groups) {
+      try {
+        process.kill(-group, signal);
+      } catch {
+        // The group is gone.
+      }
+    }
+  }
+
+  resize(cols: number, rows: number): void {
+    this.#handle.resize(cols, rows);
+    this.#renderer?.resize(cols, rows);
+  }
+
+  /**
+   * Waits until the process has exited and its output is drained, `deadline` (a `performance.now()`
+   * time) passes, or `signal` aborts; never kills anything.
+   */
+  async waitUntil(deadline: number, signal?: AbortSignal): Promise<void> {
+    while (!this.#drained && performance.now() < deadline && signal?.aborted !== true) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          this.#waiters.delete(onExitOrOutput);
+          signal?.removeEventListener("abort", done);
+          resolve();
+        };
+        const onExitOrOutput = (): void => {
+          if (this.#drained) done();
+        };
+        const timer = setTimeout(done, Math.max(0, deadline - performance.now()));
+        this.#waiters.add(onExitOrOutput);
+        signal?.addEventListener("abort", done, { once: true });
+      });
+    }
+  }
+
+  /** The output since the previous read, and forgets it. `raw` skips rendering for this read. */
+  async read(raw = false): Promise<SessionOutput> {
+    const pending = this.#pending;
+    this.#pending = new HeadTailBuffer(this.#retain);
+    if (this.#renderer !== null) {
+      await this.#renderer.flush();
+      // Read even when raw, so the next rendered read starts here too.
+      const rendered = this.#renderer.readSince();
+      if (!raw) return { text: rendered, bytes: pending.totalBytes };
+    }
+    return { text: pending.text(), bytes: pending.totalBytes };
+  }
+
+  /** Kills the whole tree (SIGTERM, grace, SIGKILL) and releases the terminal; idempotent. */
+  async terminate(): Promise<void> {
+    this.#killing ??= this.#tree.terminate(KILL_GRACE_MS);
+    await this.#killing;
+    if (!this.#drained) {
+      this.#handle.close();
+      await this.waitUntil(performance.now() + DRAIN_MAX_MS);
+    }
+    this.#renderer?.dispose();
+  }
+}

@@ -1,0 +1,262 @@
+import { randomInt } from "node:crypto";
+import { TOOL_LIMITS } from "@conch/protocol";
+import { UnifiedExecError, unknownSession } from "../errors.js";
+import { Session, type SessionSpec } from "../session/session.js";
+
+/** DESIGN.md §3: at most 64 live sessions; the 8 most recently used are never pruned. */
+export const DEFAULT_MAX_SESSIONS = 64;
+export const DEFAULT_PROTECTED_RECENT = 8;
+const MIN_ID = 1000;
+const MAX_ID = 99_999;
+
+export interface SessionStoreOptions {
+  readonly maxSessions?: number;
+  readonly protectedRecent?: number;
+}
+
+export interface CallOptions {
+  /** Stops waiting (the session keeps running). */
+  readonly signal?: AbortSignal;
+  /** Raw output instead of the rendered screen text, for this call (PTY sessions). */
+  readonly raw?: boolean;
+}
+
+export interface StartOptions extends CallOptions {
+  /** Leave the session listed after it exits, until closed (the terminal tools). */
+  readonly keepAfterExit?: boolean;
+  /** Wait `yieldTimeMs` as given instead of clamping it to 250–30000. */
+  readonly unclampedYield?: boolean;
+}
+
+/** What one exec/write/poll call returns. */
+export interface SessionResponse {
+  readonly sessionId: number;
+  /** False once the process has exited and its output is drained: `exitCode` is then set. */
+  readonly running: boolean;
+  readonly exitCode: number | null;
+  /** For an exited process: milliseconds from spawn to exit (the early-exit window check uses it). */
+  readonly exitedAfterMs: number | null;
+  /** Output since the previous call on this session. */
+  readonly output: string;
+  /** Raw bytes behind `output`. */
+  readonly outputBytes: number;
+  /** How long the call took, in milliseconds. */
+  readonly wallTimeMs: number;
+  /** The session pruned to make room for this one, if any (its tree was killed). */
+  readonly pruned: number | null;
+}
+
+export interface SessionInfo {
+  readonly id: number;
+  readonly command: string;
+  readonly pid: number;
+  readonly tty: boolean;
+  readonly running: boolean;
+  readonly exitCode: number | null;
+  /** `Date.now()` at spawn. */
+  readonly startedAt: number;
+  readonly lastOutputAt: number | null;
+}
+
+/** Codex's clamp for exec_command and write_stdin yields: 250–30000 ms. */
+export function clampYield(ms: number): number {
+  return Math.min(Math.max(ms, TOOL_LIMITS.minYieldTimeMs), TOOL_LIMITS.maxYieldTimeMs);
+}
+
+/** An empty poll waits at least 5 s and at most 300 s (unless the process exits). */
+export function clampEmptyPoll(ms: number): number {
+  return Math.min(Math.max(ms, TOOL_LIMITS.emptyPollMinMs), TOOL_LIMITS.emptyPollMaxMs);
+}
+
+/**
+ * The live sessions of one agent (one daemon, one replay): ids, the cap with LRU pruning, and the
+ * yield windows of exec_command and write_stdin. A call stores its session before it waits, so an
+ * aborted call leaves the session running; only `close`, pruning and `terminateAll` kill.
+ */
+export class SessionStore {
+  readonly #sessions = new Map<number, Session>();
+  // Sessions listed until closed even after exiting (the terminal tools).
+  readonly #kept = new Set<number>();
+  readonly #max: number;
+  readonly #protected: number;
+  #closed = false;
+
+  constructor(options: SessionStoreOptions = {}) {
+    this.#max = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.#protected = options.protectedRecent ?? DEFAULT_PROTECTED_RECENT;
+    if (!Number.isSafeInteger(this.#max) || this.#max < 1) {
+      throw new UnifiedExecError(
+        "INVALID_REQUEST",
+        `maxSessions: expected a positive integer, received ${this.#max}`,
+      );
+    }
+    if (!Number.isSafeInteger(this.#protected) || this.#protected < 0) {
+      throw new UnifiedExecError(
+        "INVALID_REQUEST",
+        `protectedRecent: expected an integer >= 0, received ${this.#protected}`,
+      );
+    }
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /**
+   * Starts a session and waits up to `yieldTimeMs` (clamped 250–30000) for it to exit, returning its
+   * output so far. `keepAfterExit` leaves an exited session listed until closed (the terminal tools);
+   * otherwise a session that exited and delivered its last output is forgotten.
+   */
+  async start(spec: SessionSpec, yieldTimeMs: number, options: StartOptions = {}): Promise<SessionResponse> {
+    if (this.#closed) throw new UnifiedExecError("INVALID_REQUEST", "the session store is closed");
+    const started = performance.now();
+    const pruned = await this.#pruneIfFull();
+    const session = await Session.start(this.#newId(), spec);
+    this.#sessions.set(session.id, session);
+    if (options.keepAfterExit === true) this.#kept.add(session.id);
+    const wait = options.unclampedYield === true ? Math.max(0, yieldTimeMs) : clampYield(yieldTimeMs);
+    return this.#collect(session, started + wait, started, options, pruned);
+  }
+
+  /**
+   * Writes `chars` (may be empty: a poll) and waits: up to `yieldTimeMs` clamped 250–30000 after a write,
+   * 5000–300000 for an empty poll; at once when the process exits.
+   */
+  async write(
+    id: number,
+    chars: string,
+    yieldTimeMs: number,
+    options: CallOptions = {},
+  ): Promise<SessionResponse> {
+    const session = this.#get(id);
+    const started = performance.now();
+    session.write(chars);
+    const wait = chars === "" ? clampEmptyPoll(yieldTimeMs) : clampYield(yieldTimeMs);
+    return this.#collect(session, started + wait, started, options, null);
+  }
+
+  /** Output since the last call, waiting up to `waitMs` (0–300000) unless the process exits. */
+  async read(id: number, waitMs: number, options: CallOptions = {}): Promise<SessionResponse> {
+    const session = this.#get(id);
+    const started = performance.now();
+    const wait = Math.min(Math.max(waitMs, 0), 300_000);
+    return this.#collect(session, started + wait, started, options, null);
+  }
+
+  async #collect(
+    session: Session,
+    deadline: number,
+    started: number,
+    options: CallOptions,
+    pruned: number | null,
+  ): Promise<SessionResponse> {
+    session.inFlight++;
+    session.lastUsed = performance.now();
+    try {
+      await session.waitUntil(deadline, options.signal);
+      const { text, bytes } = await session.read(options.raw === true);
+      const running = session.running;
+      if (!running && !this.#kept.has(session.id)) this.#forget(session);
+      return {
+        sessionId: session.id,
+        running,
+        exitCode: session.exitCode,
+        exitedAfterMs: session.exitedAfterMs,
+        output: text,
+        outputBytes: bytes,
+        wallTimeMs: performance.now() - started,
+        pruned,
+      };
+    } finally {
+      session.inFlight--;
+      session.lastUsed = performance.now();
+    }
+  }
+
+  /** The session's process group gets `signal` (pipes and PTY alike). */
+  signal(id: number, signal: NodeJS.Signals): void {
+    this.#get(id).signal(signal);
+  }
+
+  /** Writes to a PTY session without waiting (e.g. keystrokes); pipes take only Ctrl-C. */
+  send(id: number, chars: string): void {
+    const session = this.#get(id);
+    session.write(chars);
+    session.lastUsed = performance.now();
+  }
+
+  list(): SessionInfo[] {
+    return [...this.#sessions.values()].map((s) => ({
+      id: s.id,
+      command: s.command,
+      pid: s.pid,
+      tty: s.tty,
+      running: s.running,
+      exitCode: s.exitCode,
+      startedAt: s.startedAt,
+      lastOutputAt: s.lastOutputAt,
+    }));
+  }
+
+  has(id: number): boolean {
+    return this.#sessions.has(id);
+  }
+
+  /** Kills the session's tree and forgets it. */
+  async close(id: number): Promise<void> {
+    const session = this.#get(id);
+    this.#forget(session);
+    await session.terminate();
+  }
+
+  /** Kills every session (daemon shutdown, end of a replay); the store takes no new ones after. */
+  async terminateAll(): Promise<void> {
+    this.#closed = true;
+    const all = [...this.#sessions.values()];
+    for (const session of all) this.#forget(session);
+    await Promise.all(all.map((session) => session.terminate()));
+  }
+
+  #get(id: number): Session {
+    const session = this.#sessions.get(id);
+    if (session === undefined) throw unknownSession(id);
+    return session;
+  }
+
+  #forget(session: Session): void {
+    this.#sessions.delete(session.id);
+    this.#kept.delete(session.id);
+    if (!session.running) void session.terminate();
+  }
+
+  #newId(): number {
+    for (;;) {
+      const id = randomInt(MIN_ID, MAX_ID + 1);
+      if (!this.#sessions.has(id)) return id;
+    }
+  }
+
+  /**
+   * Codex's pruning: when full, the least recently used exited session, else the least recently used
+   * live one, never one of the `protectedRecent` most recently used and never one a call is waiting on.
+   * The pruned tree is killed.
+   */
+  async #pruneIfFull(): Promise<number | null> {
+    if (this.#sessions.size < this.#max) return null;
+    const byRecent = [...this.#sessions.values()].sort((a, b) => b.lastUsed - a.lastUsed);
+    const candidates = byRecent
+      .slice(this.#protected)
+      .filter((s) => s.inFlight === 0)
+      .reverse();
+    const victim = candidates.find((s) => !s.running) ?? candidates[0];
+    if (victim === undefined) {
+      throw new UnifiedExecError(
+        "INVALID_REQUEST",
+        `too many sessions: all ${this.#sessions.size} are recent or busy; close one first`,
+      );
+    }
+    this.#forget(victim);
+    await victim.terminate();
+    return victim.id;
+  }
+}

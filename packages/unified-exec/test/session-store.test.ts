@@ -1,0 +1,174 @@
+// Live sessions with real PTYs and real processes. Every process is checked by pid, never by name.
+import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isUnifiedExecError } from "../src/errors.js";
+import type { SessionSpec } from "../src/session/session.js";
+import { SessionStore } from "../src/store/session-store.js";
+
+let dir: string;
+let store: SessionStore;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "conch-sessions-"));
+  store = new SessionStore();
+});
+afterEach(async () => {
+  await store.terminateAll();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return !["Z", "X"].includes(stat.charAt(stat.lastIndexOf(")") + 2));
+  } catch {
+    return false;
+  }
+}
+
+function spec(argv: string[], tty: boolean, extra: Partial<SessionSpec> = {}): SessionSpec {
+  // A home of its own: no user profile prints into the terminal.
+  return { argv, command: argv.join(" "), cwd: dir, tty, env: { set: { HOME: dir } }, ...extra };
+}
+
+const sh = (script: string, tty = false): SessionSpec => spec(["/bin/sh", "-c", script], tty);
+
+describe.runIf(process.platform === "linux")("SessionStore", () => {
+  it("keeps shell state across calls in a PTY: export, then echo", async () => {
+    const started = await store.start(spec(["bash", "--norc", "--noprofile", "-i"], true), 500);
+    expect(started.running).toBe(true);
+    expect(started.sessionId).toBeGreaterThanOrEqual(1000);
+    expect(started.sessionId).toBeLessThanOrEqual(99_999);
+    await store.write(started.sessionId, "export FOO=bar\n", 250);
+    const echoed = await store.write(started.sessionId, "echo $FOO\n", 500);
+    expect(echoed.output).toContain("bar");
+    expect(echoed.running).toBe(true);
+  });
+
+  it("returns as soon as the process exits, with its output and exit code", async () => {
+    const result = await store.start(sh("sleep 0.1; echo done"), 10_000);
+    expect(result).toMatchObject({ running: false, exitCode: 0, output: "done\n" });
+    expect(result.wallTimeMs).toBeLessThan(5_000);
+    expect(store.has(result.sessionId)).toBe(false);
+  });
+
+  it("each call returns only what is new", async () => {
+    const started = await store.start(sh("echo one; sleep 0.6; echo two; sleep 30"), 300);
+    expect(started.output).toBe("one\n");
+    const next = await store.read(started.sessionId, 1_000);
+    expect(next.output).toBe("two\n");
+  }, 15_000);
+
+  it("an empty poll waits at least 5 s while the process runs; an exit during a poll returns at once", async () => {
+    const running = await store.start(sh("sleep 60"), 250);
+    const polled = await store.write(running.sessionId, "", 250);
+    expect(polled.wallTimeMs).toBeGreaterThanOrEqual(4_990);
+    expect(polled.running).toBe(true);
+
+    const exiting = await store.start(sh("sleep 1; echo bye; exit 7"), 250);
+    const last = await store.write(exiting.sessionId, "", 250);
+    expect(last).toMatchObject({ running: false, exitCode: 7, output: "bye\n" });
+    expect(last.wallTimeMs).toBeLessThan(4_000);
+  }, 20_000);
+
+  it("without a tty, input is refused and Ctrl-C sends SIGINT to the process group", async () => {
+    const started = await store.start(
+      sh("trap 'echo got INT; exit 3' INT; echo ready; while :; do sleep 0.05; done"),
+      300,
+    );
+    expect(started.output).toBe("ready\n");
+    let error: unknown;
+    try {
+      await store.write(started.sessionId, "hello", 250);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isUnifiedExecError(error) && error.code).toBe("STDIN_CLOSED");
+    expect((error as Error).message).toBe(
+      "stdin is closed for this session; rerun exec_command with tty=true to keep stdin open",
+    );
+    const interrupted = await store.write(started.sessionId, "\u0003", 5_000);
+    expect(interrupted).toMatchObject({ running: false, exitCode: 3, output: "got INT\n" });
+  });
+
+  it("an unknown id is named", async () => {
+    await expect(store.write(4242, "", 250)).rejects.toThrow("Unknown process id 4242");
+  });
+
+  it("an aborted call stops waiting and leaves the session running", async () => {
+    const controller = new AbortController();
+    const pending = store.start(sh("echo up; sleep 60"), 30_000, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    const result = await pending;
+    expect(result.wallTimeMs).toBeLessThan(5_000);
+    expect(result.running).toBe(true);
+    const [info] = store.list();
+    expect(info?.id).toBe(result.sessionId);
+    expect(isAlive(info?.pid as number)).toBe(true);
+  });
+
+  it("renders a \\r progress bar as its final state", async () => {
+    const script = "for i in range(301): print(f'\\rprogress {i}%', end='', flush=True)\nprint('\\ndone')";
+    const result = await store.start(spec(["python3", "-c", script], true), 10_000);
+    expect(result.running).toBe(false);
+    expect(result.output).toBe("progress 300%\ndone");
+    expect(result.outputBytes).toBeGreaterThan(3_000);
+    const raw = await store.start(spec(["python3", "-c", script], true), 10_000, { raw: true });
+    expect(raw.output.split("\r").length).toBeGreaterThan(300);
+  });
+
+  it("shows a full-screen program's screen, and keys written to it work", async () => {
+    writeFileSync(join(dir, "page.txt"), Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join("\n"));
+    const started = await store.start(spec(["less", join(dir, "page.txt")], true, { rows: 10 }), 1_000);
+    expect(started.running).toBe(true);
+    expect(started.output.split("\n").slice(0, 3)).toEqual(["line 1", "line 2", "line 3"]);
+    const paged = await store.write(started.sessionId, " ", 500);
+    expect(paged.output).toContain("line 10");
+    const quit = await store.write(started.sessionId, "q", 5_000);
+    expect(quit.running).toBe(false);
+    expect(quit.exitCode).toBe(0);
+  });
+
+  it("a full store prunes the least recently used exited session first, then the least recently used live one, killing its tree", async () => {
+    const small = new SessionStore({ maxSessions: 64 });
+    try {
+      const ids: number[] = [];
+      const background = new Map<number, number>();
+      for (let i = 0; i < 64; i++) {
+        const result =
+          i === 3
+            ? await small.start(sh("echo quick"), 250, { keepAfterExit: true })
+            : await small.start(sh("sleep 300 & echo $!; wait"), 250);
+        ids.push(result.sessionId);
+        if (i !== 3) background.set(result.sessionId, Number(result.output.trim()));
+      }
+      const roots = new Map(small.list().map((info) => [info.id, info.pid]));
+      const first = await small.start(sh("sleep 300"), 250);
+      expect(first.pruned).toBe(ids[3]);
+      const second = await small.start(sh("sleep 300"), 250);
+      const victim = ids[0] as number;
+      expect(second.pruned).toBe(victim);
+      expect(small.has(victim)).toBe(false);
+      expect(small.size).toBe(64);
+      expect(isAlive(roots.get(victim) as number)).toBe(false);
+      expect(isAlive(background.get(victim) as number)).toBe(false);
+      expect(isAlive(background.get(ids[1] as number) as number)).toBe(true);
+    } finally {
+      await small.terminateAll();
+    }
+  }, 90_000);
+
+  it("terminateAll kills every tree", async () => {
+    const a = await store.start(sh("sleep 300 & echo $!; wait"), 300);
+    const b = await store.start(spec(["bash", "--norc", "--noprofile", "-i"], true), 300);
+    const background = Number(a.output.trim());
+    const pids = store.list().map((info) => info.pid);
+    expect([...pids, background].every(isAlive)).toBe(true);
+    await store.terminateAll();
+    expect([...pids, background].filter(isAlive)).toEqual([]);
+    void b;
+  });
+});

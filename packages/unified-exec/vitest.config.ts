@@ -1,0 +1,3 @@
+import { conchVitestConfig } from "../../tooling/vitest.base.ts";
+
+export default conchVitestConfig;
