@@ -9,6 +9,7 @@ Usage:
                                      evaluate exec-policy rules (.rules or .toml) for ARGV
   conch tool list [--profile P]      the tools a model sees, with their JSON Schemas
   conch tool call NAME 'JSON-ARGS'   run one tool call as a model would, print what it gets back
+  conch replay FILE|-                run JSON lines of tool calls in one process (sessions persist)
   conch --version                    print the version
 
 Run 'conch COMMAND --help' for a command's options.
@@ -122,7 +123,7 @@ export const TOOL_HELP: string = `Usage: conch tool list [--profile P] [--json]
        conch tool call [--profile P] [--approval POLICY] [--sandbox MODE] [--approver WHO]
                        [--cwd DIR] [--json] NAME ['JSON-ARGS']
 
-list: the tools of profile P (codex, bash or argv; default: the config's tool_profile, else
+list: the tools of profile P (codex, bash, terminal or argv; default: the config's tool_profile, else
 codex) with their descriptions and JSON Schemas. --json prints {"profile", "tools": [{"name",
 "description", "inputSchema"}]}.
 
@@ -136,7 +137,7 @@ the cwd, the sandbox and why; answer y (yes), s (yes for this session), a (alway
 arity prefix rule in ~/.config/conch/rules/default.rules) or n (no).
 
 Options:
-  --profile P        codex, bash or argv
+  --profile P        codex, bash, terminal or argv
 ${POLICY_OPTIONS}
   --cwd DIR          the session's working directory (default: the current one)
   --json             print JSON (see above)
@@ -145,4 +146,26 @@ ${POLICY_OPTIONS}
 Exit status (call): 0 when the command ran, whatever its own exit code (it is in the text); 4
 when it was rejected; 3 when the sandbox cannot run here; 2 for invalid arguments or usage;
 1 when it could not start.
+`;
+
+export const REPLAY_HELP: string = `Usage: conch replay [--profile P] [--approval POLICY] [--sandbox MODE] [--approver WHO]
+                    [--cwd DIR] FILE|-
+
+Reads JSON lines {"tool": NAME, "arguments": {...}} from FILE (or stdin for -), runs them in order
+in one process through the orchestrator (one session store: an exec_command session started on one
+line can be written to on the next), and prints one JSON line per call: {"tool", "text", "result"},
+text being exactly what the model would get and result the structured data (status, exit_code,
+session_id, running, ...). A line that is not a call gets {"tool": null, "text": "line N: ...",
+"result": {"status": "invalid", ...}}. When the input ends, or on Ctrl-C, every session it started is
+killed.
+
+Options:
+  --profile P        codex, bash, terminal or argv (default: the config's tool_profile, else codex)
+${POLICY_OPTIONS}
+                     (reading the calls from stdin, the default is deny and tty is refused)
+  --cwd DIR          the working directory of the calls (default: the current one)
+  -h, --help         show this help
+
+Exit status: 0 when the input ended; 130/143/129 after SIGINT/SIGTERM/SIGHUP; 2 for a usage error
+or a bad config.
 `;

@@ -12,6 +12,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   policy: async () => (await import("./commands/policy.js")).policyCommand,
   sandbox: async () => (await import("./commands/sandbox.js")).sandboxCommand,
   tool: async () => (await import("./commands/tool.js")).toolCommand,
+  replay: async () => (await import("./commands/replay.js")).replayCommand,
 };
 
 function version(): string {

@@ -42,7 +42,7 @@ function conch(args: string[], input = ""): { status: number | null; stdout: str
 
 describe("conch tool list", () => {
   it("lists each profile's tools with their JSON Schemas", () => {
-    const names = (["codex", "bash", "argv"] as const).map((profile) => {
+    const names = (["codex", "bash", "argv", "terminal"] as const).map((profile) => {
       const result = conch(["tool", "list", "--profile", profile, "--json"]);
       expect(result.status).toBe(0);
       const parsed = JSON.parse(result.stdout) as {
@@ -56,9 +56,21 @@ describe("conch tool list", () => {
       }
       return parsed.tools.map((tool) => tool.name);
     });
-    expect(names).toEqual([["shell_command", "shell"], ["bash"], ["shell"]]);
+    expect(names).toEqual([
+      ["shell_command", "exec_command", "write_stdin", "shell"],
+      ["bash"],
+      ["shell"],
+      [
+        "terminal_open",
+        "terminal_write",
+        "terminal_read",
+        "terminal_signal",
+        "terminal_close",
+        "terminal_list",
+      ],
+    ]);
     const human = conch(["tool", "list"]);
-    expect(human.stdout).toMatch(/^profile codex: 2 tools\n\nshell_command\n {2}Runs a shell command/);
+    expect(human.stdout).toMatch(/^profile codex: 4 tools\n\nshell_command\n {2}Runs a shell command/);
     expect(human.stdout).toContain('  "properties": {');
   });
 

@@ -90,6 +90,7 @@ async function call(args: readonly string[]): Promise<number> {
       profile: runtime.profile,
       orchestrator: runtime.orchestrator,
       maxOutputTokens: runtime.config.maxOutputTokens,
+      durableOneShot: runtime.config.durableOneShot,
     });
     const controller = new AbortController();
     const abort = (): void => controller.abort();

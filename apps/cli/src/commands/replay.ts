@@ -1,0 +1,146 @@
+import { createReadStream, constants as fsConstants } from "node:fs";
+import { access } from "node:fs/promises";
+import { constants } from "node:os";
+import { resolve } from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import { createToolSet, type ToolResultData } from "@conch/orchestrator";
+import { parseArgs } from "../args.js";
+import { UsageError } from "../errors.js";
+import { REPLAY_HELP } from "../help.js";
+import { currentDirectory } from "./execute.js";
+import { openRuntime, POLICY_SPECS, policyOptions } from "./policy-options.js";
+
+const SPECS = {
+  ...POLICY_SPECS,
+  profile: { type: "string" },
+  cwd: { type: "string" },
+  help: { type: "boolean" },
+} as const;
+
+interface Call {
+  readonly tool: string;
+  readonly arguments: unknown;
+}
+
+/** A line as a call, or the reason it is not one. */
+function parseLine(line: string, number: number): Call | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return `line ${number}: not valid JSON: ${(error as Error).message}`;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return `line ${number}: expected an object {"tool": NAME, "arguments": {...}}`;
+  }
+  const { tool, arguments: args, ...rest } = value as Record<string, unknown>;
+  if (typeof tool !== "string" || tool === "") return `line ${number}: tool: expected a tool name (a string)`;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) {
+    return `line ${number}: unknown field ${JSON.stringify(unknown[0])} (expected only: tool, arguments)`;
+  }
+  return { tool, arguments: args ?? {} };
+}
+
+/** The result of a line that is not a call: nothing ran. */
+function badLine(): ToolResultData {
+  return {
+    tool: "",
+    status: "invalid",
+    exit_code: null,
+    wall_time_ms: null,
+    timed_out: false,
+    canceled: false,
+    sandbox: null,
+    denied: false,
+    escalated: false,
+    truncated: false,
+    spill_path: null,
+    rejection: null,
+    error_code: "INVALID_REQUEST",
+    session_id: null,
+    running: false,
+  };
+}
+
+/**
+ * `conch replay FILE|-`: runs JSON lines of tool calls in order in one process, so sessions persist from
+ * line to line, and prints one JSON line per call. When the input ends (or on Ctrl-C), every session it
+ * started is killed.
+ */
+export async function replayCommand(args: readonly string[]): Promise<number> {
+  const { options, positionals } = parseArgs(args, SPECS, "replay", false);
+  if (options.help) {
+    process.stdout.write(REPLAY_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      positionals.length === 0 ? "missing the FILE to replay (- for stdin)" : "expected one FILE",
+      "replay",
+    );
+  }
+  const source = positionals[0] as string;
+  const policy = policyOptions(options, "replay");
+  if (source === "-" && options.approver === "tty") {
+    throw new UsageError(
+      "--approver tty cannot read answers from stdin while the calls come from it",
+      "replay",
+    );
+  }
+  // Reading the calls from stdin leaves nobody to answer there: deny unless told otherwise.
+  const approver = options.approver === undefined && source === "-" ? "deny" : policy.approver;
+  const cwd = resolve((options.cwd as string | undefined) ?? currentDirectory("replay"));
+  if (source !== "-") {
+    try {
+      await access(source, fsConstants.R_OK);
+    } catch (error) {
+      throw new UsageError(
+        `cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+        "replay",
+      );
+    }
+  }
+  const input = source === "-" ? process.stdin : createReadStream(source);
+
+  const { runtime, close } = await openRuntime(cwd, { ...policy, approver });
+  const controller = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    received ??= signal;
+    controller.abort();
+    lines?.close();
+  };
+  let lines: Interface | null = null;
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
+  try {
+    const set = await createToolSet({
+      profile: runtime.profile,
+      orchestrator: runtime.orchestrator,
+      maxOutputTokens: runtime.config.maxOutputTokens,
+      durableOneShot: runtime.config.durableOneShot,
+    });
+    // Iterated at once: readline drops the lines it reads while nobody is listening.
+    lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    let number = 0;
+    for await (const line of lines) {
+      number++;
+      if (line.trim() === "") continue;
+      if (controller.signal.aborted) break;
+      const call = parseLine(line, number);
+      const out =
+        typeof call === "string"
+          ? { tool: null, text: call, result: badLine() }
+          : {
+              tool: call.tool,
+              ...(await set.call(call.tool, call.arguments, { signal: controller.signal })),
+            };
+      process.stdout.write(`${JSON.stringify({ tool: out.tool, text: out.text, result: out.result })}\n`);
+    }
+    return received === undefined ? 0 : 128 + constants.signals[received];
+  } finally {
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, onSignal);
+    await runtime.orchestrator.terminateSessions();
+    await close();
+  }
+}

@@ -1,0 +1,144 @@
+// conch replay: tool calls as JSON lines in one process; sessions persist between lines and die with it.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
+let dir: string;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "conch-replay-")));
+  // A home of its own (no profile noise in the sessions), and no user config or state.
+  env = {
+    ...process.env,
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, ".config"),
+    XDG_STATE_HOME: join(dir, ".state"),
+  };
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return !["Z", "X"].includes(stat.charAt(stat.lastIndexOf(")") + 2));
+  } catch {
+    return false;
+  }
+}
+
+interface Line {
+  tool: string | null;
+  text: string;
+  result: Record<string, unknown>;
+}
+
+/** A replay reading stdin, driven one call at a time. */
+function replay(args: string[]): { child: ChildProcess; call: (line: unknown) => Promise<Line> } {
+  const child = spawn(process.execPath, [BIN, "replay", ...args, "-"], {
+    cwd: dir,
+    env,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const waiting: ((line: Line) => void)[] = [];
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (text) => {
+    waiting.shift()?.(JSON.parse(text) as Line);
+  });
+  return {
+    child,
+    call: (line) =>
+      new Promise((resolve) => {
+        waiting.push(resolve);
+        child.stdin?.write(`${typeof line === "string" ? line : JSON.stringify(line)}\n`);
+      }),
+  };
+}
+
+describe.runIf(process.platform === "linux")("conch replay", () => {
+  it("keeps sessions across lines, answers bad lines, and kills every session tree when the input ends", async () => {
+    const { child, call } = replay(["--sandbox", "danger-full-access"]);
+    const shell = await call({
+      tool: "exec_command",
+      arguments: { cmd: "bash -i", tty: true, yield_time_ms: 500 },
+    });
+    expect(shell.tool).toBe("exec_command");
+    expect(shell.result).toMatchObject({ status: "ok", running: true, exit_code: null });
+    const id = shell.result.session_id as number;
+    expect(shell.text).toContain(`Process running with session ID ${id}`);
+    await call({ tool: "write_stdin", arguments: { session_id: id, chars: "export FOO=bar\n" } });
+    const echoed = await call({
+      tool: "write_stdin",
+      arguments: { session_id: id, chars: "echo $FOO pid=$$\n", yield_time_ms: 500 },
+    });
+    expect(echoed.text).toMatch(/bar pid=\d+/);
+    const shellPid = Number(/bar pid=(\d+)/.exec(echoed.text)?.[1]);
+
+    const background = await call({
+      tool: "exec_command",
+      arguments: { cmd: "sleep 300 & echo bg=$!; wait", login: false, yield_time_ms: 300 },
+    });
+    const sleepPid = Number(/bg=(\d+)/.exec(background.text)?.[1]);
+    const done = await call({ tool: "exec_command", arguments: { cmd: "echo done", login: false } });
+    expect(done.result).toMatchObject({ exit_code: 0, session_id: null, running: false });
+
+    expect(await call("{oops")).toEqual({
+      tool: null,
+      text: `line 6: not valid JSON: ${jsonError("{oops")}`,
+      result: expect.objectContaining({ status: "invalid", error_code: "INVALID_REQUEST" }),
+    });
+    expect((await call({ tool: "nope" })).text).toBe(
+      'unknown tool "nope": the codex profile has shell_command, exec_command, write_stdin, shell',
+    );
+    expect([shellPid, sleepPid].every(isAlive)).toBe(true);
+
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.stdin?.end();
+    expect(await exited).toBe(0);
+    expect([shellPid, sleepPid].filter(isAlive)).toEqual([]);
+  });
+
+  it("reads a file of calls, in the terminal profile too", () => {
+    const file = join(dir, "calls.jsonl");
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({ tool: "terminal_open", arguments: { command: "echo hello; exit 3" } }),
+        JSON.stringify({ tool: "terminal_list", arguments: {} }),
+        "",
+      ].join("\n"),
+    );
+    const result = spawnSync(process.execPath, [BIN, "replay", "--profile", "terminal", file], {
+      cwd: dir,
+      env,
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]?.text).toMatch(/^Terminal ID: \d+\nStatus: exited with code 3\nOutput:\n(.*\n)?hello\n$/);
+    expect(lines[1]?.text).toContain("\texited 3\t");
+    expect(
+      spawnSync(process.execPath, [BIN, "replay", join(dir, "missing.jsonl")], { env, encoding: "utf8" })
+        .stderr,
+    ).toBe(
+      `conch replay: cannot read ${join(dir, "missing.jsonl")}: ENOENT\nRun 'conch replay --help' for usage.\n`,
+    );
+  });
+});
+
+function jsonError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return "";
+}
