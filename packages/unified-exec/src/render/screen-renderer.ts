@@ -1,9 +1,17 @@
+import { createRequire } from "node:module";
 import type { IBuffer, IDisposable, IMarker } from "@xterm/headless";
-import xterm from "@xterm/headless";
 
-// @xterm/headless is CommonJS without an `exports` map, so Node's ESM loader exposes only a default export.
-const { Terminal } = xterm;
-type XtermTerminal = InstanceType<typeof Terminal>;
+type Xterm = typeof import("@xterm/headless");
+type XtermTerminal = InstanceType<Xterm["Terminal"]>;
+
+let xterm: Xterm | null = null;
+
+// Loaded with the first renderer, not with the package: only PTY sessions need it (~35 ms to load).
+// It is CommonJS without an `exports` map, so require is the direct way in.
+function loadXterm(): Xterm {
+  xterm ??= createRequire(import.meta.url)("@xterm/headless") as Xterm;
+  return xterm;
+}
 
 export interface ScreenRendererOptions {
   /** Terminal width in cells. Default 80. */
@@ -49,7 +57,13 @@ export class ScreenRenderer {
     // `buffer` and `registerMarker` are "proposed" API in the headless build and throw without
     // allowProposedApi. Without reflowCursorLine a narrower resize cuts the cursor's line instead of wrapping
     // it, and the model would never see the cut text.
-    this.#term = new Terminal({ cols, rows, scrollback, allowProposedApi: true, reflowCursorLine: true });
+    this.#term = new (loadXterm().Terminal)({
+      cols,
+      rows,
+      scrollback,
+      allowProposedApi: true,
+      reflowCursorLine: true,
+    });
     // Counting on every scroll keeps the probe from being trimmed away before it is read.
     this.#subscriptions.push(this.#term.onScroll(() => this.#countTrims()));
     this.#countTrims();
