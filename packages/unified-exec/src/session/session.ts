@@ -18,6 +18,8 @@ const KILL_GRACE_MS = 500;
 const DRAIN_QUIET_MS = 20;
 const DRAIN_MAX_MS = 2000;
 const CTRL_C = "\u0003";
+// Lines a PTY session's renderer keeps above the screen: about 1 MB at 80 columns, like the raw retention.
+const RENDER_SCROLLBACK = 1000;
 
 export interface SessionSpec {
   /** What runs, e.g. `["/bin/bash", "-lc", "npm run dev"]`. */
@@ -109,7 +111,10 @@ export class Session {
     const prepared = spec.prepare ? await spec.prepare(base) : base;
     const cols = spec.cols ?? 80;
     const rows = spec.rows ?? 24;
-    const renderer = spec.tty && spec.render !== false ? new ScreenRenderer({ cols, rows }) : null;
+    const renderer =
+      spec.tty && spec.render !== false
+        ? new ScreenRenderer({ cols, rows, scrollback: RENDER_SCROLLBACK })
+        : null;
     // Events can arrive before the session object exists (a process that prints and exits at once).
     let session: Session | null = null;
     const early: Array<(s: Session) => void> = [];
