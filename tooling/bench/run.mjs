@@ -243,4 +243,78 @@ rows.push({
   target: "no growth",
 });
 
+// 7. unified-exec sessions (DESIGN.md §3), each mode in a fresh process for its RSS and descriptors.
+function sessionWorker(mode) {
+  const out = spawnSync(process.execPath, ["--expose-gc", `${here}/session-worker.mjs`, mode], {
+    encoding: "utf8",
+    timeout: 180_000,
+  });
+  if (out.status !== 0)
+    throw new Error(`session worker ${mode} failed (${out.signal ?? out.status}): ${out.stderr}`);
+  return JSON.parse(out.stdout);
+}
+const leftBehind = [];
+const sessions = (mode) => {
+  const result = sessionWorker(mode);
+  leftBehind.push(...result.leftBehind.map((name) => `${mode}: ${name}`));
+  return result;
+};
+const mib = (value) => `${value.toFixed(1)} MiB`;
+
+const trip = sessions("roundtrip");
+for (const p of ["p50", "p99"]) {
+  row(
+    `PTY echo round trip through SessionStore send + read(id, 0) polling, ${p} (200 after 20 warmups)`,
+    "raw node-pty onData",
+    { baseline: trip.raw[p], subject: trip.conch[p] },
+    "ms",
+    p === "p50" ? "p50 <= 0.5 ms, <= 2x raw" : "report",
+  );
+}
+
+for (const [mode, what] of [
+  ["idle-pipes", "64 idle pipe sessions (`sleep 300`)"],
+  ["idle-pty", "64 idle PTY sessions (`bash --norc --noprofile`)"],
+]) {
+  const idle = sessions(mode);
+  rows.push({
+    benchmark: `${what}: RSS of the process, before vs after`,
+    baseline: `before: ${mib(idle.before.rssMiB)}, ${idle.before.fds} fds`,
+    conch: `${mib(idle.after.rssMiB)}, ${idle.after.fds} fds`,
+    ratio: `+${((idle.after.rssMiB - idle.before.rssMiB) / idle.live).toFixed(3)} MiB/session`,
+    target: "report",
+  });
+}
+
+const cyc = sessions("cycles");
+const { start: cycStart, 1000: after1k, 10000: after10k, settled } = cyc.samples;
+rows.push({
+  benchmark: `10,000 start/exit cycles of \`true\` (pipes, 8 at a time, ${cyc.cycleMsEach.toFixed(2)} ms each): RSS`,
+  baseline: `start ${mib(cycStart.rssMiB)}; after 1,000: ${mib(after1k.rssMiB)}`,
+  conch: `after 10,000: ${mib(after10k.rssMiB)} (heap ${mib(after10k.heapMiB)} vs ${mib(after1k.heapMiB)})`,
+  ratio: `${(after10k.rssMiB / after1k.rssMiB).toFixed(2)}x`,
+  target: "no growth",
+});
+rows.push({
+  benchmark: "  the same cycles: open descriptors in /proc/self/fd",
+  baseline: `start ${cycStart.fds}; after 1,000: ${after1k.fds}`,
+  conch: `after 10,000: ${after10k.fds}; settled: ${settled.fds}; sessions listed: ${settled.live}`,
+  ratio: `+${after10k.fds - after1k.fds} fds`,
+  target: "no fd leak",
+});
+rows.push({
+  benchmark: `${cyc.live.sessions} \`sleep 300\` sessions, started 50 at once and closed (${cyc.live.msPerBatch.toFixed(0)} ms a batch)`,
+  baseline: `before: ${cyc.live.before.fds} fds, ${mib(cyc.live.before.rssMiB)}`,
+  conch: `after: ${cyc.live.after.fds} fds, ${mib(cyc.live.after.rssMiB)}, ${cyc.live.lost} lost, ${cyc.live.after.live} listed`,
+  ratio: `+${cyc.live.after.fds - cyc.live.before.fds} fds`,
+  target: "no fd leak",
+});
+rows.push({
+  benchmark: "  processes the session workers found alive after terminateAll (then SIGKILLed)",
+  baseline: "-",
+  conch: leftBehind.length === 0 ? "none" : leftBehind.join(", "),
+  ratio: "-",
+  target: "none",
+});
+
 console.table(rows);

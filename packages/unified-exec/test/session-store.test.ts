@@ -161,6 +161,13 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
     }
   }, 90_000);
 
+  it("a session still starting when terminateAll runs is killed, not kept", async () => {
+    const starting = store.start(sh("echo $$; sleep 300"), 300);
+    await store.terminateAll();
+    await expect(starting).rejects.toThrow("the session store is closed");
+    expect(store.size).toBe(0);
+  });
+
   it("terminateAll kills every tree", async () => {
     const a = await store.start(sh("sleep 300 & echo $!; wait"), 300);
     const b = await store.start(spec(["bash", "--norc", "--noprofile", "-i"], true), 300);

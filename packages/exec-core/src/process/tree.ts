@@ -43,8 +43,9 @@ export class ProcessTree {
     const rootInfo = readProcInfo(root);
     const rootIsOurs = rootInfo?.startTime === this.#rootStart;
     // The kernel does not reuse a pid while a process group or session still carries it; so when the
-    // root's pid names another process, nothing is left in our group or session.
-    const groupIsOurs = rootInfo === undefined || rootIsOurs;
+    // root's pid names another process, nothing is left in our group or session. When the root is gone,
+    // its pid may be taken while this scan runs: the scan reads it again below and gives up the group if so.
+    let groupIsOurs = rootInfo === undefined || rootIsOurs;
     const full = Date.now() - this.#spawnedAt > FULL_SCAN_AFTER_MS;
     const seen = new Set<number>();
     const infos = new Map<number, ProcInfo>();
@@ -61,7 +62,12 @@ export class ProcessTree {
       for (const pid of pids) {
         if (seen.has(pid) || (bounded && (pid < root || pid > listed))) continue;
         seen.add(pid);
-        const info = pid === root ? rootInfo : readProcInfo(pid);
+        const info = pid === root && rootInfo !== undefined ? rootInfo : readProcInfo(pid);
+        if (pid === root && rootInfo === undefined && info !== undefined) {
+          // The root died before this scan and its pid now names a newer process, whose group it is.
+          groupIsOurs = false;
+          continue;
+        }
         if (isLive(info) && info.startTime >= this.#rootStart) infos.set(pid, info);
       }
       const end = lastAllocatedPid();
@@ -94,9 +100,14 @@ export class ProcessTree {
    * it is still the same process (same pid and start time).
    */
   #signal(signal: NodeJS.Signals, scan: Scan): void {
+    // The group at once, so that what forks meanwhile gets the signal too; but only while the root holds
+    // its pid: once the root is gone, the group's last member could exit after the scan and a new process
+    // take the pid, so then each member is signalled alone, after checking it is still the same process.
+    const rootHoldsPid =
+      this.#rootStart === undefined || readProcInfo(this.rootPid)?.startTime === this.#rootStart;
     if (
       this.#rootStart === undefined ||
-      (scan.groupIsOurs && scan.members.some((m) => m.pgrp === this.rootPid))
+      (rootHoldsPid && scan.groupIsOurs && scan.members.some((m) => m.pgrp === this.rootPid))
     ) {
       try {
         process.kill(-this.rootPid, signal);

@@ -124,6 +124,11 @@ export class SessionStore {
     const started = performance.now();
     const pruned = await this.#pruneIfFull();
     const session = await Session.start(this.#newId(), spec);
+    if (this.#closed) {
+      // terminateAll ran while this one was starting: it must not outlive the store.
+      await session.terminate();
+      throw new UnifiedExecError("INVALID_REQUEST", "the session store is closed");
+    }
     this.#sessions.set(session.id, session);
     if (options.keepAfterExit === true) this.#kept.add(session.id);
     const wait = options.unclampedYield === true ? Math.max(0, yieldTimeMs) : clampYield(yieldTimeMs);
