@@ -36,6 +36,7 @@ describe("@conch/orchestrator public surface", () => {
       "formatShellCommandResult",
       "formatUnifiedExecResult",
       "generateChunkId",
+      "invalidResult",
       "isOrchestratorError",
       "loadConfig",
       "loadRulesDirs",

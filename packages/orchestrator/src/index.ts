@@ -84,6 +84,7 @@ export {
   type SpillWriteOptions,
 } from "./spill/spill-store.js";
 export { conchStateDir, type StateDirOptions } from "./spill/state-dir.js";
+export { invalidResult } from "./tools/model-result.js";
 export { createToolSet, type ToolSet, type ToolSetOptions } from "./tools/tool-set.js";
 export {
   TOOL_CALL_STATUSES,

@@ -3,7 +3,7 @@ import { access } from "node:fs/promises";
 import { constants } from "node:os";
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
-import { createToolSet, type ToolResultData } from "@conch/orchestrator";
+import { invalidResult } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { REPLAY_HELP } from "../help.js";
@@ -40,27 +40,6 @@ function parseLine(line: string, number: number): Call | string {
     return `line ${number}: unknown field ${JSON.stringify(unknown[0])} (expected only: tool, arguments)`;
   }
   return { tool, arguments: args ?? {} };
-}
-
-/** The result of a line that is not a call: nothing ran. */
-function badLine(): ToolResultData {
-  return {
-    tool: "",
-    status: "invalid",
-    exit_code: null,
-    wall_time_ms: null,
-    timed_out: false,
-    canceled: false,
-    sandbox: null,
-    denied: false,
-    escalated: false,
-    truncated: false,
-    spill_path: null,
-    rejection: null,
-    error_code: "INVALID_REQUEST",
-    session_id: null,
-    running: false,
-  };
 }
 
 /**
@@ -114,12 +93,7 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
   let lines: Interface | null = null;
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
   try {
-    const set = await createToolSet({
-      profile: runtime.profile,
-      orchestrator: runtime.orchestrator,
-      maxOutputTokens: runtime.config.maxOutputTokens,
-      durableOneShot: runtime.config.durableOneShot,
-    });
+    const set = await runtime.toolSet();
     // Iterated at once: readline drops the lines it reads while nobody is listening.
     lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
     let number = 0;
@@ -130,7 +104,7 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
       const call = parseLine(line, number);
       const out =
         typeof call === "string"
-          ? { tool: null, text: call, result: badLine() }
+          ? { tool: null, ...invalidResult("", call) }
           : {
               tool: call.tool,
               ...(await set.call(call.tool, call.arguments, { signal: controller.signal })),

@@ -86,12 +86,7 @@ async function call(args: readonly string[]): Promise<number> {
   const cwd = resolve((options.cwd as string | undefined) ?? currentDirectory("tool call"));
   const { runtime, close } = await openRuntime(cwd, policy);
   try {
-    const set = await createToolSet({
-      profile: runtime.profile,
-      orchestrator: runtime.orchestrator,
-      maxOutputTokens: runtime.config.maxOutputTokens,
-      durableOneShot: runtime.config.durableOneShot,
-    });
+    const set = await runtime.toolSet();
     const controller = new AbortController();
     const abort = (): void => controller.abort();
     process.once("SIGINT", abort);

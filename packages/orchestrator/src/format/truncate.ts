@@ -33,16 +33,31 @@ export function approxBytesForTokens(tokens: number): number {
  * marker itself is not charged to the budget.
  */
 export function truncateMiddle(text: string, maxTokens: number): TruncationResult {
-  if (!Number.isSafeInteger(maxTokens) || maxTokens < 0) {
-    throw new RangeError(`maxTokens must be a non-negative integer, received ${String(maxTokens)}`);
-  }
   if (text === "") {
+    checkBudget(maxTokens);
     return { text, truncated: false, originalTokens: 0, removedTokens: 0 };
   }
   const bytes = Buffer.from(text, "utf8");
-  const originalTokens = tokensForBytes(bytes.length);
-  const maxBytes = approxBytesForTokens(maxTokens);
+  if (bytes.length <= approxBytesForTokens(maxTokens)) {
+    checkBudget(maxTokens);
+    return { text, truncated: false, originalTokens: tokensForBytes(bytes.length), removedTokens: 0 };
+  }
+  return truncateBytes(bytes, bytes, bytes.length, maxTokens);
+}
 
+/**
+ * `truncateMiddle` of an output of `totalBytes` (more than the budget) known only by its first bytes
+ * (`head`, more than half the budget) and its last bytes (`tail`, at least half the budget).
+ */
+export function truncateBytes(
+  head: Buffer,
+  tail: Buffer,
+  totalBytes: number,
+  maxTokens: number,
+): TruncationResult {
+  checkBudget(maxTokens);
+  const originalTokens = tokensForBytes(totalBytes);
+  const maxBytes = approxBytesForTokens(maxTokens);
   if (maxBytes === 0) {
     return {
       text: truncationMarker(originalTokens),
@@ -51,25 +66,34 @@ export function truncateMiddle(text: string, maxTokens: number): TruncationResul
       removedTokens: originalTokens,
     };
   }
-  if (bytes.length <= maxBytes) {
-    return { text, truncated: false, originalTokens, removedTokens: 0 };
-  }
-
   const headBudget = Math.floor(maxBytes / 2);
   const tailBudget = maxBytes - headBudget;
-  const headEnd = boundaryAtOrBefore(bytes, headBudget);
-  const tailStart = Math.max(boundaryAtOrAfter(bytes, bytes.length - tailBudget), headEnd);
-  const removedTokens = tokensForBytes(bytes.length - maxBytes);
-  const out =
-    bytes.toString("utf8", 0, headEnd) + truncationMarker(removedTokens) + bytes.toString("utf8", tailStart);
-  return { text: out, truncated: true, originalTokens, removedTokens };
+  if (head.length <= headBudget || tail.length < tailBudget) {
+    throw new RangeError(
+      `output kept for a smaller budget than ${maxTokens} tokens (head ${head.length}, tail ${tail.length} bytes)`,
+    );
+  }
+  const headEnd = boundaryAtOrBefore(head, headBudget);
+  const tailStart = boundaryAtOrAfter(tail, tail.length - tailBudget);
+  // Where head and tail are the same bytes, the tail never starts before the head ends.
+  const tailFrom = head === tail ? Math.max(tailStart, headEnd) : tailStart;
+  const removedTokens = tokensForBytes(totalBytes - maxBytes);
+  const text =
+    head.toString("utf8", 0, headEnd) + truncationMarker(removedTokens) + tail.toString("utf8", tailFrom);
+  return { text, truncated: true, originalTokens, removedTokens };
 }
 
-export function tokensForBytes(bytes: number): number {
+function checkBudget(maxTokens: number): void {
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 0) {
+    throw new RangeError(`maxTokens must be a non-negative integer, received ${String(maxTokens)}`);
+  }
+}
+
+function tokensForBytes(bytes: number): number {
   return Math.ceil(bytes / APPROX_BYTES_PER_TOKEN);
 }
 
-export function truncationMarker(removedTokens: number): string {
+function truncationMarker(removedTokens: number): string {
   return `…${removedTokens} tokens truncated…`;
 }
 
@@ -77,13 +101,13 @@ function isContinuationByte(byte: number | undefined): boolean {
   return byte !== undefined && (byte & 0xc0) === 0x80;
 }
 
-export function boundaryAtOrBefore(bytes: Buffer, index: number): number {
+function boundaryAtOrBefore(bytes: Buffer, index: number): number {
   let i = index;
   while (i > 0 && isContinuationByte(bytes[i])) i--;
   return i;
 }
 
-export function boundaryAtOrAfter(bytes: Buffer, index: number): number {
+function boundaryAtOrAfter(bytes: Buffer, index: number): number {
   let i = index;
   while (i < bytes.length && isContinuationByte(bytes[i])) i++;
   return i;

@@ -191,14 +191,9 @@ export class ToolOrchestrator {
         ...(request.unclampedYield === undefined ? {} : { unclampedYield: request.unclampedYield }),
       },
     );
-    this.#audit?.record({
-      type: "execution",
-      tool: request.tool,
-      ...auditCommand(request),
-      cwd: request.cwd,
-      sandbox,
+    this.#recordExecution(request, sandbox, {
       exitCode: response.exitCode,
-      durationMs: Math.round(performance.now() - started),
+      durationMs: performance.now() - started,
       timedOut: false,
       canceled: context.signal?.aborted === true,
       denied: false,
@@ -369,14 +364,9 @@ export class ToolOrchestrator {
       throw error;
     }
     const sandbox = backend?.name ?? "none";
-    this.#audit?.record({
-      type: "execution",
-      tool: request.tool,
-      ...auditCommand(request),
-      cwd: request.cwd,
-      sandbox,
+    this.#recordExecution(request, sandbox, {
       exitCode: result.exitCode,
-      durationMs: Math.round(result.durationMs),
+      durationMs: result.durationMs,
       timedOut: result.timedOut,
       canceled: result.canceled,
       denied: backend !== null && this.#deniedBySandboxResult(result, collected),
@@ -448,6 +438,28 @@ export class ToolOrchestrator {
       output,
       result,
     };
+  }
+
+  #recordExecution(
+    request: CommandRequest,
+    sandbox: string,
+    run: {
+      exitCode: number | null;
+      durationMs: number;
+      timedOut: boolean;
+      canceled: boolean;
+      denied: boolean;
+    },
+  ): void {
+    this.#audit?.record({
+      type: "execution",
+      tool: request.tool,
+      ...auditCommand(request),
+      cwd: request.cwd,
+      sandbox,
+      ...run,
+      durationMs: Math.round(run.durationMs),
+    });
   }
 
   #recordDecision(

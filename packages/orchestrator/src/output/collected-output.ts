@@ -1,13 +1,5 @@
 import { Buffer } from "node:buffer";
-import {
-  approxBytesForTokens,
-  boundaryAtOrAfter,
-  boundaryAtOrBefore,
-  type TruncationResult,
-  tokensForBytes,
-  truncateMiddle,
-  truncationMarker,
-} from "../format/truncate.js";
+import { type TruncationResult, truncateBytes, truncateMiddle } from "../format/truncate.js";
 
 const NEWLINE = 0x0a;
 
@@ -71,31 +63,7 @@ export class CollectedOutput {
   /** `truncateMiddle` of the whole output, computed from its head and tail. */
   truncate(maxTokens: number): TruncationResult {
     if (this.complete) return truncateMiddle(this.head.toString("utf8"), maxTokens);
-    const maxBytes = approxBytesForTokens(maxTokens);
-    const originalTokens = tokensForBytes(this.totalBytes);
-    if (maxBytes === 0) {
-      return {
-        text: truncationMarker(originalTokens),
-        truncated: true,
-        originalTokens,
-        removedTokens: originalTokens,
-      };
-    }
-    const headBudget = Math.floor(maxBytes / 2);
-    const tailBudget = maxBytes - headBudget;
-    if (this.head.length <= maxBytes || this.tail.length < tailBudget) {
-      throw new RangeError(
-        `output collected for a smaller budget than ${maxTokens} tokens (head ${this.head.length}, tail ${this.tail.length} bytes)`,
-      );
-    }
-    const headEnd = boundaryAtOrBefore(this.head, headBudget);
-    const tailStart = boundaryAtOrAfter(this.tail, this.tail.length - tailBudget);
-    const removedTokens = tokensForBytes(this.totalBytes - maxBytes);
-    const text =
-      this.head.toString("utf8", 0, headEnd) +
-      truncationMarker(removedTokens) +
-      this.tail.toString("utf8", tailStart);
-    return { text, truncated: true, originalTokens, removedTokens };
+    return truncateBytes(this.head, this.tail, this.totalBytes, maxTokens);
   }
 
   /** The whole output as text, or null when only its head and tail were kept. */

@@ -10,6 +10,7 @@ import { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { Execute } from "../orchestrator/types.js";
 import { loadRulesDirs } from "../rules/load-rules-dirs.js";
 import { createSpillStore } from "../spill/spill-store.js";
+import { createToolSet, type ToolSet } from "../tools/tool-set.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -35,6 +36,8 @@ export interface ConchRuntime {
   /** The rules files loaded, in order. */
   readonly rulesFiles: readonly string[];
   readonly audit: AuditLog;
+  /** The tools of `profile`, with the config's output budget and durable one-shot setting. */
+  toolSet(): Promise<ToolSet>;
   /** Waits until every audit line is written. */
   close(): Promise<void>;
 }
@@ -74,6 +77,13 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     profile: options.profile ?? config.toolProfile,
     rulesFiles: files,
     audit,
+    toolSet: () =>
+      createToolSet({
+        profile: options.profile ?? config.toolProfile,
+        orchestrator,
+        maxOutputTokens: config.maxOutputTokens,
+        durableOneShot: config.durableOneShot,
+      }),
     close: () => audit.flush(),
   };
 }
