@@ -128,7 +128,8 @@ codex) with their descriptions and JSON Schemas. --json prints {"profile", "tool
 "description", "inputSchema"}]}.
 
 call: runs one tool call (JSON-ARGS defaults to {}) through the orchestrator exactly as a model's
-call would run, and prints exactly the text the model would get, then a newline. --json prints
+call would run, and prints exactly the text the model would get, then a newline. A session the call
+starts (exec_command, terminal_open) ends with it: conch replay keeps sessions across calls. --json prints
 one line {"tool", "text", "result"} instead, result being the structured data (status,
 exit_code, wall_time_ms, timed_out, denied, truncated, spill_path, ...).
 

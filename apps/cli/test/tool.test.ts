@@ -201,6 +201,19 @@ describe("conch tool call", () => {
     expect(existsSync(join(dir, "b"))).toBe(true);
   });
 
+  it("a session started by one call ends with it, so the call returns", () => {
+    const started = Date.now();
+    const result = conch([
+      "tool",
+      "call",
+      "exec_command",
+      '{"cmd":"sleep 60","login":false,"yield_time_ms":300}',
+    ]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/Process running with session ID \d+\n/);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   it("end of input answers no", () => {
     const result = conch([
       "tool",

@@ -46,7 +46,8 @@ export interface ApprovalRequest {
 
 /** Asks someone (a TTY prompt, an MCP elicitation, a callback) whether a command may run. */
 export interface Approver {
-  request(request: ApprovalRequest): Promise<ReviewDecision>;
+  /** `options.signal` aborts when the call is canceled: stop asking and answer `abort`. */
+  request(request: ApprovalRequest, options?: { signal?: AbortSignal }): Promise<ReviewDecision>;
 }
 
 /**

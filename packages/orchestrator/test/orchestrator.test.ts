@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { APPROVAL_POLICIES, type ApprovalPolicy, loadPolicy, ScriptedApprover } from "@conch/approval";
 import { type ExecRequest, run } from "@conch/exec-core";
+import { createSandboxRegistry } from "@conch/sandbox-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AuditLog, createAuditLog } from "../src/audit/audit-log.js";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
@@ -112,6 +113,68 @@ describe.runIf(process.platform === "linux")("ToolOrchestrator", () => {
     expect(approver.requests).toHaveLength(1);
     expect(second.result).toMatchObject({ status: "ok", exit_code: 0, escalated: true });
     expect(await readFile(target, "utf8")).toBe("hello\nhello\n");
+  });
+
+  it("untrusted: a command approved for the sandbox is asked about again before it runs outside it", async () => {
+    const approver = new ScriptedApprover(["approved", "approved"]);
+    const set = await tools("untrusted", approver);
+    const target = join(outside, "twice.txt");
+    const result = await set.call("shell_command", { command: `echo hi > ${target}`, login: false });
+    expect(approver.requests.map((r) => [r.reason, r.sandboxPermissions])).toEqual([
+      [null, "use_default"],
+      ["command failed; retry without sandbox?", "require_escalated"],
+    ]);
+    expect(result.result).toMatchObject({ exit_code: 0, escalated: true, sandbox: "none" });
+    expect(spawned).toHaveLength(2);
+  });
+
+  it("an unavailable sandbox is reported before anyone is asked", async () => {
+    const registry = createSandboxRegistry();
+    registry.register({
+      name: "fake",
+      platform: process.platform,
+      available: async () => ({ available: false, reason: "no namespaces", fix: "enable them" }),
+      transform: async (spec) => spec,
+    });
+    const approver = new ScriptedApprover([]);
+    const set = await tools("untrusted", approver, { sandboxRegistry: registry });
+    const result = await set.call("shell_command", { command: "touch x", login: false });
+    expect(result.text).toBe(
+      "the sandbox (fake) cannot run here: no namespaces; fix: enable them. The command did not run.",
+    );
+    expect(result.result).toMatchObject({ status: "rejected", rejection: "sandbox-unavailable" });
+    expect(approver.requests).toEqual([]);
+    expect(spawned).toEqual([]);
+  });
+
+  it("a call canceled while the person is being asked runs nothing", async () => {
+    const controller = new AbortController();
+    let asked = 0;
+    const approver = {
+      request: (_request: unknown, options?: { signal?: AbortSignal }) =>
+        new Promise<"abort">((resolve) => {
+          asked++;
+          options?.signal?.addEventListener("abort", () => resolve("abort"));
+          setTimeout(() => controller.abort(), 50);
+        }),
+    };
+    const orchestrator = new ToolOrchestrator({
+      cwd: work,
+      approvalPolicy: "untrusted",
+      sandbox: { mode: "workspace-write" },
+      approver,
+      execute: counting,
+    });
+    const set = await createToolSet({ profile: "codex", orchestrator });
+    const result = await set.call(
+      "shell_command",
+      { command: "touch x", login: false },
+      { signal: controller.signal },
+    );
+    expect(asked).toBe(1);
+    expect(result.result.status).toBe("rejected");
+    expect(spawned).toEqual([]);
+    expect(existsSync(join(work, "x"))).toBe(false);
   });
 
   it("on-failure: a denied retry is rejected by the user and the command never runs outside", async () => {

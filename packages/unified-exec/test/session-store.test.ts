@@ -161,6 +161,35 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
     }
   }, 90_000);
 
+  it("concurrent starts at the cap each prune one, with distinct ids, and the cap holds", async () => {
+    const small = new SessionStore({ maxSessions: 3, protectedRecent: 0 });
+    try {
+      for (let i = 0; i < 3; i++) await small.start(sh("sleep 30"), 250);
+      const results = await Promise.all([0, 1, 2].map(() => small.start(sh("sleep 30"), 250)));
+      expect(small.size).toBe(3);
+      expect(new Set(results.map((r) => r.sessionId)).size).toBe(3);
+      expect(new Set(results.map((r) => r.pruned)).size).toBe(3);
+      expect(results.every((r) => r.pruned !== null)).toBe(true);
+    } finally {
+      await small.terminateAll();
+    }
+  });
+
+  it("a character split between two reads arrives whole in the later one", async () => {
+    const started = await store.start(sh("printf 'caf\\303'; sleep 1; printf '\\251!\\n'"), 300);
+    expect(started.output).toBe("caf");
+    const rest = await store.read(started.sessionId, 5_000);
+    expect(rest.output).toBe("é!\n");
+  });
+
+  it("closing a PTY session while a call waits on it keeps that call's output", async () => {
+    const started = await store.start(spec(["/bin/sh", "-c", "sleep 0.5; echo hello; sleep 100"], true), 250);
+    const polling = store.write(started.sessionId, "", 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await store.close(started.sessionId);
+    expect((await polling).output).toContain("hello");
+  });
+
   it("a session still starting when terminateAll runs is killed, not kept", async () => {
     const starting = store.start(sh("echo $$; sleep 300"), 300);
     await store.terminateAll();

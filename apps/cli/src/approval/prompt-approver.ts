@@ -84,18 +84,23 @@ export class PromptApprover implements Approver {
     this.#policy = policy;
   }
 
-  request(request: ApprovalRequest): Promise<ReviewDecision> {
-    const answer = this.#queue.then(() => this.#ask(request));
+  request(request: ApprovalRequest, options: { signal?: AbortSignal } = {}): Promise<ReviewDecision> {
+    const answer = this.#queue.then(() => this.#ask(request, options.signal));
     this.#queue = answer.catch(() => undefined);
     return answer;
   }
 
-  async #ask(request: ApprovalRequest): Promise<ReviewDecision> {
+  async #ask(request: ApprovalRequest, signal: AbortSignal | undefined): Promise<ReviewDecision> {
+    if (signal?.aborted) return "abort";
     this.#output.write(approvalPrompt(request, this.#policy()));
     const choices = request.proposedRule === null ? "y/s/n" : "y/s/a/n";
     for (;;) {
       this.#output.write(`answer [${choices}]: `);
-      const line = await this.#nextLine();
+      const line = await this.#nextLine(signal);
+      if (line === "aborted") {
+        this.#output.write("\nconch: canceled\n");
+        return "abort";
+      }
       if (line === null) {
         this.#output.write("\nconch: no answer (end of input): not approved\n");
         return "denied";
@@ -108,13 +113,26 @@ export class PromptApprover implements Approver {
     }
   }
 
-  async #nextLine(): Promise<string | null> {
+  /** The next answer line, null at end of input, or "aborted" when `signal` fires first. */
+  async #nextLine(signal: AbortSignal | undefined): Promise<string | null> {
     if (this.#lines === null) {
       this.#reader = createInterface({ input: this.#input, terminal: false });
       this.#lines = this.#reader[Symbol.asyncIterator]();
     }
-    const next = await this.#lines.next();
-    return next.done === true ? null : next.value;
+    const lines = this.#lines;
+    let onAbort = (): void => {};
+    const aborted = new Promise<"aborted">((resolve) => {
+      onAbort = () => resolve("aborted");
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      // A pending next() survives an abort and takes the following line; the process is ending then anyway.
+      const next = await Promise.race([lines.next(), aborted]);
+      if (next === "aborted") return "aborted";
+      return next.done === true ? null : next.value;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
   }
 
   /** Stops reading input, so the process can exit. */

@@ -83,6 +83,8 @@ async function live<T>(
     return received === undefined ? code : 128 + constants.signals[received];
   } finally {
     for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+    process.stdout.off("error", onOutputError);
+    process.stderr.off("error", onOutputError);
   }
 }
 
@@ -139,7 +141,8 @@ export async function execute(
       (outcome) => {
         if (outcome.status === "failed") throw outcome.cause;
         if (outcome.status === "rejected") {
-          process.stderr.write(`conch: ${outcome.reason}\n`);
+          // Canceled while asking: the signal's exit code says it all.
+          if (outcome.kind !== "canceled") process.stderr.write(`conch: ${outcome.reason}\n`);
           return outcome.kind === "sandbox-unavailable" ? EXIT_SANDBOX_UNAVAILABLE : EXIT_REJECTED;
         }
         reportResult(outcome.result, options, {

@@ -105,6 +105,8 @@ async function call(args: readonly string[]): Promise<number> {
     }
     return exitCodeOf(result);
   } finally {
+    // Nothing outlives one call: a session it started (exec_command, terminal_open) ends with it.
+    await runtime.orchestrator.terminateSessions();
     await close();
   }
 }

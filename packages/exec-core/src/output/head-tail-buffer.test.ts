@@ -62,4 +62,17 @@ describe("HeadTailBuffer.clone", () => {
     expect(copy.text()).toBe("abc\n... 4 bytes omitted ...\nh12");
     expect(buffer.text()).toBe("abc\n... 4 bytes omitted ...\nhXY");
   });
+
+  it("textSoFar holds back a character whose last bytes have not arrived, with or without omission", () => {
+    const short = new HeadTailBuffer(64);
+    short.push(Buffer.from([0x63, 0x61, 0x66, 0xc3]));
+    expect(short.textSoFar()).toEqual({ text: "caf", rest: Buffer.from([0xc3]) });
+    expect(short.text()).toBe("caf\ufffd");
+    const long = new HeadTailBuffer(8);
+    long.push(Buffer.from("abcdefghijkl"));
+    long.push(Buffer.from([0xe2, 0x82]));
+    const { text, rest } = long.textSoFar();
+    expect(text).toBe("abcd\n... 6 bytes omitted ...\nkl");
+    expect(rest).toEqual(Buffer.from([0xe2, 0x82]));
+  });
 });

@@ -104,13 +104,33 @@ export class HeadTailBuffer {
    * character (those bytes count as omitted) and `... N bytes omitted ...` stands in its place.
    */
   text(): string {
+    return this.#decode(false).text;
+  }
+
+  /**
+   * `text()` for a stream that goes on: a character whose last bytes have not arrived yet is left out
+   * and returned as `rest`, to be put in front of what comes next.
+   */
+  textSoFar(): { text: string; rest: Buffer } {
+    return this.#decode(true);
+  }
+
+  #decode(keepRest: boolean): { text: string; rest: Buffer } {
     const head = this.head();
     const tail = this.tail();
-    if (this.omittedBytes === 0) return Buffer.concat([head, tail]).toString("utf8");
+    if (this.omittedBytes === 0) {
+      const all = Buffer.concat([head, tail]);
+      const end = keepRest ? completeUtf8Prefix(all) : all.length;
+      return { text: all.toString("utf8", 0, end), rest: Buffer.from(all.subarray(end)) };
+    }
     const headEnd = completeUtf8Prefix(head);
     const tailStart = firstUtf8Boundary(tail);
+    const tailEnd = keepRest ? completeUtf8Prefix(tail) : tail.length;
     const omitted = this.omittedBytes + (head.length - headEnd) + tailStart;
-    return `${head.toString("utf8", 0, headEnd)}\n... ${omitted} bytes omitted ...\n${tail.toString("utf8", tailStart)}`;
+    return {
+      text: `${head.toString("utf8", 0, headEnd)}\n... ${omitted} bytes omitted ...\n${tail.toString("utf8", tailStart, tailEnd)}`,
+      rest: Buffer.from(tail.subarray(tailEnd)),
+    };
   }
 }
 

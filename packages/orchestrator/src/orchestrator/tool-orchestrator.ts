@@ -48,6 +48,8 @@ import type {
 
 /** Codex's words when the person says no (orchestrator.rs), so a model trained on Codex knows them. */
 export const REJECTED_BY_USER = "rejected by user";
+/** The reason of a command whose call was canceled while it waited for approval. */
+export const CANCELED_BEFORE_START = "canceled before the command started";
 /** Codex's question when a sandboxed command failed and running it outside the sandbox needs a yes. */
 export const RETRY_WITHOUT_SANDBOX_REASON = "command failed; retry without sandbox?";
 // What the person asked about a denial sees of the output: its end, where the error usually is.
@@ -106,7 +108,7 @@ export class ToolOrchestrator {
    */
   async run(request: CommandRequest, context: RunContext = {}): Promise<CommandOutcome> {
     return this.#guard(async () => {
-      const done = await this.#pipeline(request, {
+      const done = await this.#pipeline(request, context.signal, {
         launch: (backend) => this.#attempt(request, context, backend),
         denied: (attempt) => this.#deniedBySandbox(attempt),
         excerpt: (attempt) => denialExcerpt(attempt),
@@ -123,7 +125,7 @@ export class ToolOrchestrator {
    */
   async startSession(request: SessionRequest, context: SessionRunContext = {}): Promise<SessionOutcome> {
     return this.#guard(async () => {
-      const done = await this.#pipeline(request, {
+      const done = await this.#pipeline(request, context.signal, {
         launch: (backend) => this.#startSession(request, context, backend),
         denied: ({ response }) =>
           !response.running &&
@@ -134,7 +136,10 @@ export class ToolOrchestrator {
             exited: false,
           }),
         excerpt: ({ response }) => response.output.slice(-DENIAL_EXCERPT_BYTES),
-        discard: async () => {},
+        // A denied session that stays listed (terminal_open) would linger beside its retry.
+        discard: async ({ response }) => {
+          if (this.sessions.has(response.sessionId)) await this.sessions.close(response.sessionId);
+        },
       });
       if (done.status !== "done") return done;
       const { response, sandbox } = done.value;
@@ -207,6 +212,7 @@ export class ToolOrchestrator {
    */
   async #pipeline<T>(
     request: CommandRequest,
+    signal: AbortSignal | undefined,
     trial: {
       launch: (backend: SandboxBackend | null) => Promise<T>;
       denied: (value: T) => boolean;
@@ -236,20 +242,13 @@ export class ToolOrchestrator {
       prefixRule: request.prefixRule ?? null,
     });
 
-    let alreadyApproved = false;
     if (requirement.type === "forbidden") {
       this.#recordDecision(request, requirement, "forbidden", "policy");
       return rejected("forbidden", requirement.reason ?? "rejected by policy", "policy");
     }
-    if (requirement.type === "needs-approval") {
-      const answer = await this.#approve(request, requirement, permissions, {});
-      if (answer.status === "rejected") return answer;
-      alreadyApproved = true;
-    } else {
-      this.#recordDecision(request, requirement, "approved", requirement.bypassSandbox ? "rule" : "policy");
-    }
 
-    // An approved escalation, or a command every rule explicitly allows, runs outside the sandbox.
+    // An approved escalation, or a command every rule explicitly allows, runs outside the sandbox. The
+    // sandbox is checked before anyone is asked: nobody should approve what cannot run.
     const unsandboxed = permissions === "require_escalated" || requirement.bypassSandbox;
     const backend = unsandboxed ? null : this.#registry.select(this.sandboxPolicy);
     if (backend !== null) {
@@ -264,22 +263,35 @@ export class ToolOrchestrator {
       }
     }
 
-    const first = await trial.launch(backend);
-    if (backend === null || !trial.denied(first))
-      return { status: "done", value: first, escalated: false, hint: null };
+    if (requirement.type === "needs-approval") {
+      const answer = await this.#approve(request, requirement, permissions, {}, signal);
+      if (answer.status === "rejected") return answer;
+    } else {
+      this.#recordDecision(request, requirement, "approved", requirement.bypassSandbox ? "rule" : "policy");
+    }
+    if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
 
-    // The sandbox denied it. Codex retries outside the sandbox only where a person can be asked first.
+    const first = await trial.launch(backend);
+    if (backend === null || !trial.denied(first)) {
+      return { status: "done", value: first, escalated: false, hint: null };
+    }
+
+    // The sandbox denied it. It may run outside the sandbox only where a person can be asked first, and is
+    // asked again even when the command itself was approved (that approval was for the sandbox), unless
+    // this very retry was approved for the session.
     if (this.approvalPolicy === "never" || this.approvalPolicy === "on-request") {
       return { status: "done", value: first, escalated: false, hint: this.#denialHint(request) };
     }
     await trial.discard(first);
-    if (!alreadyApproved) {
-      const answer = await this.#approve(request, requirement, permissions, {
-        reason: RETRY_WITHOUT_SANDBOX_REASON,
-        sandboxDenial: trial.excerpt(first),
-      });
-      if (answer.status === "rejected") return answer;
-    }
+    const answer = await this.#approve(
+      request,
+      requirement,
+      "require_escalated",
+      { reason: RETRY_WITHOUT_SANDBOX_REASON, sandboxDenial: trial.excerpt(first) },
+      signal,
+    );
+    if (answer.status === "rejected") return answer;
+    if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
     return { status: "done", value: await trial.launch(null), escalated: true, hint: null };
   }
 
@@ -289,8 +301,10 @@ export class ToolOrchestrator {
     requirement: ApprovalRequirement,
     permissions: SandboxPermissions,
     retry: { reason?: string; sandboxDenial?: string },
+    signal: AbortSignal | undefined,
   ): Promise<RejectedOutcome | { status: "approved" }> {
-    const key = { argv: request.argv, cwd: request.cwd, sandboxPermissions: permissions, tty: false };
+    const tty = "tty" in request && request.tty === true;
+    const key = { argv: request.argv, cwd: request.cwd, sandboxPermissions: permissions, tty };
     if (await this.#cache.isApprovedForSession(key)) {
       this.#recordDecision(request, requirement, "approved_for_session", "cache");
       return { status: "approved" };
@@ -315,19 +329,30 @@ export class ToolOrchestrator {
       proposedRule: proposed,
       sandboxPolicy: this.sandboxPolicy.mode,
       sandboxPermissions: permissions,
-      tty: false,
+      tty,
       ...(request.justification === undefined ? {} : { justification: request.justification }),
       ...(request.description === undefined ? {} : { description: request.description }),
       ...(retry.sandboxDenial === undefined ? {} : { sandboxDenial: retry.sandboxDenial }),
     };
-    const decision: ReviewDecision = await this.#approver.request(ask);
+    const decision: ReviewDecision = await this.#approver.request(
+      ask,
+      signal === undefined ? {} : { signal },
+    );
     this.#recordDecision(request, requirement, decision, "user");
     await this.#cache.record(key, decision);
     if (decision === "denied") return rejected("denied-by-user", REJECTED_BY_USER, "user");
     if (decision === "abort") return rejected("aborted-by-user", REJECTED_BY_USER, "user");
     if (decision === "approved_always" && proposed !== null && this.#rulesStorePath !== null) {
-      await storeAlwaysAllowRule(this.#rulesStorePath, proposed);
       this.#rules = addPrefixRule(this.#rules, proposed, "allow");
+      // The person said yes: a rules file that cannot be written costs the "always", not this run.
+      await storeAlwaysAllowRule(this.#rulesStorePath, proposed).catch((error: unknown) => {
+        this.#recordDecision(
+          request,
+          requirement,
+          `approved_always (not stored: ${(error as Error).message})`,
+          "user",
+        );
+      });
     }
     return { status: "approved" };
   }

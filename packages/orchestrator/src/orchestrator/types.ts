@@ -49,7 +49,15 @@ export const REJECTION_KINDS: readonly [
   "aborted-by-user",
   "no-approver",
   "sandbox-unavailable",
-] = ["forbidden", "denied-by-user", "aborted-by-user", "no-approver", "sandbox-unavailable"] as const;
+  "canceled",
+] = [
+  "forbidden",
+  "denied-by-user",
+  "aborted-by-user",
+  "no-approver",
+  "sandbox-unavailable",
+  "canceled",
+] as const;
 export type RejectionKind = (typeof REJECTION_KINDS)[number];
 
 /** The command never ran: a rule or the policy forbids it, the person said no, or the sandbox cannot run here. */

@@ -82,7 +82,9 @@ export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: Ha
     );
   }
   term.onData((data: string | Buffer) => events.onData(typeof data === "string" ? Buffer.from(data) : data));
+  let exited = false;
   term.onExit(({ exitCode, signal }) => {
+    exited = true;
     cleanup();
     events.onRootExit();
     const name = signal ? (signalName(signal) ?? null) : null;
@@ -92,7 +94,10 @@ export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: Ha
     pid: term.pid,
     write: (data) => term.write(data),
     resize: (c, r) => term.resize(c, r),
+    // After the exit the terminal closes by itself, and the reaped pid may already name another
+    // process: it is only hung up while the child still holds it.
     close: () => {
+      if (exited) return;
       try {
         term.kill("SIGHUP");
       } catch {

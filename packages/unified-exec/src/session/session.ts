@@ -72,6 +72,8 @@ export class Session {
   #lastOutputAt: number | null = null;
   #waiters = new Set<() => void>();
   #killing: Promise<void> | null = null;
+  #rootExited = false;
+  #terminated = false;
   #quietSince = 0;
   /** Calls currently waiting on this session: pruning skips it. */
   inFlight = 0;
@@ -143,6 +145,7 @@ export class Session {
   }
 
   #onRootExit(): void {
+    this.#rootExited = true;
     // What it started goes with it: a session's children do not outlive it.
     this.#killing ??= this.#tree.terminate(KILL_GRACE_MS);
   }
@@ -206,7 +209,8 @@ export class Session {
 
   /** Sends `signal` to the session's process group (the wrapped command's, under a wrapper), while it runs. */
   signal(signal: NodeJS.Signals): void {
-    if (this.#exit !== null) return;
+    // Once the root is gone its pid may name another process: nothing is signalled by it any more.
+    if (this.#rootExited) return;
     const groups = this.#wrapped ? this.#tree.innerGroups() : [this.pid];
     for (const group of groups) {
       try {
@@ -249,23 +253,35 @@ export class Session {
   async read(raw = false): Promise<SessionOutput> {
     const pending = this.#pending;
     this.#pending = new HeadTailBuffer(this.#retain);
+    // A character split between two reads goes whole into the later one; after the end, as it is.
+    const { text, rest } = this.#drained ? { text: pending.text(), rest: null } : pending.textSoFar();
+    if (rest !== null && rest.length > 0) this.#pending.push(rest);
+    const bytes = pending.totalBytes - (rest?.length ?? 0);
     if (this.#renderer !== null) {
       await this.#renderer.flush();
       // Read even when raw, so the next rendered read starts here too.
       const rendered = this.#renderer.readSince();
-      if (!raw) return { text: rendered, bytes: pending.totalBytes };
+      if (!raw) return { text: rendered, bytes };
     }
-    return { text: pending.text(), bytes: pending.totalBytes };
+    return { text, bytes };
+  }
+
+  /** A call on this session ended; the last one out frees a terminated session's renderer. */
+  endCall(): void {
+    this.inFlight--;
+    if (this.inFlight === 0 && this.#terminated) this.#renderer?.dispose();
   }
 
   /** Kills the whole tree (SIGTERM, grace, SIGKILL) and releases the terminal; idempotent. */
   async terminate(): Promise<void> {
+    this.#terminated = true;
     this.#killing ??= this.#tree.terminate(KILL_GRACE_MS);
     await this.#killing;
     if (!this.#drained) {
       this.#handle.close();
       await this.waitUntil(performance.now() + DRAIN_MAX_MS);
     }
-    this.#renderer?.dispose();
+    // A call still reading keeps the renderer until it is done (`endCall`).
+    if (this.inFlight === 0) this.#renderer?.dispose();
   }
 }

@@ -89,6 +89,8 @@ export class SessionStore {
   readonly #sessions = new Map<number, Session>();
   // Sessions listed until closed even after exiting (the terminal tools).
   readonly #kept = new Set<number>();
+  // Ids of sessions being started: they count toward the cap and are never handed out twice.
+  readonly #starting = new Set<number>();
   readonly #max: number;
   readonly #protected: number;
   #closed = false;
@@ -122,8 +124,16 @@ export class SessionStore {
   async start(spec: SessionSpec, yieldTimeMs: number, options: StartOptions = {}): Promise<SessionResponse> {
     if (this.#closed) throw new UnifiedExecError("INVALID_REQUEST", "the session store is closed");
     const started = performance.now();
-    const pruned = await this.#pruneIfFull();
-    const session = await Session.start(this.#newId(), spec);
+    const id = this.#newId();
+    this.#starting.add(id);
+    let session: Session;
+    let pruned: number | null;
+    try {
+      pruned = await this.#pruneIfFull();
+      session = await Session.start(id, spec);
+    } finally {
+      this.#starting.delete(id);
+    }
     if (this.#closed) {
       // terminateAll ran while this one was starting: it must not outlive the store.
       await session.terminate();
@@ -185,7 +195,7 @@ export class SessionStore {
         pruned,
       };
     } finally {
-      session.inFlight--;
+      session.endCall();
       session.lastUsed = performance.now();
     }
   }
@@ -249,7 +259,7 @@ export class SessionStore {
   #newId(): number {
     for (;;) {
       const id = randomInt(MIN_ID, MAX_ID + 1);
-      if (!this.#sessions.has(id)) return id;
+      if (!this.#sessions.has(id) && !this.#starting.has(id)) return id;
     }
   }
 
@@ -259,7 +269,8 @@ export class SessionStore {
    * The pruned tree is killed.
    */
   async #pruneIfFull(): Promise<number | null> {
-    if (this.#sessions.size < this.#max) return null;
+    // The caller's own start is among `#starting`.
+    if (this.#sessions.size + this.#starting.size <= this.#max) return null;
     const byRecent = [...this.#sessions.values()].sort((a, b) => b.lastUsed - a.lastUsed);
     const candidates = byRecent
       .slice(this.#protected)
