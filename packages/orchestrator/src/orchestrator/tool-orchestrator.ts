@@ -49,7 +49,7 @@ import type {
 /** Codex's words when the person says no (orchestrator.rs), so a model trained on Codex knows them. */
 export const REJECTED_BY_USER = "rejected by user";
 /** The reason of a command whose call was canceled while it waited for approval. */
-export const CANCELED_BEFORE_START = "canceled before the command started";
+const CANCELED_BEFORE_START = "canceled before the command started";
 /** Codex's question when a sandboxed command failed and running it outside the sandbox needs a yes. */
 export const RETRY_WITHOUT_SANDBOX_REASON = "command failed; retry without sandbox?";
 // What the person asked about a denial sees of the output: its end, where the error usually is.
