@@ -160,6 +160,10 @@ describe.runIf(process.platform === "linux")("session tools", () => {
       `Terminal ID: ${exits.result.session_id}\nStatus: exited with code 4\nOutput:\nbye\n`,
     );
     expect((await set.call("terminal_list", {})).text).toContain("\texited 4\t");
+    const exitedId = exits.result.session_id as number;
+    expect((await set.call("terminal_write", { id: exitedId, input: "\u0003" })).text).toBe(
+      `Terminal ${exitedId} has exited; nothing was written.`,
+    );
   });
 
   it("durable one-shot: a shell_command still running at its timeout becomes a session to poll", async () => {

@@ -22,7 +22,7 @@ import {
   WriteStdinSchema,
 } from "@conch/protocol";
 import { deriveExecArgs, resolveShell } from "@conch/shell-detect";
-import type { SessionResponse } from "@conch/unified-exec";
+import type { SessionResponse, SessionStore } from "@conch/unified-exec";
 import type { z } from "zod";
 import { generateChunkId } from "../format/chunk-id.js";
 import { approxTokenCount, truncateMiddle } from "../format/truncate.js";
@@ -196,6 +196,10 @@ export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = define({
   },
 });
 
+function isRunning(sessions: SessionStore, id: number): boolean {
+  return sessions.list().some((session) => session.id === id && session.running);
+}
+
 function terminalText(id: number, response: SessionResponse, output: string): string {
   const status = response.running ? "running" : `exited with code ${response.exitCode}`;
   return `Terminal ID: ${id}\nStatus: ${status}\nOutput:\n${output}`;
@@ -256,11 +260,15 @@ export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = def
   isMutating: async () => true,
   handler: async (input: TerminalWriteParams, context: ToolContext) => {
     try {
-      context.orchestrator.sessions.send(input.id, input.input);
+      const sessions = context.orchestrator.sessions;
+      sessions.send(input.id, input.input);
       const bytes = Buffer.byteLength(input.input);
+      const running = isRunning(sessions, input.id);
       return {
-        text: `Wrote ${bytes} byte${bytes === 1 ? "" : "s"} to terminal ${input.id}.`,
-        result: { tool: "terminal_write", status: "ok", ...NOT_RUN, session_id: input.id, running: true },
+        text: running
+          ? `Wrote ${bytes} byte${bytes === 1 ? "" : "s"} to terminal ${input.id}.`
+          : `Terminal ${input.id} has exited; nothing was written.`,
+        result: { tool: "terminal_write", status: "ok", ...NOT_RUN, session_id: input.id, running },
       };
     } catch (error) {
       return storeError("terminal_write", error);
@@ -301,9 +309,12 @@ export const terminalSignalTool: ToolDefinition<typeof TerminalSignalSchema> = d
       // On a terminal, Ctrl-C reaches the foreground job, which a shell runs in a group of its own.
       if (input.signal === "INT" && info?.tty === true) sessions.send(input.id, "\u0003");
       else sessions.signal(input.id, SIGNALS[input.signal]);
+      const running = info?.running === true;
       return {
-        text: `Sent SIG${input.signal} to terminal ${input.id}.`,
-        result: { tool: "terminal_signal", status: "ok", ...NOT_RUN, session_id: input.id, running: true },
+        text: running
+          ? `Sent SIG${input.signal} to terminal ${input.id}.`
+          : `Terminal ${input.id} has exited; no signal was sent.`,
+        result: { tool: "terminal_signal", status: "ok", ...NOT_RUN, session_id: input.id, running },
       };
     } catch (error) {
       return storeError("terminal_signal", error);

@@ -73,6 +73,7 @@ export class Session {
   #waiters = new Set<() => void>();
   #killing: Promise<void> | null = null;
   #rootExited = false;
+  #rootExitedAt: number | null = null;
   #terminated = false;
   #quietSince = 0;
   /** Calls currently waiting on this session: pruning skips it. */
@@ -145,6 +146,7 @@ export class Session {
   }
 
   #onRootExit(): void {
+    if (!this.#rootExited) this.#rootExitedAt = performance.now();
     this.#rootExited = true;
     // What it started goes with it: a session's children do not outlive it.
     this.#killing ??= this.#tree.terminate(KILL_GRACE_MS);
@@ -183,9 +185,9 @@ export class Session {
     return !this.#drained;
   }
 
-  /** Milliseconds from spawn to exit, once exited. */
+  /** Milliseconds from spawn to the root's exit, once the session has exited. */
   get exitedAfterMs(): number | null {
-    return this.#exit === null ? null : this.#exit.atPerf - this.#startedPerf;
+    return this.#exit === null || this.#rootExitedAt === null ? null : this.#rootExitedAt - this.#startedPerf;
   }
 
   /** `Date.now()` of the last output, or null. */
