@@ -200,11 +200,11 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
   it("terminateAll kills every tree", async () => {
     const a = await store.start(sh("sleep 300 & echo $!; wait"), 300);
     const b = await store.start(spec(["bash", "--norc", "--noprofile", "-i"], true), 300);
+    expect(b.running).toBe(true);
     const background = Number(a.output.trim());
     const pids = store.list().map((info) => info.pid);
     expect([...pids, background].every(isAlive)).toBe(true);
     await store.terminateAll();
     expect([...pids, background].filter(isAlive)).toEqual([]);
-    void b;
   });
 });
