@@ -73,14 +73,14 @@ describe.runIf(process.platform === "linux")("conch replay", () => {
     await call({ tool: "write_stdin", arguments: { session_id: id, chars: "export FOO=bar\n" } });
     const echoed = await call({
       tool: "write_stdin",
-      arguments: { session_id: id, chars: "echo $FOO pid=$$\n", yield_time_ms: 500 },
+      arguments: { session_id: id, chars: "echo $FOO pid=$$\n", yield_time_ms: 2000 },
     });
     expect(echoed.text).toMatch(/bar pid=\d+/);
     const shellPid = Number(/bar pid=(\d+)/.exec(echoed.text)?.[1]);
 
     const background = await call({
       tool: "exec_command",
-      arguments: { cmd: "sleep 300 & echo bg=$!; wait", login: false, yield_time_ms: 300 },
+      arguments: { cmd: "sleep 300 & echo bg=$!; wait", login: false, yield_time_ms: 1000 },
     });
     const sleepPid = Number(/bg=(\d+)/.exec(background.text)?.[1]);
     const done = await call({ tool: "exec_command", arguments: { cmd: "echo done", login: false } });

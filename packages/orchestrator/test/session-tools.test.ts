@@ -64,7 +64,7 @@ describe.runIf(process.platform === "linux")("session tools", () => {
     const echoed = await set.call("write_stdin", {
       session_id: id,
       chars: "echo $FOO\n",
-      yield_time_ms: 500,
+      yield_time_ms: 2000,
     });
     expect(echoed.text).toMatch(HEADER);
     expect(echoed.text).toContain("bar");
@@ -75,7 +75,7 @@ describe.runIf(process.platform === "linux")("session tools", () => {
     const after = await set.call("write_stdin", {
       session_id: id,
       chars: "echo back-$((40+2))\n",
-      yield_time_ms: 1000,
+      yield_time_ms: 3000,
     });
     expect(after.text).toContain("back-42");
     // The seccomp program went through a private file that the session's shell removed.
@@ -97,7 +97,7 @@ describe.runIf(process.platform === "linux")("session tools", () => {
     const started = await set.call("exec_command", {
       cmd: "trap 'echo got INT; exit 3' INT; echo ready; while :; do sleep 0.05; done",
       login: false,
-      yield_time_ms: 300,
+      yield_time_ms: 1000,
     });
     const id = started.result.session_id as number;
     const refused = await set.call("write_stdin", { session_id: id, chars: "hello" });
@@ -135,7 +135,7 @@ describe.runIf(process.platform === "linux")("session tools", () => {
     expect((await set.call("terminal_write", { id, input: "sleep 300 & echo bg=$!\n" })).text).toBe(
       `Wrote 23 bytes to terminal ${id}.`,
     );
-    const read = await set.call("terminal_read", { id, wait_ms: 500 });
+    const read = await set.call("terminal_read", { id, wait_ms: 2000 });
     expect(read.text).toMatch(/bg=\d+/);
     const listed = await set.call("terminal_list", {});
     expect(listed.text).toMatch(

@@ -43,7 +43,7 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
     expect(started.sessionId).toBeGreaterThanOrEqual(1000);
     expect(started.sessionId).toBeLessThanOrEqual(99_999);
     await store.write(started.sessionId, "export FOO=bar\n", 250);
-    const echoed = await store.write(started.sessionId, "echo $FOO\n", 500);
+    const echoed = await store.write(started.sessionId, "echo $FOO\n", 2_000);
     expect(echoed.output).toContain("bar");
     expect(echoed.running).toBe(true);
   });
@@ -56,9 +56,9 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
   });
 
   it("each call returns only what is new", async () => {
-    const started = await store.start(sh("echo one; sleep 0.6; echo two; sleep 30"), 300);
+    const started = await store.start(sh("echo one; sleep 1.5; echo two; sleep 30"), 800);
     expect(started.output).toBe("one\n");
-    const next = await store.read(started.sessionId, 1_000);
+    const next = await store.read(started.sessionId, 3_000);
     expect(next.output).toBe("two\n");
   }, 15_000);
 
@@ -77,7 +77,7 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
   it("without a tty, input is refused and Ctrl-C sends SIGINT to the process group", async () => {
     const started = await store.start(
       sh("trap 'echo got INT; exit 3' INT; echo ready; while :; do sleep 0.05; done"),
-      300,
+      1_000,
     );
     expect(started.output).toBe("ready\n");
     let error: unknown;
@@ -122,10 +122,10 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
 
   it("shows a full-screen program's screen, and keys written to it work", async () => {
     writeFileSync(join(dir, "page.txt"), Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join("\n"));
-    const started = await store.start(spec(["less", join(dir, "page.txt")], true, { rows: 10 }), 1_000);
+    const started = await store.start(spec(["less", join(dir, "page.txt")], true, { rows: 10 }), 2_000);
     expect(started.running).toBe(true);
     expect(started.output.split("\n").slice(0, 3)).toEqual(["line 1", "line 2", "line 3"]);
-    const paged = await store.write(started.sessionId, " ", 500);
+    const paged = await store.write(started.sessionId, " ", 2_000);
     expect(paged.output).toContain("line 10");
     const quit = await store.write(started.sessionId, "q", 5_000);
     expect(quit.running).toBe(false);
@@ -143,7 +143,13 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
             ? await small.start(sh("echo quick"), 250, { keepAfterExit: true })
             : await small.start(sh("sleep 300 & echo $!; wait"), 250);
         ids.push(result.sessionId);
-        if (i !== 3) background.set(result.sessionId, Number(result.output.trim()));
+        if (i !== 3) background.set(result.sessionId, Number(result.output.trim() || Number.NaN));
+      }
+      // A slow start may print its pid after the call returned: read it now, in start order (which keeps
+      // the least-recently-used order the same).
+      for (const id of ids) {
+        const late = (await small.read(id, 0)).output.trim();
+        if (late !== "" && background.has(id)) background.set(id, Number(late));
       }
       const roots = new Map(small.list().map((info) => [info.id, info.pid]));
       const first = await small.start(sh("sleep 300"), 250);
@@ -176,7 +182,7 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
   });
 
   it("a character split between two reads arrives whole in the later one", async () => {
-    const started = await store.start(sh("printf 'caf\\303'; sleep 1; printf '\\251!\\n'"), 300);
+    const started = await store.start(sh("printf 'caf\\303'; sleep 1.5; printf '\\251!\\n'"), 800);
     expect(started.output).toBe("caf");
     const rest = await store.read(started.sessionId, 5_000);
     expect(rest.output).toBe("é!\n");
@@ -185,7 +191,7 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
   it("closing a PTY session while a call waits on it keeps that call's output", async () => {
     const started = await store.start(spec(["/bin/sh", "-c", "sleep 0.5; echo hello; sleep 100"], true), 250);
     const polling = store.write(started.sessionId, "", 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
     await store.close(started.sessionId);
     expect((await polling).output).toContain("hello");
   });
@@ -198,7 +204,7 @@ describe.runIf(process.platform === "linux")("SessionStore", () => {
   });
 
   it("terminateAll kills every tree", async () => {
-    const a = await store.start(sh("sleep 300 & echo $!; wait"), 300);
+    const a = await store.start(sh("sleep 300 & echo $!; wait"), 1_000);
     const b = await store.start(spec(["bash", "--norc", "--noprofile", "-i"], true), 300);
     expect(b.running).toBe(true);
     const background = Number(a.output.trim());
