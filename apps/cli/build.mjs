@@ -1,0 +1,25 @@
+// The conch bin as a few bundled files instead of ~120 ESM modules: Node's loader spends ~50 ms per start
+// resolving and reading modules one by one, and a CLI starts for every command. Type checking stays with
+// tsc (`pnpm typecheck`); this only emits JavaScript. The workspace packages are read from source (the
+// `@conch/source` condition); what loads native code or wasm from its own package directory stays external
+// and is a dependency of this package.
+import { rm } from "node:fs/promises";
+import { build } from "esbuild";
+
+const here = new URL(".", import.meta.url).pathname;
+await rm(`${here}dist`, { recursive: true, force: true });
+await build({
+  absWorkingDir: here,
+  entryPoints: ["src/bin.ts"],
+  outdir: "dist",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  conditions: ["@conch/source"],
+  external: ["web-tree-sitter", "tree-sitter-bash", "node-pty", "@xterm/headless"],
+  chunkNames: "chunks/[name]-[hash]",
+  sourcemap: "linked",
+  logLevel: "warning",
+});
