@@ -59,6 +59,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   const audit = createAuditLog({ env, ...(config.auditLog === null ? {} : { path: config.auditLog }) });
   const spill = createSpillStore({ env, retentionMs: config.spillRetentionDays * DAY_MS });
   const [storeDir] = config.rulesDirs;
+  const profile = options.profile ?? config.toolProfile;
   const orchestrator = new ToolOrchestrator({
     cwd: options.cwd,
     approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
@@ -74,12 +75,12 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   return {
     config,
     orchestrator,
-    profile: options.profile ?? config.toolProfile,
+    profile,
     rulesFiles: files,
     audit,
     toolSet: () =>
       createToolSet({
-        profile: options.profile ?? config.toolProfile,
+        profile,
         orchestrator,
         maxOutputTokens: config.maxOutputTokens,
         durableOneShot: config.durableOneShot,

@@ -1,5 +1,6 @@
+import type { SessionResponse } from "@conch/unified-exec";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
-import type { CommandOutcome } from "../orchestrator/types.js";
+import type { CommandOutcome, FailedOutcome, RejectedOutcome } from "../orchestrator/types.js";
 import { spillNotice } from "../spill/spill-notice.js";
 import type { ToolCallResult, ToolResultData } from "./types.js";
 
@@ -26,8 +27,34 @@ export function invalidResult(tool: string, text: string, code = "INVALID_REQUES
 }
 
 /** A call that could not be carried out (a bug, or an error with a Conch code): nothing ran. */
-export function failedResult(tool: string, text: string, code: string): ToolCallResult {
+function failedResult(tool: string, text: string, code: string): ToolCallResult {
   return { text, result: { tool, status: "failed", ...NOT_RUN, error_code: code } };
+}
+
+/** A thrown error (an unknown session, a bad shell name, a bug) as the model's text, with its code. */
+export function errorResult(tool: string, error: unknown, prefix = ""): ToolCallResult {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return failedResult(tool, `${prefix}${message}`, typeof code === "string" ? code : "INTERNAL");
+}
+
+/** A command the orchestrator did not run: rejected (the reason, as is) or unable to start. */
+export function notRunResult(
+  outcome: RejectedOutcome | FailedOutcome,
+  options: Pick<ShellStyleOptions, "tool" | "cwdField" | "cwd">,
+): ToolCallResult {
+  const { tool } = options;
+  if (outcome.status === "rejected") {
+    return {
+      text: outcome.reason,
+      result: { tool, status: "rejected", ...NOT_RUN, rejection: outcome.kind },
+    };
+  }
+  const text =
+    outcome.code === "CWD_NOT_FOUND"
+      ? `${tool}: ${options.cwdField}: no such directory: ${options.cwd}`
+      : `${tool}: the command could not start: ${outcome.message}`;
+  return failedResult(tool, text, outcome.code);
 }
 
 export interface ShellStyleOptions {
@@ -45,19 +72,7 @@ export interface ShellStyleOptions {
  */
 export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOptions): ToolCallResult {
   const { tool } = options;
-  if (outcome.status === "rejected") {
-    return {
-      text: outcome.reason,
-      result: { tool, status: "rejected", ...NOT_RUN, rejection: outcome.kind },
-    };
-  }
-  if (outcome.status === "failed") {
-    const text =
-      outcome.code === "CWD_NOT_FOUND"
-        ? `${tool}: ${options.cwdField}: no such directory: ${options.cwd}`
-        : `${tool}: the command could not start: ${outcome.message}`;
-    return { text, result: { tool, status: "failed", ...NOT_RUN, error_code: outcome.code } };
-  }
+  if (outcome.status !== "ran") return notRunResult(outcome, options);
 
   const { output, binary, spill, spillError } = outcome.output;
   const shown = binary ? `[binary output: ${output.totalBytes} bytes]` : output;
@@ -94,5 +109,23 @@ export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOpt
       session_id: null,
       running: false,
     },
+  };
+}
+
+/** The result of a session call: its exit code or, while it runs, its session id. */
+export function sessionData(
+  tool: string,
+  response: SessionResponse,
+  extra: Partial<ToolResultData>,
+): ToolResultData {
+  return {
+    tool,
+    status: "ok",
+    ...NOT_RUN,
+    exit_code: response.exitCode,
+    wall_time_ms: Math.round(response.wallTimeMs),
+    session_id: response.running ? response.sessionId : null,
+    running: response.running,
+    ...extra,
   };
 }

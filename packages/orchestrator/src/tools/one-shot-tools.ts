@@ -11,19 +11,14 @@ import {
   ShellCommandSchema,
   type ShellParams,
   ShellSchema,
-  toJsonSchema,
 } from "@conch/protocol";
 import { deriveExecArgs, resolveShell, type Shell } from "@conch/shell-detect";
-import type { z } from "zod";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
 import { truncateMiddle } from "../format/truncate.js";
 import type { CommandRequest } from "../orchestrator/types.js";
-import { NOT_RUN, shellStyleResult } from "./model-result.js";
+import { defineTool } from "./define-tool.js";
+import { notRunResult, sessionData, shellStyleResult } from "./model-result.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
-
-function define<S extends z.ZodObject>(tool: Omit<ToolDefinition<S>, "jsonSchema">): ToolDefinition<S> {
-  return { ...tool, jsonSchema: toJsonSchema(tool.inputSchema) };
-}
 
 async function runShellStyle(
   request: CommandRequest,
@@ -55,7 +50,7 @@ function escalation(input: {
 const scriptArgv = (script: string): string[] => ["bash", "-lc", script];
 
 /** Codex's `shell_command`: a script in the user's shell. */
-export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = define({
+export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = defineTool({
   name: "shell_command",
   description:
     "Runs a shell command (a script in the user's shell) and returns its output. Always set `workdir` " +
@@ -88,28 +83,16 @@ async function runDurable(request: CommandRequest, context: ToolContext): Promis
     context,
   );
   if (outcome.status !== "session") {
-    return shellStyleResult(outcome, {
-      tool: request.tool,
-      maxTokens: request.maxOutputTokens,
-      cwdField: "workdir",
-      cwd: request.cwd,
-    });
+    return notRunResult(outcome, { tool: request.tool, cwdField: "workdir", cwd: request.cwd });
   }
   const { response } = outcome;
   const cut = truncateMiddle(response.output, request.maxOutputTokens);
-  const data = {
-    tool: request.tool,
-    status: "ok" as const,
-    ...NOT_RUN,
-    exit_code: response.exitCode,
-    wall_time_ms: Math.round(response.wallTimeMs),
+  const data = sessionData(request.tool, response, {
     sandbox: outcome.sandbox,
     denied: outcome.denied,
     escalated: outcome.escalated,
     truncated: cut.truncated,
-    session_id: response.running ? response.sessionId : null,
-    running: response.running,
-  };
+  });
   if (!response.running) {
     const text = formatShellCommandResult({
       exitCode: response.exitCode ?? -1,
@@ -129,7 +112,7 @@ async function runDurable(request: CommandRequest, context: ToolContext): Promis
 }
 
 /** Codex's legacy `shell`: an argv array, run directly. */
-export const shellTool: ToolDefinition<typeof ShellSchema> = define({
+export const shellTool: ToolDefinition<typeof ShellSchema> = defineTool({
   name: "shell",
   description:
     'Runs a program with its arguments, without a shell (for shell syntax use ["bash", "-lc", "SCRIPT"]), ' +
@@ -160,7 +143,7 @@ function bashShell(context: ToolContext): Shell {
 }
 
 /** The `bash` profile's one tool (OpenCode's shape). */
-export const bashTool: ToolDefinition<typeof BashSchema> = define({
+export const bashTool: ToolDefinition<typeof BashSchema> = defineTool({
   name: "bash",
   description:
     "Runs a bash script and returns its output (default timeout 120000 ms). Give a 5–10 word " +
@@ -185,7 +168,7 @@ export const bashTool: ToolDefinition<typeof BashSchema> = define({
 });
 
 /** The `argv` profile's `shell` (Mini Codex): an argv array and no shell at all. */
-export const argvShellTool: ToolDefinition<typeof ArgvShellSchema> = define({
+export const argvShellTool: ToolDefinition<typeof ArgvShellSchema> = defineTool({
   name: "shell",
   description:
     "Runs a program with its arguments, exactly as given: no shell, so pipes, globs, `$VAR` and quotes " +

@@ -17,24 +17,18 @@ import {
   type TerminalWriteParams,
   TerminalWriteSchema,
   TOOL_LIMITS,
-  toJsonSchema,
   type WriteStdinParams,
   WriteStdinSchema,
 } from "@conch/protocol";
 import { deriveExecArgs, resolveShell } from "@conch/shell-detect";
 import type { SessionResponse, SessionStore } from "@conch/unified-exec";
-import type { z } from "zod";
 import { generateChunkId } from "../format/chunk-id.js";
 import { approxTokenCount, truncateMiddle } from "../format/truncate.js";
 import { formatUnifiedExecResult } from "../format/unified-exec-result.js";
-import type { SessionOutcome } from "../orchestrator/types.js";
 import { spillNotice } from "../spill/spill-notice.js";
-import { failedResult, NOT_RUN } from "./model-result.js";
-import type { ToolCallResult, ToolContext, ToolDefinition, ToolResultData } from "./types.js";
-
-function define<S extends z.ZodObject>(tool: Omit<ToolDefinition<S>, "jsonSchema">): ToolDefinition<S> {
-  return { ...tool, jsonSchema: toJsonSchema(tool.inputSchema) };
-}
+import { defineTool } from "./define-tool.js";
+import { errorResult, NOT_RUN, notRunResult, sessionData } from "./model-result.js";
+import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
 const SIGNALS: Readonly<Record<TerminalSignalParams["signal"], NodeJS.Signals>> = {
   INT: "SIGINT",
@@ -71,23 +65,6 @@ async function shown(output: string, maxTokens: number, tool: string, context: T
   }
 }
 
-function sessionData(
-  tool: string,
-  response: SessionResponse,
-  extra: Partial<ToolResultData>,
-): ToolResultData {
-  return {
-    tool,
-    status: "ok",
-    ...NOT_RUN,
-    exit_code: response.exitCode,
-    wall_time_ms: Math.round(response.wallTimeMs),
-    session_id: response.running ? response.sessionId : null,
-    running: response.running,
-    ...extra,
-  };
-}
-
 /** Codex's exec_command/write_stdin text for one response. */
 async function unifiedExecResult(
   tool: string,
@@ -117,33 +94,8 @@ async function unifiedExecResult(
   };
 }
 
-function notStarted(
-  tool: string,
-  outcome: Exclude<SessionOutcome, { status: "session" }>,
-  cwdField: string,
-  cwd: string,
-): ToolCallResult {
-  if (outcome.status === "rejected") {
-    return {
-      text: outcome.reason,
-      result: { tool, status: "rejected", ...NOT_RUN, rejection: outcome.kind },
-    };
-  }
-  const text =
-    outcome.code === "CWD_NOT_FOUND"
-      ? `${tool}: ${cwdField}: no such directory: ${cwd}`
-      : `${tool}: the command could not start: ${outcome.message}`;
-  return failedResult(tool, text, outcome.code);
-}
-
-/** A store error (unknown id, stdin closed) as the model's text, in Codex's words. */
-function storeError(tool: string, error: unknown): ToolCallResult {
-  const code = (error as { code?: unknown } | null)?.code;
-  return failedResult(tool, (error as Error).message, typeof code === "string" ? code : "INTERNAL");
-}
-
 /** Codex's `exec_command`: start a command; its output, or a session id while it keeps running. */
-export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = define({
+export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineTool({
   name: "exec_command",
   description:
     "Runs a command in a new session and returns its output, or a session_id while it keeps running: " +
@@ -168,13 +120,14 @@ export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = define(
       },
       context,
     );
-    if (outcome.status !== "session") return notStarted("exec_command", outcome, "workdir", cwd);
+    if (outcome.status !== "session")
+      return notRunResult(outcome, { tool: "exec_command", cwdField: "workdir", cwd });
     return unifiedExecResult("exec_command", outcome.response, input.max_output_tokens, context, outcome);
   },
 });
 
 /** Codex's `write_stdin`: write to a session (or poll it) and return what it printed since. */
-export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = define({
+export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = defineTool({
   name: "write_stdin",
   description:
     "Writes characters to a running exec_command session (empty: just poll) and returns the output " +
@@ -191,7 +144,7 @@ export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = define({
       );
       return await unifiedExecResult("write_stdin", response, input.max_output_tokens, context);
     } catch (error) {
-      return storeError("write_stdin", error);
+      return errorResult("write_stdin", error);
     }
   },
 });
@@ -221,7 +174,7 @@ async function terminalResult(
   };
 }
 
-export const terminalOpenTool: ToolDefinition<typeof TerminalOpenSchema> = define({
+export const terminalOpenTool: ToolDefinition<typeof TerminalOpenSchema> = defineTool({
   name: "terminal_open",
   description:
     "Starts a command in a new terminal that stays open: a shell, a server, a REPL. Returns its id and " +
@@ -244,14 +197,15 @@ export const terminalOpenTool: ToolDefinition<typeof TerminalOpenSchema> = defin
       },
       context,
     );
-    if (outcome.status !== "session") return notStarted("terminal_open", outcome, "cwd", cwd);
+    if (outcome.status !== "session")
+      return notRunResult(outcome, { tool: "terminal_open", cwdField: "cwd", cwd });
     const result = await terminalResult("terminal_open", outcome.response, context);
     if (outcome.hint === null) return result;
     return { text: `${result.text}\n[${outcome.hint}]`, result: { ...result.result, denied: true } };
   },
 });
 
-export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = define({
+export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = defineTool({
   name: "terminal_write",
   description:
     'Sends text to a terminal\'s input (end lines with "\\n"; "\\u0003" is Ctrl-C) without waiting; read the ' +
@@ -271,12 +225,12 @@ export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = def
         result: { tool: "terminal_write", status: "ok", ...NOT_RUN, session_id: input.id, running },
       };
     } catch (error) {
-      return storeError("terminal_write", error);
+      return errorResult("terminal_write", error);
     }
   },
 });
 
-export const terminalReadTool: ToolDefinition<typeof TerminalReadSchema> = define({
+export const terminalReadTool: ToolDefinition<typeof TerminalReadSchema> = defineTool({
   name: "terminal_read",
   description:
     "Returns a terminal's output since the last read, waiting up to wait_ms for more (at once when its " +
@@ -292,12 +246,12 @@ export const terminalReadTool: ToolDefinition<typeof TerminalReadSchema> = defin
       );
       return await terminalResult("terminal_read", response, context);
     } catch (error) {
-      return storeError("terminal_read", error);
+      return errorResult("terminal_read", error);
     }
   },
 });
 
-export const terminalSignalTool: ToolDefinition<typeof TerminalSignalSchema> = define({
+export const terminalSignalTool: ToolDefinition<typeof TerminalSignalSchema> = defineTool({
   name: "terminal_signal",
   description: "Sends a signal to a terminal's process group: INT (Ctrl-C), TERM, KILL or HUP.",
   inputSchema: TerminalSignalSchema,
@@ -317,12 +271,12 @@ export const terminalSignalTool: ToolDefinition<typeof TerminalSignalSchema> = d
         result: { tool: "terminal_signal", status: "ok", ...NOT_RUN, session_id: input.id, running },
       };
     } catch (error) {
-      return storeError("terminal_signal", error);
+      return errorResult("terminal_signal", error);
     }
   },
 });
 
-export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = define({
+export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = defineTool({
   name: "terminal_close",
   description: "Closes a terminal: its process and everything it started are killed.",
   inputSchema: TerminalCloseSchema,
@@ -335,7 +289,7 @@ export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = def
         result: { tool: "terminal_close", status: "ok", ...NOT_RUN },
       };
     } catch (error) {
-      return storeError("terminal_close", error);
+      return errorResult("terminal_close", error);
     }
   },
 });
@@ -349,7 +303,7 @@ function age(ms: number): string {
       : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
 }
 
-export const terminalListTool: ToolDefinition<typeof TerminalListSchema> = define({
+export const terminalListTool: ToolDefinition<typeof TerminalListSchema> = defineTool({
   name: "terminal_list",
   description: "Lists the open terminals: id, pid, state (running or exit code), age, last output, command.",
   inputSchema: TerminalListSchema,

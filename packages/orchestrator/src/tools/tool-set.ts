@@ -4,7 +4,7 @@ import { OrchestratorError } from "../errors.js";
 import type { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { RunContext } from "../orchestrator/types.js";
 import { describeInputError } from "./input-errors.js";
-import { failedResult, invalidResult } from "./model-result.js";
+import { errorResult, invalidResult } from "./model-result.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
 export interface ToolSetOptions {
@@ -107,9 +107,7 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
     try {
       return await tool.handler(parsed.data, toolContext);
     } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
-      const message = error instanceof Error ? error.message : String(error);
-      return failedResult(name, `${name}: ${message}`, typeof code === "string" ? code : "INTERNAL");
+      return errorResult(name, error, `${name}: `);
     }
   }
 
