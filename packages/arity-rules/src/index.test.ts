@@ -11,6 +11,7 @@ describe("@conch/arity-rules public surface", () => {
       "DEFAULT_WRAPPERS",
       "NEVER_WRAPPERS",
       "OPAQUE_REASONS",
+      "UNREAD_REASONS",
       "analyze",
       "approvalPrefix",
       "createArityTable",

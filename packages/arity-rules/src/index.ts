@@ -25,6 +25,13 @@ export {
 export { isHarmlessRedirect, isKnownSafeCommand } from "./safety/is-known-safe.js";
 export type { SafetyOptions } from "./safety/safety-options.js";
 export { type ShellScript, shellScript } from "./safety/shell.js";
+export {
+  type Reach,
+  type ReachedCommand,
+  UNREAD_REASONS,
+  type UnreadPart,
+  type UnreadReason,
+} from "./safety/unread.js";
 export { type CommandWrapper, DEFAULT_WRAPPERS, NEVER_WRAPPERS } from "./safety/wrappers.js";
 export {
   type Analysis,

@@ -51,6 +51,11 @@ export interface SimpleCommand {
   text: string;
   /** For `bash|sh|zsh|dash -c SCRIPT` (and `-lc`), the analysis of SCRIPT. */
   nested: Analysis | null;
+  /**
+   * Indexes (ascending) of the argv words that are not literal: each holds its source text (`$x`,
+   * `"$(pwd)"`, `*.ts`) and bash may turn it into other words. Absent when every word is literal.
+   */
+  dynamic?: number[];
 }
 
 /** What connects a command to the next one: `&&`, `||`, `;` (also a newline), `|`, `|&`, `&`. */

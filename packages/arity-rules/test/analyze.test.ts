@@ -23,6 +23,11 @@ function cmd(
   return { argv, redirects, text, nested };
 }
 
+/** The command with the words at these indexes marked as not literal. */
+function dyn(command: SimpleCommand, ...dynamic: number[]): SimpleCommand {
+  return { ...command, dynamic };
+}
+
 // Every reason some expectation below uses; the last test checks that none is left untested.
 const covered = new Set<OpaqueReason>();
 
@@ -109,9 +114,15 @@ describe("ANSI-C strings", () => {
       String.raw`echo $'\u00e9' $'a\0b' $'\xff' $'\cA'`,
       result(
         [
-          cmd(
-            ["echo", String.raw`$'\u00e9'`, String.raw`$'a\0b'`, String.raw`$'\xff'`, String.raw`$'\cA'`],
-            String.raw`echo $'\u00e9' $'a\0b' $'\xff' $'\cA'`,
+          dyn(
+            cmd(
+              ["echo", String.raw`$'\u00e9'`, String.raw`$'a\0b'`, String.raw`$'\xff'`, String.raw`$'\cA'`],
+              String.raw`echo $'\u00e9' $'a\0b' $'\xff' $'\cA'`,
+            ),
+            1,
+            2,
+            3,
+            4,
           ),
         ],
         [],
@@ -128,7 +139,7 @@ describe("ANSI-C strings", () => {
       result(
         [
           cmd(["rm", "-rf", "x"], "$'rm' -rf x"),
-          cmd([String.raw`$'\u0072m'`, "x"], String.raw`$'\u0072m' x`),
+          dyn(cmd([String.raw`$'\u0072m'`, "x"], String.raw`$'\u0072m' x`), 0),
         ],
         [";"],
         [op("dynamic-command-name", String.raw`$'\u0072m'`)],
@@ -301,16 +312,16 @@ describe("opaque parts", () => {
     [
       'echo $(rm x) "$(ls)"',
       result(
-        [cmd(["echo", "$(rm x)", '"$(ls)"'], 'echo $(rm x) "$(ls)"')],
+        [dyn(cmd(["echo", "$(rm x)", '"$(ls)"'], 'echo $(rm x) "$(ls)"'), 1, 2)],
         [],
         [op("command-substitution", "$(rm x)"), op("command-substitution", "$(ls)")],
       ),
     ],
-    ["echo `pwd`", result([cmd(["echo", "`pwd`"], "echo `pwd`")], [], [op("backticks", "`pwd`")])],
+    ["echo `pwd`", result([dyn(cmd(["echo", "`pwd`"], "echo `pwd`"), 1)], [], [op("backticks", "`pwd`")])],
     [
       "diff <(a) >(b)",
       result(
-        [cmd(["diff", "<(a)", ">(b)"], "diff <(a) >(b)")],
+        [dyn(cmd(["diff", "<(a)", ">(b)"], "diff <(a) >(b)"), 1, 2)],
         [],
         [op("process-substitution", "<(a)"), op("process-substitution", ">(b)")],
       ),
@@ -319,9 +330,9 @@ describe("opaque parts", () => {
       '$CMD -x; "$y" z; $(which ls) -l',
       result(
         [
-          cmd(["$CMD", "-x"], "$CMD -x"),
-          cmd(['"$y"', "z"], '"$y" z'),
-          cmd(["$(which ls)", "-l"], "$(which ls) -l"),
+          dyn(cmd(["$CMD", "-x"], "$CMD -x"), 0),
+          dyn(cmd(['"$y"', "z"], '"$y" z'), 0),
+          dyn(cmd(["$(which ls)", "-l"], "$(which ls) -l"), 0),
         ],
         [";", ";"],
         [
@@ -335,7 +346,15 @@ describe("opaque parts", () => {
     [
       'echo $HOME ${x:-$(y)} "$@" $((1+2))',
       result(
-        [cmd(["echo", "$HOME", "${x:-$(y)}", '"$@"', "$((1+2))"], 'echo $HOME ${x:-$(y)} "$@" $((1+2))')],
+        [
+          dyn(
+            cmd(["echo", "$HOME", "${x:-$(y)}", '"$@"', "$((1+2))"], 'echo $HOME ${x:-$(y)} "$@" $((1+2))'),
+            1,
+            2,
+            3,
+            4,
+          ),
+        ],
         [],
         [
           op("parameter-expansion", "$HOME"),
@@ -351,9 +370,17 @@ describe("opaque parts", () => {
       "ls *.ts a?c [ab] x{a,b} {1..3} --x=*.c '*' \\*",
       result(
         [
-          cmd(
-            ["ls", "*.ts", "a?c", "[ab]", "x{a,b}", "{1..3}", "--x=*.c", "*", "*"],
-            "ls *.ts a?c [ab] x{a,b} {1..3} --x=*.c '*' \\*",
+          dyn(
+            cmd(
+              ["ls", "*.ts", "a?c", "[ab]", "x{a,b}", "{1..3}", "--x=*.c", "*", "*"],
+              "ls *.ts a?c [ab] x{a,b} {1..3} --x=*.c '*' \\*",
+            ),
+            1,
+            2,
+            3,
+            4,
+            5,
+            6,
           ),
         ],
         [],
@@ -486,7 +513,7 @@ describe("control flow", () => {
     [
       'for f in *.txt $(ls); do rm "$f"; done',
       result(
-        [cmd(["rm", '"$f"'], 'rm "$f"')],
+        [dyn(cmd(["rm", '"$f"'], 'rm "$f"'), 1)],
         [],
         [
           op("control-flow", 'for f in *.txt $(ls); do rm "$f"; done'),
@@ -538,19 +565,19 @@ describe("builtins with their own syntax", () => {
       result(
         [
           cmd(["[", "-f", "x", "]"], "[ -f x ]"),
-          cmd(["[[", "-n", "$a", "&&", "b", "==", "c*", "]]"], "[[ -n $a && b == c* ]]"),
+          dyn(cmd(["[[", "-n", "$a", "&&", "b", "==", "c*", "]]"], "[[ -n $a && b == c* ]]"), 2),
         ],
         ["&&"],
         [op("parameter-expansion", "$a")],
       ),
     ],
-    ["[ -f *.c ]", result([cmd(["[", "-f", "*.c", "]"], "[ -f *.c ]")], [], [op("glob", "*.c")])],
+    ["[ -f *.c ]", result([dyn(cmd(["[", "-f", "*.c", "]"], "[ -f *.c ]"), 2)], [], [op("glob", "*.c")])],
     [
       'export A=1 B; local -r x=$(y); unset x; declare -x P="a b"',
       result(
         [
           cmd(["export", "A=1", "B"], "export A=1 B"),
-          cmd(["local", "-r", "x=$(y)"], "local -r x=$(y)"),
+          dyn(cmd(["local", "-r", "x=$(y)"], "local -r x=$(y)"), 2),
           cmd(["unset", "x"], "unset x"),
           cmd(["declare", "-x", "P=a b"], 'declare -x P="a b"'),
         ],
@@ -615,7 +642,7 @@ describe("parse errors", () => {
     ],
     ["[ a\n]", result([cmd(["[", "a", "]"], "[ a\n]")], [], [op("unsupported-syntax", "[ a\n]")])],
     ["ls | ! cat", result([cmd(["ls"], "ls"), cmd(["cat"], "cat")], ["|"], [op("parse-error", "! cat")])],
-    ["} { [", result([cmd(["} { ["], "} { [")], [], [op("dynamic-command-name", "} { [")])],
+    ["} { [", result([dyn(cmd(["} { ["], "} { ["), 0)], [], [op("dynamic-command-name", "} { [")])],
     ["]] a", result([cmd(["]]", "a"], "]] a")], [], [op("unsupported-syntax", "]]")])],
     [
       'echo "unterminated $(rm x"',
@@ -662,7 +689,7 @@ describe("words tree-sitter reads differently from bash", () => {
     [
       'echo $"x"y',
       result(
-        [cmd(["echo", '$"x"y'], 'echo $"x"y')],
+        [dyn(cmd(["echo", '$"x"y'], 'echo $"x"y'), 1)],
         [],
         [op("unsupported-syntax", "$"), op("unsupported-syntax", '$"x"y')],
       ),
@@ -670,7 +697,7 @@ describe("words tree-sitter reads differently from bash", () => {
     [
       "echo == $ x",
       result(
-        [cmd(["echo", "==", "$ x"], "echo == $ x")],
+        [dyn(cmd(["echo", "==", "$ x"], "echo == $ x"), 2)],
         [],
         [op("parameter-expansion", "$ x"), op("unsupported-syntax", "$ x")],
       ),
@@ -723,7 +750,7 @@ describe("nested shell scripts", () => {
             ["/bin/sh", "-e", "-c", "ls $(pwd)", "name", "arg"],
             "/bin/sh -e -c 'ls $(pwd)' name arg",
             [],
-            result([cmd(["ls", "$(pwd)"], "ls $(pwd)")], [], [op("command-substitution", "$(pwd)")]),
+            result([dyn(cmd(["ls", "$(pwd)"], "ls $(pwd)"), 1)], [], [op("command-substitution", "$(pwd)")]),
           ),
         ],
         [],
@@ -761,7 +788,7 @@ describe("nested shell scripts", () => {
     // The script is not literal: the command is opaque, and nothing is guessed about the script.
     [
       'bash -c "$X"',
-      result([cmd(["bash", "-c", '"$X"'], 'bash -c "$X"')], [], [op("parameter-expansion", "$X")]),
+      result([dyn(cmd(["bash", "-c", '"$X"'], 'bash -c "$X"'), 2)], [], [op("parameter-expansion", "$X")]),
     ],
     [
       "bash script.sh -c x; sh -c; bash",
@@ -782,7 +809,11 @@ describe("nested shell scripts", () => {
             ["bash", "-c", 'echo "$(id)"'],
             "bash -c 'echo \"$(id)\"'",
             [],
-            result([cmd(["echo", '"$(id)"'], 'echo "$(id)"')], [], [op("command-substitution", "$(id)")]),
+            result(
+              [dyn(cmd(["echo", '"$(id)"'], 'echo "$(id)"'), 1)],
+              [],
+              [op("command-substitution", "$(id)")],
+            ),
           ),
         ],
         [],

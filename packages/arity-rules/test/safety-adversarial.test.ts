@@ -93,6 +93,23 @@ const NOT_SAFE: readonly string[] = [
   "git -C /tmp status",
   "git --paginate log",
   "git status; git reset --hard",
+  // git at all: its read-only subcommands run programs a repository's config or attributes name.
+  "git status",
+  "git -C x status",
+  "git log -p",
+  "git diff",
+  "git show",
+  "git branch",
+  "git branch --show-current",
+  "git log --oneline -n 5",
+  "git diff --stat",
+  "git show HEAD:README.md",
+  "git status 2>&1",
+  "git status | head",
+  "git status >/dev/null 2>&1 && echo clean",
+  "timeout 5 git status",
+  "git --shallow-file status clean -fdx",
+  "git --shallow-file status -c alias.st='!touch x' st",
   // Substitutions and expansions.
   "echo $(rm -rf x)",
   'echo "$(whoami)"',
@@ -216,9 +233,7 @@ const NOT_SAFE_OTHER_SHELLS: readonly (readonly [string, string, string])[] = [
 const SAFE: readonly string[] = [
   "ls 2>/dev/null",
   "cat package.json 2>/dev/null || echo missing",
-  "git status >/dev/null 2>&1 && echo clean",
   "ls -la",
-  "git status | head",
   "rg TODO src",
   "sed -n 1,20p f",
   "cat a | wc -l",
@@ -226,17 +241,12 @@ const SAFE: readonly string[] = [
   "ls && pwd",
   "echo 'hi' ; ls",
   "grep -rn foo src | head -n 20",
-  "git log --oneline -n 5",
-  "git diff --stat",
-  "git show HEAD:README.md",
-  "git branch --show-current",
   "find . -name '*.ts' -type f | wc -l",
   "head -n 5 README.md",
   "tail -n 20 log.txt",
   "rg -n \"foo\" -g'*.ts'",
   "cat < input.txt",
   "ls 2>&1 | head",
-  "git status 2>&1",
   "timeout 10 rg foo",
   "nice -n 10 cat file",
   "stat package.json && which node",
@@ -279,7 +289,7 @@ describe("plain read-only work is safe", () => {
 
   it("in sh -c and zsh -c too", async () => {
     expect(await isKnownSafeCommand(["sh", "-c", "ls -la | wc -l"])).toBe(true);
-    expect(await isKnownSafeCommand(["zsh", "-c", "git status | head"])).toBe(true);
+    expect(await isKnownSafeCommand(["zsh", "-c", "ls | head"])).toBe(true);
     expect(await isKnownSafeCommand(["/bin/bash", "-c", "sed -n 1,20p f"])).toBe(true);
     // Safe whether or not the shell knows `$'…'`.
     expect(await isKnownSafeCommand(["sh", "-c", "echo $'x\\' ; ls ; echo ' # '"])).toBe(true);

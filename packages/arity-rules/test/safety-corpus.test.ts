@@ -38,9 +38,15 @@ const SKIPPED: ReadonlyMap<number, string> = new Map([
   ...Array.from({ length: 30 }, (_, offset) => [77 + offset, POWERSHELL] as const),
 ]);
 
-// Cases where Conch deliberately gives another answer than Codex, with the reason. There are none:
-// every stricter Conch rule (see src/safety) agrees with each corpus verdict.
-const DIFFERENCES: ReadonlyMap<number, { expected: boolean | string | null; reason: string }> = new Map();
+// Cases where Conch deliberately gives another answer than Codex, with the reason. Every other stricter
+// Conch rule (see src/safety) agrees with each corpus verdict.
+const GIT_NEVER_SAFE =
+  "Conch never counts git as known safe: `git status`, `diff`, `show` and `branch` run programs a " +
+  "repository's config or attributes name (core.fsmonitor, diff.external, textconv, pager), and the " +
+  "agent can write such a repository (Codex's later versions drop git from the list too)";
+const DIFFERENCES: ReadonlyMap<number, { expected: boolean | string | null; reason: string }> = new Map(
+  [1, 2, 16, 17, 48].map((index) => [index, { expected: false, reason: GIT_NEVER_SAFE }] as const),
+);
 
 function label(index: number, testCase: CorpusCase): string {
   return `#${index} ${testCase.check} ${JSON.stringify(testCase.argv)}`;
@@ -62,6 +68,18 @@ describe("Codex safety corpus", () => {
         platform === "windows" ? POWERSHELL : platform === "linux" ? LINUX_ONLY : NOT_LINUX,
       );
     }
+  });
+
+  it("differs from Codex exactly where Codex says git is safe", () => {
+    const differing = [...DIFFERENCES.keys()];
+    expect(differing.map((index) => (CASES[index] as CorpusCase).argv)).toEqual([
+      ["git", "status"],
+      ["git", "branch", "--show-current"],
+      ["git", "diff", "-p"],
+      ["git", "show", "-p", "HEAD"],
+      ["bash", "-lc", "git status"],
+    ]);
+    expect(differing.every((index) => (CASES[index] as CorpusCase).safe === true)).toBe(true);
   });
 
   CASES.forEach((testCase, index) => {

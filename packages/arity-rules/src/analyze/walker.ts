@@ -626,6 +626,7 @@ export class Walker {
       text: this.src.slice(start, parts.end),
       nested: null,
     };
+    if (parts.dynamic !== null) command.dynamic = [...parts.dynamic].sort((a, b) => a - b);
     if (this.commands.length > 0) this.operators.push(this.pending);
     this.pending = ";";
     this.commands.push(command);

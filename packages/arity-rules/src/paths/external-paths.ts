@@ -45,7 +45,7 @@ function isInside(path: string, roots: readonly string[]): boolean {
 
 /** The path operands of a file-touching command, looking through runners (`sudo rm /etc/x`). */
 function pathArguments(command: readonly string[]): string[] {
-  const argv = lookThrough(command, RUNNERS);
+  const argv = lookThrough(command, RUNNERS).words;
   const name = (argv[0] ?? "").slice((argv[0] ?? "").lastIndexOf("/") + 1);
   if (!PATH_COMMANDS.has(name) && !MODE_COMMANDS.has(name)) return [];
   const args: string[] = [];

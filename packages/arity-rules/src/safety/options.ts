@@ -20,7 +20,9 @@ export interface ScanMode {
   readonly assignments?: boolean;
 }
 
-export const ASSIGNMENT: RegExp = /^[A-Za-z_][A-Za-z0-9_]*=/;
+// env and sudo take every word with a `=` before the command for an assignment, whatever its name
+// (GNU env tests `strchr(arg, '=')`): `env 'BASH_FUNC_ls%%=() { …; }' bash` sets a variable.
+export const ASSIGNMENT: RegExp = /=/;
 
 /** One option word read at a position: how many words it spans and, if it takes one, its value. */
 export interface ReadOption {
@@ -44,7 +46,7 @@ export function skipOptions(
   while (index < words.length) {
     const word = words[index] as string;
     if (word === "--") return index + 1;
-    if (mode.assignments === true && ASSIGNMENT.test(word)) {
+    if (mode.assignments === true && !word.startsWith("-") && ASSIGNMENT.test(word)) {
       index += 1;
       continue;
     }

@@ -1,9 +1,11 @@
 // Codex's list of programs that only read (is_safe_command.rs, `is_safe_to_call_with_exec`), with its
-// per-command rules. Conch is stricter in four places, each closing a way to write with a listed program:
-// `uniq IN OUT` writes OUT; `sed -n 1p -ew FILE` adds a script that writes; `rg -nz` hides -z in a
-// cluster; `base64 -Do FILE` hides -o in a cluster (and getopt_long accepts `--out`).
+// per-command rules. Conch is stricter in five places, each closing a way to write or run a program with
+// a listed one: `uniq IN OUT` writes OUT; `sed -n 1p -ew FILE` adds a script that writes; `rg -nz` hides
+// -z in a cluster; `base64 -Do FILE` hides -o in a cluster (and getopt_long accepts `--out`); and git is
+// not on the list at all, since `git status`, `diff`, `log -p`, `show` and `branch` run programs a
+// repository's config or attributes name (core.fsmonitor, diff.external, textconv and filter drivers,
+// pagers, gpg.program), and the agent can write such a repository (see git.ts). Codex now leaves git out too.
 import { trustedExecutableName } from "./command-name.js";
-import { isSafeGitCommand } from "./git.js";
 
 const ALWAYS_SAFE: ReadonlySet<string> = new Set([
   "cat",
@@ -62,8 +64,6 @@ export function isSafeToCallWithExec(argv: readonly string[]): boolean {
       return !args.some((arg) => UNSAFE_FIND_ACTIONS.has(arg));
     case "rg":
       return isSafeRipgrep(args);
-    case "git":
-      return isSafeGitCommand(argv);
     case "sed":
       return isSafeSedPrint(args);
     case "uniq":

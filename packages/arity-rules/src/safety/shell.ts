@@ -25,7 +25,21 @@ export function shellScript(argv: readonly string[]): ShellScript | null {
 
 // Shells that may not know bash's `$'…'` quoting: dash (Debian's /bin/sh) reads `$'x\' ; rm y ; ' #'`
 // as `$` and the string 'x\', then runs `rm y`, where bash reads one ANSI-C string.
-const POSIX_SHELLS: ReadonlySet<string> = new Set(["sh", "dash", "ash", "ksh", "mksh"]);
+const POSIX_SHELLS: ReadonlySet<string> = new Set([
+  "sh",
+  "dash",
+  "ash",
+  "hush",
+  "ksh",
+  "mksh",
+  "lksh",
+  "pdksh",
+  "oksh",
+  "loksh",
+  "yash",
+  "posh",
+  "bosh",
+]);
 const UNESCAPED_ANSI_C = /(?<!\\)((?:\\\\)*)\$'/g;
 
 /**
@@ -38,11 +52,83 @@ export function scriptReadings(shell: string, script: string): readonly string[]
   return [script, script.replace(UNESCAPED_ANSI_C, "$1\\$$'")];
 }
 
-// Any shell, under any path, with any flags: used when looking for danger, where missing a script is
-// worse than looking at one too many.
-const ANY_SHELLS: ReadonlySet<string> = new Set([...SCRIPT_SHELLS, "ksh", "mksh", "ash"]);
+// Shells of the Bourne family, under any path, with any flags, read with bash's grammar when looking for
+// danger or for what a script runs, where missing a script is worse than looking at one too many.
+const READ_SHELLS: ReadonlySet<string> = new Set([
+  ...SCRIPT_SHELLS,
+  "ksh",
+  "mksh",
+  "lksh",
+  "pdksh",
+  "oksh",
+  "loksh",
+  "ash",
+  "hush",
+  "rbash",
+  "yash",
+  "posh",
+  "bosh",
+]);
+// Shells with languages of their own, which the analyser does not read.
+const UNREAD_SHELLS: ReadonlySet<string> = new Set([
+  "fish",
+  "csh",
+  "tcsh",
+  "nu",
+  "nushell",
+  "xonsh",
+  "elvish",
+  "pwsh",
+  "powershell",
+  "cmd",
+  "rc",
+  "es",
+  "ion",
+  "murex",
+  "oil",
+  "osh",
+  "ysh",
+  "scsh",
+]);
 // Long options of these shells that take the next word as their value.
 const SHELL_LONG_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set(["--rcfile", "--init-file"]);
+const VERSION_SUFFIX = /^([a-z]+?)-?\d+(\.\d+)*$/;
+
+/**
+ * The shell a command word names, or null: the file name, without a Windows `.exe` (in any case) or a
+ * version suffix (`ksh93`, `bash-5.2`), since every such name runs that shell.
+ */
+export function shellName(word: string): string | null {
+  let name = executableName(word.replaceAll("\\", "/"));
+  if (/\.exe$/i.test(name)) name = name.slice(0, -4).toLowerCase();
+  const unversioned = VERSION_SUFFIX.exec(name)?.[1] ?? name;
+  return READ_SHELLS.has(unversioned) || UNREAD_SHELLS.has(unversioned) ? unversioned : null;
+}
+
+/** True for a shell whose scripts the analyser reads (with bash's grammar). */
+export function isReadShell(shell: string): boolean {
+  return READ_SHELLS.has(shell);
+}
+
+// How other shells are told to run a command: fish, csh, nu, xonsh, elvish `-c`; pwsh `-Command`, `-c`,
+// `-EncodedCommand` (abbreviations too); cmd `/c`, `/k`.
+const UNREAD_SHELL_COMMAND_FLAG = /^(-[A-Za-z]*c|--command(=.*)?|-com[a-z]*|-e(c|n[a-z]*)|\/[ck])$/i;
+
+/**
+ * The text a shell outside the Bourne family is given to run: everything after its command flag (an
+ * attached `--command=TEXT` included), or null when it has none and so reads its commands from input or
+ * a file. Best effort, read with bash's grammar, so that a command named in it is still found.
+ */
+export function unreadShellText(argv: readonly string[]): string | null {
+  for (let index = 1; index < argv.length; index += 1) {
+    const word = argv[index] as string;
+    if (!UNREAD_SHELL_COMMAND_FLAG.test(word)) continue;
+    const attached = word.startsWith("--command=") ? [word.slice("--command=".length)] : [];
+    const rest = [...attached, ...argv.slice(index + 1)];
+    return rest.length === 0 ? null : rest.join(" ");
+  }
+  return null;
+}
 
 /**
  * The script a shell invocation runs with `-c` in any spelling (`bash -ec 'rm -rf x'`,
@@ -50,8 +136,8 @@ const SHELL_LONG_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set(["--rcfile", 
  */
 export function anyShellScript(argv: readonly string[]): ShellScript | null {
   const first = argv[0];
-  const shell = first === undefined ? "" : executableName(first);
-  if (!ANY_SHELLS.has(shell)) return null;
+  const shell = first === undefined ? null : shellName(first);
+  if (shell === null || !READ_SHELLS.has(shell)) return null;
   let flag: string | null = null;
   for (let index = 1; index < argv.length; index += 1) {
     const word = argv[index] as string;

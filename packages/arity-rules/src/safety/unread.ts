@@ -1,0 +1,78 @@
+// The constructs that keep a reader from knowing every command a script runs. Rules that forbid or ask
+// for a program cannot hold for a script with one of these: `a=rm; $a f` runs rm without the word rm
+// ever being a command name, `echo rm f | sh` runs it from text, `fish -c 'rm f'` is in a language the
+// analyser does not read.
+
+/** Why the commands a command line runs cannot all be known by reading it. */
+export const UNREAD_REASONS: readonly [
+  "parse-error",
+  "unsupported-syntax",
+  "too-large",
+  "too-deep",
+  "dynamic-command-name",
+  "dynamic-script",
+  "shell-input",
+  "unread-shell",
+  "source",
+  "input-command",
+  "alias",
+  "git-alias",
+  "git-config",
+  "command-variable",
+] = [
+  // The analyser could not read the script's structure.
+  "parse-error",
+  "unsupported-syntax",
+  "too-large",
+  "too-deep",
+  // A command name known only when it runs: `$a f`, `$(echo rm) f`, `{rm,f}`, `sudo $x`, `find -exec {}`.
+  "dynamic-command-name",
+  // Shell text known only when it runs: `eval "$x"`, `sh -c "echo $x"`, `trap "$x" EXIT`, and values bash
+  // evaluates as code (`$((x))`, `${a[i]}`, `${x@P}`, `[[ x -eq 1 ]]`).
+  "dynamic-script",
+  // A shell reading commands from input or a file: `| sh`, `bash -s`, `sh < f`, `bash <<<…`, `sh f.sh`.
+  "shell-input",
+  // A shell of another language: fish, pwsh, nu, xonsh, elvish, csh, …
+  "unread-shell",
+  // `source FILE`, `. FILE`.
+  "source",
+  // A command completed from input: `xargs env`, `xargs sh`, `parallel`.
+  "input-command",
+  // `alias`, `hash -p`, `enable`: a name then runs something else.
+  "alias",
+  // A git alias or external command: `git -c alias.x='!…' x`, or a subcommand that is not git's own.
+  "git-alias",
+  // A git setting on the command line that may name a program: `-c core.pager=…`, `-c diff.external=…`.
+  "git-config",
+  // A variable naming code for a program to run: BASH_ENV, BASH_FUNC_*, PS4, GIT_PAGER, EDITOR, LD_PRELOAD.
+  "command-variable",
+] as const;
+
+export type UnreadReason = (typeof UNREAD_REASONS)[number];
+
+export interface UnreadPart {
+  reason: UnreadReason;
+  /** The construct as written (a word, a command, or the start of a script). */
+  text: string;
+}
+
+/** A command a command line reaches. */
+export interface ReachedCommand {
+  argv: string[];
+  /**
+   * Indexes (ascending) of the words that are not literal (`$x`, `"$(pwd)"`, `*.ts`): each may become
+   * any words, or none. Absent when every word is literal.
+   */
+  dynamic?: number[];
+}
+
+/** What a command line runs, as far as reading it can tell. */
+export interface Reach {
+  /**
+   * Every command reached, in walk order: each runner's command (`timeout 5 sudo ls`, `sudo ls`) down to
+   * the command behind them all (`ls`).
+   */
+  commands: ReachedCommand[];
+  /** What keeps the reading from being complete; empty when every command it runs is in `commands`. */
+  unread: UnreadPart[];
+}
