@@ -103,7 +103,7 @@ describe("the approval steps together", () => {
     expect(state.approver.requests).toHaveLength(3);
   });
 
-  it("stores the arity prefix for always, and then runs its kind unasked and unsandboxed", async () => {
+  it("stores the arity prefix for always, and then runs its kind unasked, still in the sandbox", async () => {
     const state = {
       policy: loadPolicy([]),
       cache: new ApprovalCache(),
@@ -121,7 +121,7 @@ describe("the approval steps together", () => {
         sandboxPolicy: "workspace-write",
         sandboxPermissions: "require_escalated",
       }),
-    ).toEqual({ type: "skip", reason: null, proposedRule: null, bypassSandbox: true });
+    ).toEqual({ type: "skip", reason: null, proposedRule: null, bypassSandbox: false });
   });
 
   it("never offers always for a command whose rule may not be stored", async () => {

@@ -157,18 +157,18 @@ describe("the heuristics for a command no rule matches, under each policy", () =
 
 describe("scripts", () => {
   it("splits a plain script and judges every part; the first that asks is proposed", async () => {
-    const argv = ["bash", "-lc", "git status && cargo test --all | tee out.txt"];
+    const argv = ["bash", "-lc", "ls -la && cargo test --all | tee out.txt"];
     expect(await requirement(argv, { approvalPolicy: "untrusted" })).toEqual(ask(["cargo", "test", "--all"]));
   });
 
   it("lets plain read-only work through under untrusted, reads and stream joins included", async () => {
-    for (const script of ["ls -la", "git status | head", "rg TODO src", "sed -n 1,20p f", "cat a | wc -l"]) {
+    for (const script of ["ls -la", "ls | head", "rg TODO src", "sed -n 1,20p f", "cat a | wc -l"]) {
       const argv = ["bash", "-lc", script];
       expect((await requirement(argv, { approvalPolicy: "untrusted" })).type, script).toBe("skip");
     }
     expect(
-      await requirement(["bash", "-lc", "git log -1 2>&1 | head -n 5"], { approvalPolicy: "untrusted" }),
-    ).toEqual(skip(["git", "log", "-1"]));
+      await requirement(["bash", "-lc", "ls -l 2>&1 | head -n 5"], { approvalPolicy: "untrusted" }),
+    ).toEqual(skip(["ls", "-l"]));
     expect(await requirement(["zsh", "-c", "wc -l < notes.txt"], { approvalPolicy: "untrusted" })).toEqual(
       skip(["wc", "-l"]),
     );
@@ -231,7 +231,7 @@ describe("scripts", () => {
   });
 
   it("does not look into a script run by a shell outside the system directories", async () => {
-    const policy = rules('prefix_rule(pattern=["git"], decision="allow")');
+    const policy = rules('prefix_rule(pattern=["git"], decision="allow", sandbox="none")');
     const argv = ["./bash", "-lc", "git status"];
     expect(await requirement(argv, { policy })).toEqual(skip(argv));
     expect(await requirement(argv, { policy, approvalPolicy: "untrusted" })).toEqual(ask(argv));
@@ -282,11 +282,8 @@ describe("rules", () => {
     );
   });
 
-  it("lifts the sandbox only when a rule allows every part", async () => {
-    expect(await requirement(["bash", "-lc", "git status && git diff"], { policy })).toEqual(
-      skip(null, true),
-    );
-    expect(await requirement(["bash", "-lc", "git status && ls"], { policy })).toEqual(skip(null));
+  it("keeps the sandbox for a command every part of which a rule allows", async () => {
+    expect(await requirement(["bash", "-lc", "git status && git diff"], { policy })).toEqual(skip(null));
   });
 
   it("turns a prompting rule into a refusal under never", async () => {
@@ -311,6 +308,111 @@ describe("rules", () => {
         ask(proposed),
       );
     }
+  });
+});
+
+describe("git is never known safe", () => {
+  // Even read-only git runs programs a repository's config or attributes name (core.fsmonitor,
+  // diff.external, textconv, filters, pager, gpg.program), and the agent can write such a repository.
+  it.each([
+    ["git", "status"],
+    ["git", "-C", "x", "status"],
+    ["git", "log", "-p"],
+    ["git", "diff"],
+    ["git", "show"],
+    ["git", "branch"],
+    ["/usr/bin/git", "status"],
+  ])("%j asks under untrusted, alone, behind a wrapper and in a script", async (...argv) => {
+    expect(await requirement(argv, { approvalPolicy: "untrusted" })).toEqual(ask(argv));
+    const wrapped = ["timeout", "5", ...argv];
+    expect(await requirement(wrapped, { approvalPolicy: "untrusted" })).toEqual(ask(wrapped));
+    expect(
+      await requirement(["bash", "-lc", `${argv.join(" ")} | head`], { approvalPolicy: "untrusted" }),
+    ).toEqual(ask(argv));
+  });
+
+  it("finds the subcommand behind an option's value, and its danger", async () => {
+    const argv = ["git", "--shallow-file", "status", "clean", "-fdx"];
+    expect(await requirement(argv, { approvalPolicy: "untrusted" })).toEqual(ask(argv));
+    expect(await requirement(argv, { approvalPolicy: "never" })).toEqual(
+      refuse(
+        "`git --shallow-file status clean -fdx` rejected: git clean -f deletes untracked files, which git " +
+          "cannot restore; such commands are not permitted. Use a safer approach",
+      ),
+    );
+    const alias = ["git", "--shallow-file", "status", "-c", "alias.st=!touch x", "st"];
+    expect(await requirement(alias, { approvalPolicy: "untrusted" })).toEqual(ask(alias));
+  });
+});
+
+describe("leaving the sandbox", () => {
+  const unsandboxed = rules(
+    [
+      'prefix_rule(pattern=["npm", "test"], decision="allow", sandbox="none")',
+      'prefix_rule(pattern=["cargo"], decision="allow", sandbox="none")',
+      'prefix_rule(pattern=["timeout"], decision="allow", sandbox="none")',
+      'prefix_rule(pattern=["python3"], decision="allow", sandbox="none")',
+      'prefix_rule(pattern=["sh"], decision="allow", sandbox="none")',
+      'prefix_rule(pattern=["fish"], decision="allow", sandbox="none")',
+      'prefix_rule(pattern=["ls"], decision="allow")',
+    ].join("\n"),
+  );
+
+  it("takes an allow rule that says sandbox none for every part", async () => {
+    expect(await requirement(["npm", "test"], { policy: unsandboxed })).toEqual(skip(null, true));
+    expect(await requirement(["bash", "-lc", "npm test && cargo build"], { policy: unsandboxed })).toEqual(
+      skip(null, true),
+    );
+    // The command behind a runner is a part too.
+    expect(await requirement(["timeout", "5", "cargo", "build"], { policy: unsandboxed })).toEqual(
+      skip(null, true),
+    );
+  });
+
+  it("keeps it when one part is only allowed, or not matched at all", async () => {
+    expect(await requirement(["ls"], { policy: unsandboxed })).toEqual(skip(null));
+    expect(await requirement(["bash", "-lc", "npm test && ls"], { policy: unsandboxed })).toEqual(skip(null));
+    expect(await requirement(["bash", "-lc", "cargo build && make"], { policy: unsandboxed })).toEqual(
+      skip(null),
+    );
+    expect(await requirement(["timeout", "5", "make"], { policy: unsandboxed })).toEqual(skip(null));
+  });
+
+  it("takes the program only as the rule names it, or at a path host_executable lists", async () => {
+    expect(await requirement(["./npm", "test"], { policy: unsandboxed })).toEqual(skip(["./npm", "test"]));
+    // Codex resolves an absolute path to the rule for its file name: allowed unasked, still sandboxed.
+    for (const argv of [
+      ["/work/repo/npm", "test"],
+      ["/usr/bin/npm", "test"],
+    ]) {
+      expect(await requirement(argv, { policy: unsandboxed }), argv[0]).toEqual(skip(null));
+    }
+    const listed = rules(
+      'host_executable(name="npm", paths=["/usr/bin/npm"])\nprefix_rule(pattern=["npm", "test"], decision="allow", sandbox="none")',
+    );
+    expect(await requirement(["/usr/bin/npm", "test"], { policy: listed })).toEqual(skip(null, true));
+    expect(await requirement(["/work/repo/npm", "test"], { policy: listed })).toEqual(
+      skip(["/work/repo/npm", "test"]),
+    );
+  });
+
+  it("keeps it for anything not read with certainty", async () => {
+    for (const argv of [
+      ["bash", "-lc", "cargo build $(cat flags)"],
+      ["bash", "-lc", "python3 <<'PY'\nprint(1)\nPY"],
+      ["sh", "build.sh"],
+      ["fish", "-c", "cargo build"],
+      ["bash", "-lc", "echo cargo build | sh"],
+    ]) {
+      const result = await requirement(argv, { policy: unsandboxed });
+      expect(result.type, JSON.stringify(argv)).toBe("skip");
+      expect(result.bypassSandbox, JSON.stringify(argv)).toBe(false);
+    }
+  });
+
+  it("is never the heuristics' doing", async () => {
+    expect(await requirement(["cargo", "build"])).toEqual(skip(["cargo", "build"]));
+    expect(await requirement(["ls"], { approvalPolicy: "untrusted" })).toEqual(skip(["ls"]));
   });
 });
 

@@ -3,7 +3,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalError, isApprovalError } from "../src/errors.js";
-import { evaluatePolicy } from "../src/rules/evaluate.js";
+import { checkPolicy, evaluatePolicy } from "../src/rules/evaluate.js";
 import { loadPolicy, loadPolicyFiles, type RulesFile } from "../src/rules/load.js";
 import { compileNetworkDomains } from "../src/rules/network.js";
 
@@ -368,7 +368,7 @@ justification = "no"
     ['rule = "x"\n', "r.toml:1: `rule` must be an array of tables ([[rule]])"],
     [
       '[[rule]]\npattern = ["a"]\n\n[[rule]]\npattern = ["b"]\ndecison = "allow"\n',
-      "r.toml:6: rule 2: unknown key `decison` (expected one of pattern, decision, justification, match, not_match)",
+      "r.toml:6: rule 2: unknown key `decison` (expected one of pattern, decision, justification, match, not_match, sandbox)",
     ],
     ['[[rule]]\ndecision = "allow"\n', "r.toml:1: rule 1: missing required key `pattern`"],
     ['[[rule]]\npattern = "git"\n', "r.toml:2: rule 1: `pattern` must be an array (got string)"],
@@ -441,6 +441,97 @@ pattern = ["b"]
 decision = "never"
 `),
     ).toBe("r.toml:9: rule 2: invalid decision: never");
+  });
+});
+
+describe("a rule's sandbox", () => {
+  const toml = (sandbox: string, decision = "allow"): string =>
+    `[[rule]]\npattern = ["npm", "test"]\ndecision = "${decision}"\nsandbox = ${sandbox}\n`;
+  const starlark = (sandbox: string, decision = "allow"): string =>
+    `prefix_rule(\n  pattern = ["npm", "test"],\n  decision = "${decision}",\n  sandbox = ${sandbox},\n)\n`;
+
+  it('is "none" in either format, kept on the rule and on its matches', () => {
+    for (const file of [
+      { path: "r.toml", text: toml('"none"') },
+      { path: "p.rules", text: starlark('"none"') },
+    ]) {
+      const policy = loadPolicy([file]);
+      expect(policy.rulesByProgram.get("npm")).toEqual([
+        { program: "npm", rest: ["test"], decision: "allow", justification: null, sandbox: "none" },
+      ]);
+      expect(evaluatePolicy(policy, ["npm", "test"], { fallback: "prompt" }).matchedRules).toEqual([
+        {
+          type: "prefixRuleMatch",
+          matchedPrefix: ["npm", "test"],
+          decision: "allow",
+          resolvedProgram: null,
+          justification: null,
+          sandbox: "none",
+        },
+      ]);
+      expect(checkPolicy(policy, ["npm", "test", "--watch"])).toEqual({
+        matchedRules: [
+          { prefixRuleMatch: { matchedPrefix: ["npm", "test"], decision: "allow", sandbox: "none" } },
+        ],
+        decision: "allow",
+      });
+    }
+  });
+
+  it("is absent otherwise, and then the rule keeps the sandbox", () => {
+    const policy = loadPolicy([{ path: "p.rules", text: 'prefix_rule(pattern = ["ls"], sandbox = None)' }]);
+    expect(policy.rulesByProgram.get("ls")).toEqual([
+      { program: "ls", rest: [], decision: "allow", justification: null },
+    ]);
+    expect(checkPolicy(policy, ["ls"])).toEqual({
+      matchedRules: [{ prefixRuleMatch: { matchedPrefix: ["ls"], decision: "allow" } }],
+      decision: "allow",
+    });
+  });
+
+  it.each<[string, string]>([
+    [
+      toml('"off"'),
+      'r.toml:4: rule 1: invalid sandbox: "off" (expected "none", which runs the command outside the sandbox)',
+    ],
+    [
+      toml('"None"'),
+      'r.toml:4: rule 1: invalid sandbox: "None" (expected "none", which runs the command outside the sandbox)',
+    ],
+    [toml("false"), "r.toml:4: rule 1: `sandbox` must be a string (got boolean)"],
+    [
+      toml('"none"', "prompt"),
+      'r.toml:4: rule 1: invalid sandbox: sandbox = "none" needs decision = "allow" (this rule\'s decision is "prompt")',
+    ],
+    [
+      toml('"none"', "forbidden"),
+      'r.toml:4: rule 1: invalid sandbox: sandbox = "none" needs decision = "allow" (this rule\'s decision is "forbidden")',
+    ],
+  ])("reports %j in a TOML file as %s", (text, message) => {
+    expect(tomlError(text)).toBe(message);
+  });
+
+  it.each<[string, string]>([
+    [
+      starlark('"off"'),
+      'p.rules:4: invalid sandbox: "off" (expected "none", which runs the command outside the sandbox)',
+    ],
+    [
+      starlark('""'),
+      'p.rules:4: invalid sandbox: "" (expected "none", which runs the command outside the sandbox)',
+    ],
+    [starlark("False"), "p.rules:4: prefix_rule() argument `sandbox` must be a string (got bool)"],
+    [starlark('["none"]'), "p.rules:4: prefix_rule() argument `sandbox` must be a string (got list)"],
+    [
+      starlark('"none"', "prompt"),
+      'p.rules:4: invalid sandbox: sandbox = "none" needs decision = "allow" (this rule\'s decision is "prompt")',
+    ],
+    [
+      'prefix_rule(["npm"], "allow", [], [], None, "none", "x")',
+      "p.rules:1: prefix_rule() takes at most 6 positional arguments",
+    ],
+  ])("reports %j in a .rules file as %s", (text, message) => {
+    expect(rulesError(text)).toBe(message);
   });
 });
 

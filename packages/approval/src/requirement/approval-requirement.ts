@@ -1,9 +1,10 @@
 // Whether a command may run, must be approved first, or must never run: Codex's
 // `create_exec_approval_requirement_for_command`, over Conch's analyser and rules.
-import { analyze, type OpaqueReason, reachableCommands, shellScript } from "@conch/arity-rules";
+import { type ReachedCommand, reachableCommands, type UnreadPart } from "@conch/arity-rules";
 import { type Decision, strictestDecision } from "../rules/decision.js";
 import { evaluatePolicy } from "../rules/evaluate.js";
-import { matchCommand } from "../rules/match.js";
+import { executableName, normalizeAbsolutePath } from "../rules/host-executable.js";
+import { matchCommand, possibleRestrictiveMatches } from "../rules/match.js";
 import type { Policy, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
 import { deriveRequestedPrefixRule, prefixRuleForAllow, prefixRuleForPrompt } from "./amendment.js";
 import { commandsForPolicy } from "./policy-commands.js";
@@ -11,7 +12,11 @@ import {
   escalationRejectedReason,
   forbiddenReason,
   PROMPT_CONFLICT_REASON,
+  possibleRuleReason,
+  possibleRuleRejectedReason,
   promptReason,
+  unreadPromptReason,
+  unreadRejectedReason,
 } from "./reasons.js";
 import type { ApprovalRequirement, ApprovalRequirementInput } from "./types.js";
 import { type HeuristicVerdict, judgeUnmatchedCommand } from "./unmatched-command.js";
@@ -25,7 +30,10 @@ function forbidden(reason: string): ApprovalRequirement {
  * its simple commands, and each is checked against the rules; a command no rule matches falls back to
  * the heuristics (known safe, dangerous, then the approval policy). The strictest decision wins
  * (forbidden > prompt > allow). A script the analyser cannot read with certainty is judged whole and
- * never counts as known safe; rules that prompt for or forbid a command inside it still apply.
+ * never counts as known safe; rules that prompt for or forbid a command inside it still apply. When the
+ * rules prompt for or forbid anything at all, a command line that cannot be read completely (see
+ * `reachableCommands`) needs approval at least, and is refused under `never`. The sandbox is lifted only
+ * when every part is certainly read and allowed by a rule that says `sandbox = "none"`.
  * Never runs anything.
  */
 export async function approvalRequirement(input: ApprovalRequirementInput): Promise<ApprovalRequirement> {
@@ -56,20 +64,41 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
   // Rules that prompt for or forbid a program apply to whatever runs it, however it is reached: behind
   // wrappers and runners (`timeout 5 rm`, `sudo rm`), in substitutions, eval, trap or find -exec, and in
   // scripts judged as a whole. Rules that allow apply only to the commands above.
+  const reach = await reachableCommands(argv);
   const judged = new Set([argv, ...parsed.commands].map((command) => JSON.stringify(command)));
-  const reached = [...parsed.innerCommands, ...(await reachableCommands(argv))].filter(
-    (command) => !judged.has(JSON.stringify(command)),
-  );
+  const reached: ReachedCommand[] = [
+    ...parsed.innerCommands.map((command) => ({ argv: command })),
+    ...reach.commands,
+  ].filter((command) => !judged.has(JSON.stringify(command.argv)));
+  const mentioned = mentionedRestrictions(argv, reach.unread, policy);
   const restrictions = [
     ...reached.flatMap((command) =>
-      matchCommand(policy, command, "restrictive").filter((match) => match.decision !== "allow"),
+      matchCommand(policy, command.argv, "restrictive").filter((match) => match.decision !== "allow"),
     ),
-    ...(await unreadScriptRestrictions(argv, policy)),
+    ...mentioned.certain,
+  ];
+  // Restrictive rules that may apply, but not certainly: they ask, and never forbid.
+  const possible = [
+    ...reached.flatMap((command) => possibleRestrictiveMatches(policy, command.argv, command.dynamic ?? [])),
+    ...mentioned.possible,
   ];
   const matchedRules: RuleMatch[] = [...evaluation.matchedRules, ...restrictions];
-  const decision = strictestDecision(matchedRules.map((match) => match.decision)) as Decision;
-  // A heredoc command's words are not all of what runs, so no rule is proposed from them.
-  const proposalsAllowed = !parsed.usedComplexParsing;
+  // A command line that cannot be read completely may run a program a rule restricts without naming it
+  // where a rule could see it (`a=rm; $a f`, `echo rm f | sh`): it needs approval at least.
+  const unread = hasRestrictiveRules(policy) ? (reach.unread[0] ?? null) : null;
+  const ruled = strictestDecision(matchedRules.map((match) => match.decision)) as Decision;
+  const uncertain = unread !== null || possible.length > 0;
+  const decision = uncertain && ruled === "allow" ? "prompt" : ruled;
+  // A heredoc command's words are not all of what runs, so no rule is proposed from them; nor when the
+  // prompt comes from what could not be read, since no allow rule would lift it.
+  const proposalsAllowed = !parsed.usedComplexParsing && !uncertain;
+  const uncertainReason = (rejected: boolean): string | null => {
+    if (unread !== null)
+      return rejected ? unreadRejectedReason(argv, unread) : unreadPromptReason(argv, unread);
+    const [first] = possible;
+    if (first === undefined) return null;
+    return rejected ? possibleRuleRejectedReason(argv, first) : possibleRuleReason(argv, first);
+  };
 
   switch (decision) {
     case "forbidden": {
@@ -80,13 +109,18 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
       return forbidden(forbiddenReason(argv, matchedRules, dangerous));
     }
     case "prompt": {
-      if (approvalPolicy === "never") return forbidden(PROMPT_CONFLICT_REASON);
+      const ruleReason = promptReason(argv, matchedRules);
+      if (approvalPolicy === "never") {
+        return forbidden(
+          ruleReason === null ? (uncertainReason(true) ?? PROMPT_CONFLICT_REASON) : PROMPT_CONFLICT_REASON,
+        );
+      }
       const requested = proposalsAllowed
         ? deriveRequestedPrefixRule(input.prefixRule, matchedRules, policy, parsed.commands, fallback)
         : null;
       return {
         type: "needs-approval",
-        reason: promptReason(argv, matchedRules),
+        reason: ruleReason ?? uncertainReason(false),
         proposedRule: requested ?? (proposalsAllowed ? prefixRuleForPrompt(matchedRules) : null),
         bypassSandbox: false,
       };
@@ -96,49 +130,83 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
         type: "skip",
         reason: null,
         proposedRule: proposalsAllowed ? prefixRuleForAllow(matchedRules) : null,
-        // Only when a rule explicitly allows every part: the heuristics never lift the sandbox.
-        bypassSandbox: parsed.commands.every((command) =>
-          matchCommand(policy, command, "resolve").some((match) => match.decision === "allow"),
-        ),
+        bypassSandbox:
+          parsed.mayBeKnownSafe &&
+          reach.unread.length === 0 &&
+          [...parsed.commands, ...reached.map((command) => command.argv)].every((command) =>
+            liftsSandbox(policy, command),
+          ),
       };
   }
 }
 
-/** Opaque parts that mean the analyser could not read the script's structure, so its commands are unknown. */
-const UNREAD: ReadonlySet<OpaqueReason> = new Set([
-  "parse-error",
-  "unsupported-syntax",
-  "too-large",
-  "too-deep",
-]);
+/**
+ * Only a rule that says so leaves the sandbox: an allow rule with `sandbox = "none"` matching the
+ * command. An allow rule alone means "run without asking", in the sandbox; the heuristics never lift it.
+ * The program must be named as the rule names it, or by a path `host_executable()` lists for it: a rule
+ * for `npm` must not take `./npm` or `/work/repo/npm`, a file the agent may have written, out of the
+ * sandbox.
+ */
+function liftsSandbox(policy: Policy, command: readonly string[]): boolean {
+  const [first] = command;
+  const name = first === undefined ? null : executableName(first);
+  const listed =
+    first !== undefined &&
+    name !== null &&
+    first.startsWith("/") &&
+    policy.hostExecutables.get(name)?.includes(normalizeAbsolutePath(first)) === true;
+  return matchCommand(policy, command, listed ? "resolve" : "exact").some(
+    (match) => match.decision === "allow" && match.sandbox === "none",
+  );
+}
+
+function hasRestrictiveRules(policy: Policy): boolean {
+  for (const rules of policy.rulesByProgram.values()) {
+    if (rules.some((rule) => rule.decision !== "allow")) return true;
+  }
+  return false;
+}
+
+// Characters that cannot be part of a program's name: on each side of a name, they bound it.
+const NAME_CHARACTERS = "A-Za-z0-9_.+";
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
 
 /**
- * A script the analyser could not read may run any program named in it: every rule that prompts for
- * or forbids a program applies when that program appears anywhere in the script as a word, with line
- * continuations joined (`r\<newline>m` is `rm`). Fails closed; an allow rule never applies this way.
+ * A command line that cannot be read completely may run any program its text names: every rule that
+ * prompts for or forbids a program applies when that program's name appears anywhere in the words, with
+ * line continuations, backslashes and quotes taken out (`r\<newline>m`, `r''m`, `"r"m` are `rm`), after
+ * any character that cannot be in a name (`$a=rm`, `${x:-rm}`, `/bin/rm`, `!rm`). A rule on the program
+ * alone applies as it is (`certain`); one with a longer pattern (`git push`) only may (`possible`), as the
+ * name alone does not say the rest. Fails closed; an allow rule never applies this way.
  */
-async function unreadScriptRestrictions(argv: readonly string[], policy: Policy): Promise<PrefixRuleMatch[]> {
-  const wrapped = shellScript(argv);
-  if (wrapped === null) return [];
-  const analysis = await analyze(wrapped.script);
-  if (!analysis.opaque.some((part) => UNREAD.has(part.reason))) return [];
-  const words = new Set<string>();
-  for (const word of wrapped.script.replace(/\\\r?\n/g, "").split(/[\s;&|()<>`$'"\\{}=]+/)) {
-    if (word !== "") words.add(word.slice(word.lastIndexOf("/") + 1));
-  }
-  const matches: PrefixRuleMatch[] = [];
+function mentionedRestrictions(
+  argv: readonly string[],
+  unread: readonly UnreadPart[],
+  policy: Policy,
+): { certain: PrefixRuleMatch[]; possible: PrefixRuleMatch[] } {
+  const found = { certain: [] as PrefixRuleMatch[], possible: [] as PrefixRuleMatch[] };
+  if (unread.length === 0) return found;
+  const text = argv
+    .join(" ")
+    .replace(/\\\r?\n/g, "")
+    .replace(/[\\'"]/g, "");
   for (const [program, rules] of policy.rulesByProgram) {
-    if (!words.has(program)) continue;
+    const name = new RegExp(`(^|[^${NAME_CHARACTERS}])${escapeRegExp(program)}(?![${NAME_CHARACTERS}-])`);
+    if (!name.test(text)) continue;
     for (const rule of rules) {
       if (rule.decision === "allow") continue;
-      matches.push({
+      const programOnly = rule.rest.length === 0;
+      (programOnly ? found.certain : found.possible).push({
         type: "prefixRuleMatch",
         matchedPrefix: [program],
-        decision: rule.decision,
+        decision: programOnly ? rule.decision : "prompt",
         resolvedProgram: null,
         justification: rule.justification,
       });
     }
   }
-  return matches;
+  return found;
 }

@@ -1,6 +1,6 @@
 // The texts a model reads when a command is refused or waits for approval. Where Codex has a text, it
 // is Codex's word for word, so a model trained on Codex recognises it.
-import type { DangerousMatch } from "@conch/arity-rules";
+import type { DangerousMatch, UnreadPart, UnreadReason } from "@conch/arity-rules";
 import type { PrefixRuleMatch, RuleMatch } from "../rules/types.js";
 import { renderCommand } from "./render-command.js";
 import type { ApprovalPolicy } from "./types.js";
@@ -59,4 +59,64 @@ export function forbiddenReason(
     return `\`${command}\` rejected: rm -f style commands are not permitted. Use a safer approach`;
   }
   return `\`${command}\` rejected: ${dangerous.reason}; such commands are not permitted. Use a safer approach`;
+}
+
+// What each construct that keeps a command line from being read is, in words a model can act on.
+const UNREAD_DESCRIPTIONS: Readonly<Record<UnreadReason, string>> = {
+  "parse-error": "a syntax error",
+  "unsupported-syntax": "syntax that bash reads differently from the analyser",
+  "too-large": "a script too large to read",
+  "too-deep": "scripts or runners nested too deeply to read",
+  "dynamic-command-name": "a command name known only when the script runs",
+  "dynamic-script": "shell text or a value run as code, known only when the script runs",
+  "shell-input": "a shell reading its commands from input or a file",
+  "unread-shell": "a shell whose language is not read",
+  source: "a file run with source or .",
+  "input-command": "a command line completed from input",
+  alias: "a command name made to run something else",
+  "git-alias": "a git alias or a command git does not provide",
+  "git-config": "a git setting that may name a program to run",
+  "command-variable": "a variable naming code for a program to run",
+};
+
+function unreadText(unread: UnreadPart): string {
+  return (
+    `the script could not be read completely (${UNREAD_DESCRIPTIONS[unread.reason]}: ` +
+    `\`${unread.text}\`), so the rules cannot tell every command it runs`
+  );
+}
+
+/** Why a command line that cannot be read needs approval while rules restrict what may run. */
+export function unreadPromptReason(argv: readonly string[], unread: UnreadPart): string {
+  return `\`${renderCommand(argv)}\` requires approval: ${unreadText(unread)}`;
+}
+
+/** The same under `never`, where nobody can approve it. */
+export function unreadRejectedReason(argv: readonly string[], unread: UnreadPart): string {
+  return (
+    `\`${renderCommand(argv)}\` rejected: ${unreadText(unread)}, and AskForApproval is set to Never. ` +
+    "Write it so that every command is named literally"
+  );
+}
+
+function possibleRuleText(match: PrefixRuleMatch): string {
+  const word = match.matchedPrefix.at(-1) as string;
+  const because = match.justification === null ? "" : ` (${match.justification})`;
+  return (
+    `\`${renderCommand(match.matchedPrefix)}\` may be a command a rule restricts${because}: ` +
+    `\`${word}\` is known only when it runs`
+  );
+}
+
+/** Why a command that only may match a restrictive rule (a word in it is not literal) needs approval. */
+export function possibleRuleReason(argv: readonly string[], match: PrefixRuleMatch): string {
+  return `\`${renderCommand(argv)}\` requires approval: ${possibleRuleText(match)}`;
+}
+
+/** The same under `never`. */
+export function possibleRuleRejectedReason(argv: readonly string[], match: PrefixRuleMatch): string {
+  return (
+    `\`${renderCommand(argv)}\` rejected: ${possibleRuleText(match)}, and AskForApproval is set to Never. ` +
+    "Write the word literally"
+  );
 }

@@ -57,7 +57,11 @@ export interface ApprovalRequirement {
    * `storablePrefixRule`, which refuses banned and non-literal prefixes.
    */
   proposedRule: string[] | null;
-  /** `skip` only: every part of the command is explicitly allowed by a rule, so it may run unsandboxed. */
+  /**
+   * `skip` only: the command may run outside the sandbox, because it was read with certainty and every
+   * part of it (behind runners too) is allowed by a rule that says `sandbox = "none"`. An allow rule
+   * alone only skips asking; the heuristics never lift the sandbox.
+   */
   bypassSandbox: boolean;
 }
 

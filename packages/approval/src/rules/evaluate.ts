@@ -53,6 +53,8 @@ export interface PolicyCheckRuleMatch {
     readonly decision: Decision;
     readonly resolvedProgram?: string;
     readonly justification?: string;
+    /** Conch's own: present when the rule lifts the sandbox. */
+    readonly sandbox?: "none";
   };
 }
 
@@ -79,6 +81,7 @@ export function checkPolicy(
         decision: match.decision,
         ...(match.resolvedProgram === null ? {} : { resolvedProgram: match.resolvedProgram }),
         ...(match.justification === null ? {} : { justification: match.justification }),
+        ...(match.sandbox === undefined ? {} : { sandbox: match.sandbox }),
       },
     }),
   );

@@ -31,6 +31,7 @@ function matchRule(
     decision: rule.decision,
     resolvedProgram,
     justification: rule.justification,
+    ...(rule.sandbox === undefined ? {} : { sandbox: rule.sandbox }),
   };
 }
 
@@ -81,6 +82,7 @@ function sameMatch(a: PrefixRuleMatch, b: PrefixRuleMatch): boolean {
     a.decision === b.decision &&
     a.resolvedProgram === b.resolvedProgram &&
     a.justification === b.justification &&
+    a.sandbox === b.sandbox &&
     a.matchedPrefix.length === b.matchedPrefix.length &&
     a.matchedPrefix.every((token, i) => token === b.matchedPrefix[i])
   );
@@ -106,4 +108,40 @@ export function matchCommand(
       return matches;
     }
   }
+}
+
+/**
+ * Restrictive rules a command may match once its words that are not literal are expanded (`npm $verb`
+ * for `npm publish`, `curl $opts -X DELETE` for `curl -X DELETE`): each such word may become any words or
+ * none, so a rule applies when its pattern agrees with every literal word before the first of them and
+ * goes on past it. `dynamic` holds the indexes of those words. The match is not certain, so it asks
+ * (`prompt`) whatever the rule decides; a certain match is `matchCommand`'s.
+ */
+export function possibleRestrictiveMatches(
+  policy: Policy,
+  command: readonly string[],
+  dynamic: readonly number[],
+): PrefixRuleMatch[] {
+  const [first] = command;
+  const firstDynamic = dynamic[0];
+  if (first === undefined || firstDynamic === undefined || firstDynamic === 0) return [];
+  const name = executableName(first);
+  if (name === null) return [];
+  const matches: PrefixRuleMatch[] = [];
+  for (const rule of policy.rulesByProgram.get(name) ?? []) {
+    if (rule.decision === "allow" || rule.rest.length < firstDynamic) continue;
+    const agrees = rule.rest.slice(0, firstDynamic - 1).every((expected, index) => {
+      const actual = command[index + 1] as string;
+      return typeof expected === "string" ? expected === actual : expected.includes(actual);
+    });
+    if (!agrees) continue;
+    matches.push({
+      type: "prefixRuleMatch",
+      matchedPrefix: [name, ...command.slice(1, firstDynamic + 1)],
+      decision: "prompt",
+      resolvedProgram: null,
+      justification: rule.justification,
+    });
+  }
+  return matches;
 }

@@ -19,10 +19,36 @@ export function expandPattern(
   pattern: readonly PatternToken[],
   decision: Decision,
   justification: string | null,
+  sandbox?: "none",
 ): PrefixRule[] {
   const [first, ...rest] = normalizePattern(pattern);
   const programs = typeof first === "string" ? [first] : (first as readonly string[]);
-  return programs.map((program) => ({ program, rest, decision, justification }));
+  return programs.map((program) => ({
+    program,
+    rest,
+    decision,
+    justification,
+    ...(sandbox === undefined ? {} : { sandbox }),
+  }));
+}
+
+/**
+ * A rule's `sandbox`: absent, or `"none"`, the only value, which an allow rule needs to lift the sandbox
+ * (a rule that asks or forbids has no sandbox to lift).
+ */
+export function parseRuleSandbox(raw: string | null, decision: Decision): "none" | undefined {
+  if (raw === null) return undefined;
+  if (raw !== "none") {
+    throw new RuleProblem(
+      `invalid sandbox: ${JSON.stringify(raw)} (expected "none", which runs the command outside the sandbox)`,
+    );
+  }
+  if (decision !== "allow") {
+    throw new RuleProblem(
+      `invalid sandbox: sandbox = "none" needs decision = "allow" (this rule's decision is "${decision}")`,
+    );
+  }
+  return "none";
 }
 
 export function parseJustification(raw: string | null): string | null {

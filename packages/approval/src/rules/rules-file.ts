@@ -7,6 +7,7 @@ import {
   type PolicyBuilder,
   parseJustification,
   parseRuleDecision,
+  parseRuleSandbox,
 } from "./policy.js";
 import { atLine, RuleProblem } from "./problem.js";
 import {
@@ -18,10 +19,11 @@ import {
 } from "./starlark.js";
 import type { PatternToken } from "./types.js";
 
-// Parameters in Codex's declaration order, which is also the order positional arguments bind in.
+// Parameters in Codex's declaration order, which is also the order positional arguments bind in;
+// prefix_rule's `sandbox` is Conch's own, after Codex's.
 const SIGNATURES = {
   prefix_rule: {
-    params: ["pattern", "decision", "match", "not_match", "justification"],
+    params: ["pattern", "decision", "match", "not_match", "justification", "sandbox"],
     required: ["pattern"],
   },
   network_rule: {
@@ -154,7 +156,11 @@ function prefixRule(
   );
   const matches = (listArg(fn, args, "match") ?? []).map(example);
   const notMatches = (listArg(fn, args, "not_match") ?? []).map(example);
-  const rules = expandPattern(pattern, decision, justification);
+  const sandboxValue = args.get("sandbox");
+  const sandbox = atLine(sandboxValue?.line ?? call.line, () =>
+    parseRuleSandbox(stringArg(fn, args, "sandbox"), decision),
+  );
+  const rules = expandPattern(pattern, decision, justification, sandbox);
   for (const rule of rules) builder.addRule(rule);
   return { rules, pattern, matches, notMatches };
 }

@@ -8,6 +8,7 @@ import {
   type PolicyBuilder,
   parseJustification,
   parseRuleDecision,
+  parseRuleSandbox,
 } from "./policy.js";
 import { RuleProblem } from "./problem.js";
 import type { PatternToken } from "./types.js";
@@ -20,6 +21,7 @@ import type { PatternToken } from "./types.js";
 //   justification = "Pushing and fetching touch the network."
 //   match = ["git push origin main", ["git", "fetch"]]
 //   not_match = ["git status"]
+//   sandbox = "none"                     # allow rules only: also run outside the sandbox (dangerous)
 //
 //   [[host_executable]]
 //   name = "git"
@@ -30,12 +32,13 @@ import type { PatternToken } from "./types.js";
 //   protocol = "https"
 //   decision = "allow"                   # allow | prompt | deny (or forbidden)
 //
-// The same checks and messages as Codex's `prefix_rule()`, `host_executable()` and `network_rule()`.
+// The same checks and messages as Codex's `prefix_rule()`, `host_executable()` and `network_rule()`;
+// `sandbox` is Conch's own.
 
 type TableName = "rule" | "host_executable" | "network_rule";
 
 const TABLE_KEYS: Readonly<Record<TableName, readonly string[]>> = {
-  rule: ["pattern", "decision", "justification", "match", "not_match"],
+  rule: ["pattern", "decision", "justification", "match", "not_match", "sandbox"],
   host_executable: ["name", "paths"],
   network_rule: ["host", "protocol", "decision", "justification"],
 };
@@ -269,7 +272,8 @@ export function readTomlFile(text: string, builder: PolicyBuilder): LocatedExamp
     const pattern = read.at("pattern", () => normalizePattern(patternValues.map(patternToken)));
     const matches = read.at("match", () => (read.array("match") ?? []).map(example));
     const notMatches = read.at("not_match", () => (read.array("not_match") ?? []).map(example));
-    const rules = expandPattern(pattern, decision, justification);
+    const sandbox = read.at("sandbox", () => parseRuleSandbox(read.string("sandbox"), decision));
+    const rules = expandPattern(pattern, decision, justification, sandbox);
     for (const rule of rules) builder.addRule(rule);
     pending.push({
       rules,

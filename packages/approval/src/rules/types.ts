@@ -12,6 +12,11 @@ export interface PrefixRule {
   readonly rest: readonly PatternToken[];
   readonly decision: Decision;
   readonly justification: string | null;
+  /**
+   * `"none"`: an allow rule that also lifts the sandbox (the command runs with the user's full rights).
+   * Absent: the command runs in the sandbox, whatever the decision.
+   */
+  readonly sandbox?: "none";
 }
 
 export type NetworkProtocol = "http" | "https" | "socks5_tcp" | "socks5_udp";
@@ -41,6 +46,8 @@ export interface PrefixRuleMatch {
   /** The absolute program path when the match went through host-executable resolution. */
   readonly resolvedProgram: string | null;
   readonly justification: string | null;
+  /** The rule's `sandbox`, when it says `"none"`. */
+  readonly sandbox?: "none";
 }
 
 export interface HeuristicsRuleMatch {
