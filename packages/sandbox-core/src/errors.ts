@@ -5,11 +5,13 @@ export const SANDBOX_ERROR_CODES: readonly [
   "CWD_NOT_FOUND",
   "INVALID_SANDBOX_BACKEND",
   "SANDBOX_UNAVAILABLE",
+  "WRITABLE_ROOT_CHANGED",
 ] = [
   "INVALID_SANDBOX_POLICY",
   "CWD_NOT_FOUND",
   "INVALID_SANDBOX_BACKEND",
   "SANDBOX_UNAVAILABLE",
+  "WRITABLE_ROOT_CHANGED",
 ] as const satisfies readonly ConchErrorCode[];
 
 export type SandboxErrorCode = (typeof SANDBOX_ERROR_CODES)[number];

@@ -4,6 +4,7 @@ import * as api from "./index.js";
 describe("@conch/sandbox-core public surface", () => {
   it("exports exactly these names", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "DEFAULT_DENY_READ",
       "PROTECTED_NAMES",
       "SANDBOX_DENIAL_KEYWORDS",
       "SANDBOX_ENV_VAR",
@@ -13,6 +14,7 @@ describe("@conch/sandbox-core public surface", () => {
       "SESSION_DENIAL_WINDOW_MS",
       "SandboxError",
       "createSandboxRegistry",
+      "createSandboxWorkspace",
       "isLikelySandboxDenied",
       "isSandboxError",
       "registerBackend",
@@ -32,6 +34,7 @@ describe("@conch/sandbox-core public surface", () => {
       "CWD_NOT_FOUND",
       "INVALID_SANDBOX_BACKEND",
       "SANDBOX_UNAVAILABLE",
+      "WRITABLE_ROOT_CHANGED",
     ]);
   });
 });

@@ -14,14 +14,22 @@ export {
 export { SANDBOX_ENV_VAR, SANDBOX_NETWORK_DISABLED_ENV_VAR, sandboxEnv } from "./env/sandbox-env.js";
 export { isSandboxError, SANDBOX_ERROR_CODES, SandboxError, type SandboxErrorCode } from "./errors.js";
 export { PROTECTED_NAMES } from "./policy/protected-paths.js";
-export { type ResolveOptions, resolveSandboxPolicy } from "./policy/resolve-policy.js";
+export { DEFAULT_DENY_READ } from "./policy/read-deny.js";
+export {
+  createSandboxWorkspace,
+  resolveSandboxPolicy,
+  type SandboxWorkspace,
+  type SandboxWorkspaceOptions,
+} from "./policy/resolve-policy.js";
 export { SANDBOX_MODES } from "./policy/validate-policy.js";
 export type {
   Availability,
+  HiddenPath,
   SandboxBackend,
   SandboxMode,
   SandboxPolicy,
   SandboxRules,
   SpawnSpec,
+  TmpRule,
   WritableRoot,
 } from "./types.js";

@@ -13,19 +13,45 @@ export type SandboxMode = SandboxPolicy["mode"];
 export interface WritableRoot {
   /** Canonical absolute path. */
   root: string;
-  /** Canonical absolute paths inside `root` that must stay read-only (`.git`, its real gitdir, `.conch`, `.agents`). */
+  /**
+   * Canonical absolute paths inside `root` that exist and must stay read-only: `.git` (and the gitdir a
+   * `.git` file names), `.conch`, `.agents`, shell startup files, and Conch's own config and state.
+   */
   readOnlySubpaths: string[];
-  /** Paths inside `root` that do not exist yet and must not be created (the cwd's `.conch`). */
-  blockedMissing: string[];
 }
 
-/** A policy resolved against a cwd: what a backend enforces. */
+/**
+ * What the command sees at `/tmp` (and at the host's `$TMPDIR`, when that is another absolute path).
+ * - `private`: a persistent directory of this workspace (under Conch's state dir), bound writable, so
+ *   calls of one project share it and nothing of the host's `/tmp` is visible;
+ * - `empty`: a fresh, empty tmpfs for each command (read-only mode: nothing reaches the host);
+ * - `host`: the host's own, untouched (no sandbox).
+ */
+export type TmpRule =
+  | { kind: "private"; source: string; targets: string[] }
+  | { kind: "empty"; targets: string[] }
+  | { kind: "host" };
+
+/** A path whose contents the command must not read (a secret, Conch's own state). */
+export interface HiddenPath {
+  /** Canonical absolute path that exists. */
+  path: string;
+  /** A directory is replaced by an empty unreadable one, a file by an empty unreadable file. */
+  type: "dir" | "file";
+  /** Canonical paths inside `path` that stay readable, read-only (this workspace's spill files). */
+  readable: string[];
+}
+
+/** A policy resolved for one command: what a backend enforces. */
 export interface SandboxRules {
   mode: SandboxMode;
-  /** Readable roots (`/` for every mode today). */
+  /** Readable roots (`/` for every mode today), less `hidden`. */
   readableRoots: string[];
-  /** Empty under read-only. */
+  /** Empty under read-only. Disjoint: none lies inside another. */
   writableRoots: WritableRoot[];
+  tmp: TmpRule;
+  /** Reads denied by default (`~/.ssh`, ...) and by config, minus exceptions; none contains a writable root. */
+  hidden: HiddenPath[];
   network: boolean;
 }
 

@@ -4,13 +4,15 @@ import {
   mkdirSync,
   mkdtempSync,
   realpathSync,
+  renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveSandboxPolicy, type SandboxError } from "../src/index.js";
+import { createSandboxWorkspace, resolveSandboxPolicy, type SandboxError } from "../src/index.js";
 import { protectedPathsOf } from "../src/policy/protected-paths.js";
 
 // Fixtures live outside /tmp when possible: /tmp is itself a writable root and would absorb them.
@@ -41,22 +43,50 @@ function repo(...parts: string[]): string {
   return path;
 }
 
-const TMP = { root: realpathSync("/tmp"), readOnlySubpaths: [], blockedMissing: [] };
+// The system's own denied files, hidden in every test below whatever HOME says.
+const SYSTEM_HIDDEN = ["/etc/gshadow", "/etc/shadow"]
+  .filter((path) => existsSync(path))
+  .map((path) => ({ path, type: "file", readable: [] }));
 const ww = (extra: Record<string, unknown> = {}) => ({ mode: "workspace-write" as const, ...extra });
+/** An empty home, so the machine's own ~/.ssh does not show up in the rules. */
+let home: string;
+const env = (extra: Record<string, string> = {}) => ({ HOME: home, ...extra });
+const EMPTY_TMP = { kind: "empty", targets: ["/tmp"] };
 
 beforeAll(() => {
   base = realpathSync(mkdtempSync(join(BASE_PARENT, "conch-sandbox-core-")));
+  home = dir("home");
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe("resolveSandboxPolicy: workspace-write", () => {
-  it("makes cwd and /tmp writable and blocks a missing .conch in cwd", () => {
+  it("makes only the cwd writable, gives an empty /tmp without a tmpDir, and leaves a missing .conch alone", () => {
     const cwd = dir("plain");
-    expect(resolveSandboxPolicy(ww(), { cwd, env: {} })).toEqual({
+    expect(resolveSandboxPolicy(ww(), { cwd, env: env() })).toEqual({
       mode: "workspace-write",
       readableRoots: ["/"],
-      writableRoots: [{ root: cwd, readOnlySubpaths: [], blockedMissing: [join(cwd, ".conch")] }, TMP],
+      writableRoots: [{ root: cwd, readOnlySubpaths: [] }],
+      tmp: EMPTY_TMP,
+      hidden: SYSTEM_HIDDEN,
       network: false,
+    });
+    expect(existsSync(join(cwd, ".conch"))).toBe(false);
+  });
+
+  it("binds a private tmpDir (made 0700) at /tmp and at $TMPDIR when that is elsewhere", () => {
+    const cwd = dir("private-tmp", "cwd");
+    const tmpDir = join(base, "private-tmp", "state", "tmp", "ws");
+    const hostTmpdir = dir("private-tmp", "host-tmpdir");
+    const rules = resolveSandboxPolicy(ww(), { cwd, env: env({ TMPDIR: hostTmpdir }), tmpDir });
+    expect(rules.tmp).toEqual({ kind: "private", source: tmpDir, targets: ["/tmp", hostTmpdir] });
+    expect(statSync(tmpDir).mode & 0o777).toBe(0o700);
+    expect(rules.writableRoots).toEqual([{ root: cwd, readOnlySubpaths: [] }]);
+    // A $TMPDIR inside the workspace stays the workspace.
+    const inside = dir("private-tmp", "cwd", "t");
+    expect(resolveSandboxPolicy(ww(), { cwd, env: env({ TMPDIR: inside }), tmpDir }).tmp).toEqual({
+      kind: "private",
+      source: tmpDir,
+      targets: ["/tmp"],
     });
   });
 
@@ -64,67 +94,134 @@ describe("resolveSandboxPolicy: workspace-write", () => {
     const cwd = repo("protected");
     dir("protected", ".conch");
     writeFileSync(join(cwd, ".agents"), "x");
-    const rules = resolveSandboxPolicy(ww({ networkAccess: true }), { cwd, env: {} });
+    const rules = resolveSandboxPolicy(ww({ networkAccess: true }), { cwd, env: env() });
     expect(rules.writableRoots).toEqual([
-      {
-        root: cwd,
-        readOnlySubpaths: [join(cwd, ".agents"), join(cwd, ".conch"), join(cwd, ".git")],
-        blockedMissing: [],
-      },
-      TMP,
+      { root: cwd, readOnlySubpaths: [join(cwd, ".agents"), join(cwd, ".conch"), join(cwd, ".git")] },
     ]);
     expect(rules.network).toBe(true);
-    expect(resolveSandboxPolicy(ww({ networkAccess: false }), { cwd, env: {} }).network).toBe(false);
+    expect(resolveSandboxPolicy(ww({ networkAccess: false }), { cwd, env: env() }).network).toBe(false);
   });
 
-  it("adds $TMPDIR and extra roots (relative to cwd), canonical, skipping missing ones and files", () => {
+  it("finds protected paths afresh for every command: a .git made after the session started is protected", () => {
+    const cwd = dir("fresh");
+    const workspace = createSandboxWorkspace(ww(), { cwd, env: env() });
+    expect(workspace.rules().writableRoots).toEqual([{ root: cwd, readOnlySubpaths: [] }]);
+    git(cwd, "init", "-q");
+    expect(workspace.rules().writableRoots).toEqual([{ root: cwd, readOnlySubpaths: [join(cwd, ".git")] }]);
+  });
+
+  it("adds extra roots (relative to cwd), canonical, skipping missing ones and files", () => {
     const cwd = dir("extras", "cwd");
-    const tmpdir = dir("extras", "tmpdir");
     const extra = dir("extras", "extra");
     symlinkSync(extra, join(base, "extras", "link"));
     writeFileSync(join(base, "extras", "file"), "x");
     const rules = resolveSandboxPolicy(ww({ writableRoots: ["../link", "../missing", "../file", extra] }), {
       cwd,
-      env: { TMPDIR: tmpdir },
+      env: env(),
     });
     expect(rules.writableRoots).toEqual([
-      { root: cwd, readOnlySubpaths: [], blockedMissing: [join(cwd, ".conch")] },
-      TMP,
-      { root: tmpdir, readOnlySubpaths: [], blockedMissing: [] },
-      { root: extra, readOnlySubpaths: [], blockedMissing: [] },
+      { root: cwd, readOnlySubpaths: [] },
+      { root: extra, readOnlySubpaths: [] },
     ]);
-    expect(resolveSandboxPolicy(ww(), { cwd, env: { TMPDIR: "relative" } }).writableRoots).toHaveLength(2);
-    expect(
-      resolveSandboxPolicy(ww(), { cwd, env: { TMPDIR: join(base, "nope") } }).writableRoots,
-    ).toHaveLength(2);
+  });
+
+  it("refuses a root reached through a symlink that lies inside another writable root", () => {
+    const cwd = dir("planted", "cwd");
+    const target = dir("planted", "elsewhere");
+    symlinkSync(target, join(cwd, "build"));
+    expect(() => createSandboxWorkspace(ww({ writableRoots: ["build"] }), { cwd, env: env() })).toThrow(
+      expect.objectContaining({
+        code: "INVALID_SANDBOX_POLICY",
+        message:
+          `invalid sandbox policy: writableRoots[0] ${join(cwd, "build")}: reached through the symlink ` +
+          `${join(cwd, "build")}, which lies in a writable root where a sandboxed command could have made it; ` +
+          "name the real directory instead",
+      }) as SandboxError,
+    );
+    // A private tmp reached through a planted symlink is refused the same way.
+    symlinkSync(target, join(cwd, "state"));
+    expect(() =>
+      createSandboxWorkspace(ww(), { cwd, env: env(), tmpDir: join(cwd, "state", "tmp") }),
+    ).toThrow(expect.objectContaining({ code: "INVALID_SANDBOX_POLICY" }) as SandboxError);
+  });
+
+  it("holds each root by identity: a root moved aside and replaced by a symlink is refused, never followed", () => {
+    const parent = dir("identity");
+    const cwd = dir("identity", "ws");
+    const workspace = createSandboxWorkspace(ww(), { cwd, env: env() });
+    expect(workspace.rules().writableRoots).toEqual([{ root: cwd, readOnlySubpaths: [] }]);
+    renameSync(cwd, join(parent, "moved"));
+    symlinkSync(home, cwd);
+    expect(() => workspace.rules()).toThrow(
+      expect.objectContaining({
+        code: "WRITABLE_ROOT_CHANGED",
+        message:
+          `the sandbox's writable root ${cwd} is not the directory the session started with (it is now a ` +
+          "symlink); nothing ran. Start a new session to use the directory that is there now.",
+      }) as SandboxError,
+    );
+    rmSync(cwd);
+    mkdirSync(cwd);
+    expect(() => workspace.rules()).toThrow(
+      expect.objectContaining({
+        message: expect.stringContaining("(it is now another directory)"),
+      }) as SandboxError,
+    );
+    rmSync(cwd, { recursive: true });
+    expect(() => workspace.rules()).toThrow(
+      expect.objectContaining({ message: expect.stringContaining("(it no longer exists)") }) as SandboxError,
+    );
+  });
+
+  it("holds the private /tmp by identity too", () => {
+    const cwd = dir("tmp-identity", "ws");
+    const tmpDir = join(base, "tmp-identity", "tmp");
+    const workspace = createSandboxWorkspace(ww(), { cwd, env: env(), tmpDir });
+    workspace.rules();
+    renameSync(tmpDir, `${tmpDir}.old`);
+    symlinkSync(home, tmpDir);
+    expect(() => workspace.rules()).toThrow(
+      expect.objectContaining({
+        code: "WRITABLE_ROOT_CHANGED",
+        message: expect.stringContaining("private /tmp"),
+      }) as SandboxError,
+    );
   });
 
   it("canonicalises a symlinked cwd", () => {
     const real = dir("real-cwd");
     symlinkSync(real, join(base, "cwd-link"));
-    expect(resolveSandboxPolicy(ww(), { cwd: join(base, "cwd-link"), env: {} }).writableRoots[0]).toEqual({
+    expect(resolveSandboxPolicy(ww(), { cwd: join(base, "cwd-link"), env: env() }).writableRoots[0]).toEqual({
       root: real,
       readOnlySubpaths: [],
-      blockedMissing: [join(real, ".conch")],
     });
   });
 
   it("merges nested roots into the outer one and keeps their protected paths", () => {
     const outer = dir("nested");
     const cwd = repo("nested", "inner");
-    const rules = resolveSandboxPolicy(ww({ writableRoots: [outer, outer] }), { cwd, env: {} });
-    expect(rules.writableRoots).toEqual([
-      TMP,
-      { root: outer, readOnlySubpaths: [join(cwd, ".git")], blockedMissing: [join(cwd, ".conch")] },
-    ]);
+    const rules = resolveSandboxPolicy(ww({ writableRoots: [outer, outer] }), { cwd, env: env() });
+    expect(rules.writableRoots).toEqual([{ root: outer, readOnlySubpaths: [join(cwd, ".git")] }]);
   });
 
   it("drops a root at or inside a protected path: protection wins", () => {
     const cwd = repo("inside-git");
-    const rules = resolveSandboxPolicy(ww({ writableRoots: [".git", ".git/hooks"] }), { cwd, env: {} });
+    const rules = resolveSandboxPolicy(ww({ writableRoots: [".git", ".git/hooks"] }), { cwd, env: env() });
+    expect(rules.writableRoots).toEqual([{ root: cwd, readOnlySubpaths: [join(cwd, ".git")] }]);
+  });
+
+  it("keeps `protect` paths read-only inside a root, and the home's startup files when the home is writable", () => {
+    const cwd = dir("home-ws");
+    const state = dir("home-ws", ".local", "state", "conch");
+    writeFileSync(join(cwd, ".bashrc"), "");
+    dir("home-ws", ".config", "git");
+    const rules = resolveSandboxPolicy(ww(), {
+      cwd,
+      env: { HOME: cwd },
+      protect: [state, join(base, "outside")],
+    });
     expect(rules.writableRoots).toEqual([
-      { root: cwd, readOnlySubpaths: [join(cwd, ".git")], blockedMissing: [join(cwd, ".conch")] },
-      TMP,
+      { root: cwd, readOnlySubpaths: [join(cwd, ".bashrc"), join(cwd, ".config", "git"), state] },
     ]);
   });
 
@@ -139,20 +236,17 @@ describe("resolveSandboxPolicy: workspace-write", () => {
     ]);
     // The main repository is not a root itself, only inside one: without the gitdir file its .git
     // (hooks, config) would be writable.
-    const rules = resolveSandboxPolicy(ww({ writableRoots: [join(base, "wt")] }), { cwd: feature, env: {} });
+    const rules = resolveSandboxPolicy(ww({ writableRoots: [join(base, "wt")] }), {
+      cwd: feature,
+      env: env(),
+    });
     expect(rules.writableRoots).toEqual([
-      TMP,
-      {
-        root: join(base, "wt"),
-        readOnlySubpaths: [join(feature, ".git"), join(main, ".git")],
-        blockedMissing: [join(feature, ".conch")],
-      },
+      { root: join(base, "wt"), readOnlySubpaths: [join(feature, ".git"), join(main, ".git")] },
     ]);
     // Outside every writable root the gitdir is read-only anyway and is not listed.
-    expect(resolveSandboxPolicy(ww(), { cwd: feature, env: {} }).writableRoots[0]).toEqual({
+    expect(resolveSandboxPolicy(ww(), { cwd: feature, env: env() }).writableRoots[0]).toEqual({
       root: feature,
       readOnlySubpaths: [join(feature, ".git")],
-      blockedMissing: [join(feature, ".conch")],
     });
   });
 
@@ -166,23 +260,82 @@ describe("resolveSandboxPolicy: workspace-write", () => {
   });
 });
 
+describe("resolveSandboxPolicy: hidden reads", () => {
+  it("hides the default secrets that exist, by their real path, with config additions and exceptions", () => {
+    const h = dir("secrets", "home");
+    dir("secrets", "home", ".ssh");
+    dir("secrets", "home", ".config", "gh");
+    writeFileSync(join(h, ".netrc"), "machine x");
+    writeFileSync(join(h, ".bash_history"), "");
+    writeFileSync(join(h, ".python_history"), "");
+    writeFileSync(join(h, ".cargo-credentials-not"), "");
+    dir("secrets", "home", ".cargo");
+    writeFileSync(join(h, ".cargo", "credentials.toml"), "");
+    const realAws = dir("secrets", "aws-real");
+    symlinkSync(realAws, join(h, ".aws"));
+    const state = dir("secrets", "state");
+    const spill = dir("secrets", "state", "spill", "ws1");
+    dir("secrets", "state", "spill", "ws2");
+    const cwd = dir("secrets", "ws");
+    const rules = resolveSandboxPolicy(ww(), {
+      cwd,
+      env: { HOME: h },
+      denyRead: [state, "~/missing", "relative-ignored"],
+      allowRead: [spill, "~/.python_history"],
+    });
+    expect(rules.hidden).toEqual(
+      [
+        { path: join(h, ".bash_history"), type: "file", readable: [] },
+        { path: join(h, ".cargo", "credentials.toml"), type: "file", readable: [] },
+        { path: join(h, ".config", "gh"), type: "dir", readable: [] },
+        { path: join(h, ".netrc"), type: "file", readable: [] },
+        { path: join(h, ".ssh"), type: "dir", readable: [] },
+        { path: realAws, type: "dir", readable: [] },
+        { path: state, type: "dir", readable: [spill] },
+        ...SYSTEM_HIDDEN,
+      ].sort((a, b) => (a.path < b.path ? -1 : 1)),
+    );
+  });
+
+  it("never hides a writable root or what holds it", () => {
+    const h = dir("hides-root", "home");
+    const cwd = dir("hides-root", "home", ".ssh", "project");
+    const rules = resolveSandboxPolicy(ww(), { cwd, env: { HOME: h } });
+    expect(rules.hidden).toEqual(SYSTEM_HIDDEN);
+  });
+
+  it("read-only hides the same secrets", () => {
+    const h = dir("ro-secrets");
+    dir("ro-secrets", ".gnupg");
+    expect(resolveSandboxPolicy({ mode: "read-only" }, { cwd: base, env: { HOME: h } }).hidden).toEqual(
+      [{ path: join(h, ".gnupg"), type: "dir", readable: [] }, ...SYSTEM_HIDDEN].sort((a, b) =>
+        a.path < b.path ? -1 : 1,
+      ),
+    );
+  });
+});
+
 describe("resolveSandboxPolicy: other modes", () => {
-  it("read-only: nothing writable, no network", () => {
-    expect(resolveSandboxPolicy({ mode: "read-only" }, { cwd: base, env: {} })).toEqual({
+  it("read-only: nothing writable, an empty /tmp, no network", () => {
+    expect(resolveSandboxPolicy({ mode: "read-only" }, { cwd: base, env: env() })).toEqual({
       mode: "read-only",
       readableRoots: ["/"],
       writableRoots: [],
+      tmp: EMPTY_TMP,
+      hidden: SYSTEM_HIDDEN,
       network: false,
     });
   });
 
   it.each(["danger-full-access", "external-sandbox"] as const)(
-    "%s: everything writable, network on",
+    "%s: everything writable, the host's /tmp, nothing hidden, network on",
     (mode) => {
-      expect(resolveSandboxPolicy({ mode }, { cwd: base, env: {} })).toEqual({
+      expect(resolveSandboxPolicy({ mode }, { cwd: base, env: env() })).toEqual({
         mode,
         readableRoots: ["/"],
-        writableRoots: [{ root: "/", readOnlySubpaths: [], blockedMissing: [] }],
+        writableRoots: [{ root: "/", readOnlySubpaths: [] }],
+        tmp: { kind: "host" },
+        hidden: [],
         network: true,
       });
     },

@@ -6,6 +6,8 @@ const rules = (network: boolean): SandboxRules => ({
   mode: "workspace-write",
   readableRoots: ["/"],
   writableRoots: [],
+  tmp: { kind: "empty", targets: ["/tmp"] },
+  hidden: [],
   network,
 });
 

@@ -4,6 +4,28 @@ import { dirname, isAbsolute, resolve } from "node:path";
 /** Names that stay read-only inside every writable root (DESIGN.md §5). */
 export const PROTECTED_NAMES: readonly string[] = [".git", ".conch", ".agents"];
 
+/**
+ * Files in the home directory that run, or choose what runs, outside the sandbox later: shell startup
+ * files (Conch's shell snapshot and the person's next terminal read them), git's and fish's config.
+ * Read-only when the home directory is inside a writable root.
+ */
+export const HOME_PROTECTED_NAMES: readonly string[] = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".zlogin",
+  ".zlogout",
+  ".inputrc",
+  ".gitconfig",
+  ".config/git",
+  ".config/fish",
+];
+
 export function canonical(path: string): string | undefined {
   try {
     return realpathSync(path);
@@ -44,16 +66,12 @@ function gitdirTargets(gitFile: string): string[] {
   return targets;
 }
 
-/** Canonical paths that must stay read-only because of what exists directly inside `root`. */
-export function protectedPathsOf(root: string): string[] {
+/** Canonical paths that must stay read-only because of what exists directly inside `dir`. */
+export function protectedPathsOf(dir: string, names: readonly string[] = PROTECTED_NAMES): string[] {
   const paths: string[] = [];
-  for (const name of PROTECTED_NAMES) {
-    const path = `${root === "/" ? "" : root}/${name}`;
-    try {
-      lstatSync(path);
-    } catch {
-      continue;
-    }
+  for (const name of names) {
+    const path = `${dir === "/" ? "" : dir}/${name}`;
+    if (lstatSync(path, { throwIfNoEntry: false }) === undefined) continue;
     const real = canonical(path);
     if (real === undefined) continue;
     paths.push(real);

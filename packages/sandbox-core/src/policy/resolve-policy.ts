@@ -1,24 +1,98 @@
-import { statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { lstatSync, mkdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { SandboxError } from "../errors.js";
-import type { SandboxPolicy, SandboxRules, WritableRoot } from "../types.js";
-import { canonical, isInside, protectedPathsOf } from "./protected-paths.js";
+import type { SandboxMode, SandboxPolicy, SandboxRules, TmpRule, WritableRoot } from "../types.js";
+import { canonical, HOME_PROTECTED_NAMES, isInside, protectedPathsOf } from "./protected-paths.js";
+import { DEFAULT_DENY_READ, hiddenPaths } from "./read-deny.js";
 import { validatePolicy, validateResolveOptions } from "./validate-policy.js";
 
-export interface ResolveOptions {
-  /** Absolute working directory of the command; must exist. */
+export interface SandboxWorkspaceOptions {
+  /**
+   * The session's working directory (absolute, existing): under workspace-write, its writable root. A
+   * command's own working directory only says where it starts; it never widens what it may write.
+   */
   cwd: string;
-  /** Where `TMPDIR` is read from; defaults to `process.env`. */
+  /** Where `HOME` (for `~/` in read patterns) and `TMPDIR` are read; defaults to `process.env`. */
   env?: Record<string, string | undefined>;
+  /**
+   * workspace-write: the host directory bound at `/tmp` (and `$TMPDIR`), created 0700 when missing, so
+   * the calls of one workspace share it and nothing else. Without one, each command gets an empty `/tmp`.
+   */
+  tmpDir?: string;
+  /** Read patterns denied besides `DEFAULT_DENY_READ` (`~/`, `*` and `?` within a component). */
+  denyRead?: readonly string[];
+  /** Exceptions to the denied reads: a denied path named here is readable; inside a denied dir, it stays readable. */
+  allowRead?: readonly string[];
+  /** Paths that stay read-only when inside a writable root: Conch's own config, rules and state. */
+  protect?: readonly string[];
+}
+
+/** A policy resolved once for a session: roots held by identity; `rules()` for each command. */
+export interface SandboxWorkspace {
+  readonly mode: SandboxMode;
+  /** The canonical session cwd. */
+  readonly cwd: string;
+  /**
+   * The rules for one command. Protected and hidden paths are found afresh (a `.git` made by `git init`
+   * after the session started is protected from then on); a writable root that is no longer the
+   * directory it was (moved, replaced by a symlink) throws `WRITABLE_ROOT_CHANGED`.
+   */
+  rules(): SandboxRules;
+}
+
+interface HeldDir {
+  readonly path: string;
+  readonly dev: number;
+  readonly ino: number;
 }
 
 function canonicalDirectory(path: string): string | undefined {
   const real = canonical(path);
   if (real === undefined) return undefined;
-  try {
-    return statSync(real).isDirectory() ? real : undefined;
-  } catch {
-    return undefined;
+  return statSync(real, { throwIfNoEntry: false })?.isDirectory() === true ? real : undefined;
+}
+
+function hold(path: string): HeldDir {
+  const info = statSync(path);
+  return { path, dev: info.dev, ino: info.ino };
+}
+
+function checkHeld(dir: HeldDir, what: string): void {
+  const info = lstatSync(dir.path, { throwIfNoEntry: false });
+  if (info?.isDirectory() === true && info.dev === dir.dev && info.ino === dir.ino) return;
+  const now =
+    info === undefined
+      ? "it no longer exists"
+      : info.isSymbolicLink()
+        ? "it is now a symlink"
+        : info.isDirectory()
+          ? "it is now another directory"
+          : "it is no longer a directory";
+  throw new SandboxError(
+    "WRITABLE_ROOT_CHANGED",
+    `the sandbox's ${what} ${dir.path} is not the directory the session started with (${now}); ` +
+      "nothing ran. Start a new session to use the directory that is there now.",
+  );
+}
+
+/**
+ * Refuses a root reached through a symlink that a sandboxed command could have written: one that lies
+ * inside another writable root (`build -> ~` planted in the workspace would make the home writable).
+ */
+function refuseWritableSymlinks(path: string, others: readonly string[], what: string): void {
+  let current = "/";
+  for (const part of path.split("/").filter((component) => component !== "")) {
+    current = join(current, part);
+    if (lstatSync(current, { throwIfNoEntry: false })?.isSymbolicLink() !== true) continue;
+    const location = canonical(dirname(current));
+    if (location !== undefined && others.some((root) => root === location || isInside(location, root))) {
+      throw new SandboxError(
+        "INVALID_SANDBOX_POLICY",
+        `invalid sandbox policy: ${what} ${path}: reached through the symlink ${current}, which lies in ` +
+          "a writable root where a sandboxed command could have made it; name the real directory instead",
+      );
+    }
   }
 }
 
@@ -26,72 +100,129 @@ function unique(paths: Iterable<string>): string[] {
   return [...new Set(paths)];
 }
 
+function homeOf(env: Record<string, string | undefined>): string {
+  const home = env.HOME;
+  return canonical(home !== undefined && isAbsolute(home) ? home : homedir()) ?? homedir();
+}
+
+/** Where the private `/tmp` appears: `/tmp`, and `$TMPDIR` when it is another directory outside the roots. */
+function tmpTargets(env: Record<string, string | undefined>, roots: readonly string[]): string[] {
+  const targets = ["/tmp"];
+  const tmpdir = env.TMPDIR;
+  const real = tmpdir !== undefined && isAbsolute(tmpdir) ? canonicalDirectory(tmpdir) : undefined;
+  if (
+    real !== undefined &&
+    real !== canonical("/tmp") &&
+    !roots.some((root) => root === real || isInside(real, root) || isInside(root, real))
+  ) {
+    targets.push(real);
+  }
+  return targets;
+}
+
 /**
- * Writable roots for workspace-write. Roots nested in another root are merged into the outer one, and
- * their protected paths move with them, so the roots a backend binds are disjoint and every protected
- * path belongs to exactly one of them. A root at or below a protected path is dropped: protection wins.
+ * Resolves a policy for a session. Writable roots (the session cwd and `writableRoots`, relative ones
+ * against the cwd) are resolved once, here, and held by device and inode. Missing roots and
+ * non-directories are skipped; a root reached through a symlink inside another root is refused.
  */
-function workspaceRoots(cwd: string, extras: readonly string[], tmpdir: string | undefined): WritableRoot[] {
-  const candidates = [
-    cwd,
-    "/tmp",
-    ...(tmpdir === undefined ? [] : [tmpdir]),
-    ...extras.map((p) => resolve(cwd, p)),
-  ];
-  const roots = unique(candidates.map(canonicalDirectory).filter((p): p is string => p !== undefined));
+export function createSandboxWorkspace(
+  policy: SandboxPolicy,
+  options: SandboxWorkspaceOptions,
+): SandboxWorkspace {
+  const checked = validatePolicy(policy);
+  const { cwd, env, tmpDir, denyRead, allowRead, protect } = validateResolveOptions(options);
+  const realCwd = canonicalDirectory(cwd);
+  if (realCwd === undefined) {
+    throw new SandboxError("CWD_NOT_FOUND", `cwd is not an existing directory: ${cwd}`);
+  }
+  const mode = checked.mode;
+  if (mode === "danger-full-access" || mode === "external-sandbox") {
+    const rules: SandboxRules = {
+      mode,
+      readableRoots: ["/"],
+      writableRoots: [{ root: "/", readOnlySubpaths: [] }],
+      tmp: { kind: "host" },
+      hidden: [],
+      network: true,
+    };
+    return { mode, cwd: realCwd, rules: () => structuredClone(rules) };
+  }
 
-  const allProtected = unique(roots.flatMap(protectedPathsOf));
-  const cwdConch = join(cwd, ".conch");
-  const blocked = canonical(cwdConch) === undefined ? [cwdConch] : [];
+  const candidates =
+    mode === "workspace-write"
+      ? [realCwd, ...(checked.writableRoots ?? []).map((root) => resolve(realCwd, root))]
+      : [];
+  const canonicalRoots = candidates.map(canonicalDirectory);
+  const present = unique(canonicalRoots.filter((root): root is string => root !== undefined));
+  candidates.forEach((path, index) => {
+    const real = canonicalRoots[index];
+    if (index === 0 || real === undefined) return;
+    refuseWritableSymlinks(
+      path,
+      present.filter((root) => root !== real),
+      `writableRoots[${index - 1}]`,
+    );
+  });
+  const roots = present.map(hold);
+  const home = homeOf(env);
+  const targets = tmpTargets(env, present);
+  let tmp: HeldDir | null = null;
+  if (mode === "workspace-write" && tmpDir !== undefined) {
+    mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+    refuseWritableSymlinks(tmpDir, present, "tmpDir");
+    tmp = hold(canonicalDirectory(tmpDir) as string);
+  }
+  const deny = [...DEFAULT_DENY_READ, ...denyRead];
+
+  return {
+    mode,
+    cwd: realCwd,
+    rules(): SandboxRules {
+      for (const root of roots) checkHeld(root, "writable root");
+      if (tmp !== null) checkHeld(tmp, "private /tmp");
+      const rootPaths = roots.map((root) => root.path);
+      const tmpRule: TmpRule =
+        tmp === null
+          ? { kind: "empty", targets: [...targets] }
+          : { kind: "private", source: tmp.path, targets };
+      return {
+        mode,
+        readableRoots: ["/"],
+        writableRoots: workspaceRoots(rootPaths, home, protect),
+        tmp: tmpRule,
+        hidden: hiddenPaths(deny, allowRead, home, rootPaths),
+        network: mode === "workspace-write" && checked.networkAccess === true,
+      };
+    },
+  };
+}
+
+/**
+ * The writable roots with what stays read-only inside them, found now. A root nested in another is
+ * merged into the outer one (its protected paths move with it), so the roots a backend binds are
+ * disjoint and every protected path belongs to exactly one of them. A root at or below a protected
+ * path is dropped: protection wins.
+ */
+function workspaceRoots(roots: readonly string[], home: string, protect: readonly string[]): WritableRoot[] {
+  const extras = protect.map(canonical).filter((path): path is string => path !== undefined);
+  const allProtected = unique([
+    ...roots.flatMap((root) => protectedPathsOf(root)),
+    ...(roots.some((root) => root === home || isInside(home, root))
+      ? protectedPathsOf(home, HOME_PROTECTED_NAMES)
+      : []),
+    ...extras,
+  ]).filter((path) => roots.some((root) => isInside(path, root)));
   const covered = (path: string): boolean => allProtected.some((p) => p === path || isInside(path, p));
-
   const outer = roots.filter((root) => !covered(root) && !roots.some((other) => isInside(root, other)));
   // A protected path inside another one is already read-only through it.
   const readOnly = allProtected.filter((path) => !allProtected.some((other) => isInside(path, other)));
   return outer.map((root) => ({
     root,
     readOnlySubpaths: readOnly.filter((path) => isInside(path, root)).sort(),
-    blockedMissing: blocked.filter((path) => isInside(path, root) && !covered(path)),
   }));
 }
 
-/**
- * A policy resolved against a cwd into the rules a backend enforces.
- *
- * `danger-full-access` and `external-sandbox` resolve to one writable root `/` with nothing protected
- * and the network on: what the command may really do. No backend ever sees these rules, since
- * `selectBackend` selects none for them.
- */
-export function resolveSandboxPolicy(policy: SandboxPolicy, options: ResolveOptions): SandboxRules {
-  const checked = validatePolicy(policy);
-  const { cwd, env } = validateResolveOptions(options);
-  const realCwd = canonicalDirectory(cwd);
-  if (realCwd === undefined) {
-    throw new SandboxError("CWD_NOT_FOUND", `cwd is not an existing directory: ${cwd}`);
-  }
-  switch (checked.mode) {
-    case "danger-full-access":
-    case "external-sandbox":
-      return {
-        mode: checked.mode,
-        readableRoots: ["/"],
-        writableRoots: [{ root: "/", readOnlySubpaths: [], blockedMissing: [] }],
-        network: true,
-      };
-    case "read-only":
-      return { mode: "read-only", readableRoots: ["/"], writableRoots: [], network: false };
-    case "workspace-write": {
-      const tmpdir = env["TMPDIR"];
-      return {
-        mode: "workspace-write",
-        readableRoots: ["/"],
-        writableRoots: workspaceRoots(
-          realCwd,
-          checked.writableRoots ?? [],
-          typeof tmpdir === "string" && isAbsolute(tmpdir) ? tmpdir : undefined,
-        ),
-        network: checked.networkAccess === true,
-      };
-    }
-  }
+/** The rules for one command under `policy`, for callers that run one command (see `createSandboxWorkspace`). */
+export function resolveSandboxPolicy(policy: SandboxPolicy, options: SandboxWorkspaceOptions): SandboxRules {
+  return createSandboxWorkspace(policy, options).rules();
 }

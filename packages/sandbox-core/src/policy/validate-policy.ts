@@ -76,30 +76,53 @@ export function validatePolicy(policy: unknown): SandboxPolicy {
   return copy;
 }
 
-/** The resolve options checked: an absolute cwd, an environment of strings. */
+function optionError(message: string): SandboxError {
+  return new SandboxError("INVALID_SANDBOX_POLICY", `invalid sandbox options: ${message}`);
+}
+
+function patternList(options: Record<string, unknown>, field: string): string[] {
+  const value = options[field] ?? [];
+  if (!Array.isArray(value))
+    throw optionError(`${field}: expected an array of paths, received ${describeValue(value)}`);
+  return value.map((item: unknown, index) => {
+    if (typeof item !== "string" || item === "" || item.includes("\0")) {
+      throw optionError(`${field}[${index}]: expected a non-empty path, received ${describeValue(item)}`);
+    }
+    return item;
+  });
+}
+
+/** The workspace options checked: an absolute cwd, an environment of strings, lists of paths. */
 export function validateResolveOptions(options: unknown): {
   cwd: string;
   env: Record<string, string | undefined>;
+  tmpDir: string | undefined;
+  denyRead: string[];
+  allowRead: string[];
+  protect: string[];
 } {
-  if (!isRecord(options)) {
-    throw new SandboxError(
-      "INVALID_SANDBOX_POLICY",
-      `invalid sandbox options: expected an object, received ${describeValue(options)}`,
-    );
-  }
+  if (!isRecord(options)) throw optionError(`expected an object, received ${describeValue(options)}`);
   const cwd = options["cwd"];
   if (typeof cwd !== "string" || !isAbsolute(cwd)) {
-    throw new SandboxError(
-      "INVALID_SANDBOX_POLICY",
-      `invalid sandbox options: cwd: expected an absolute path, received ${describeValue(cwd)}`,
-    );
+    throw optionError(`cwd: expected an absolute path, received ${describeValue(cwd)}`);
   }
   const env = options["env"] ?? process.env;
-  if (!isRecord(env)) {
-    throw new SandboxError(
-      "INVALID_SANDBOX_POLICY",
-      `invalid sandbox options: env: expected an object, received ${describeValue(env)}`,
-    );
+  if (!isRecord(env)) throw optionError(`env: expected an object, received ${describeValue(env)}`);
+  const tmpDir = options["tmpDir"];
+  if (tmpDir !== undefined && (typeof tmpDir !== "string" || !isAbsolute(tmpDir))) {
+    throw optionError(`tmpDir: expected an absolute path, received ${describeValue(tmpDir)}`);
   }
-  return { cwd, env: env as Record<string, string | undefined> };
+  const protect = patternList(options, "protect");
+  const badProtect = protect.find((path) => !isAbsolute(path));
+  if (badProtect !== undefined) {
+    throw optionError(`protect: expected absolute paths, received ${describeValue(badProtect)}`);
+  }
+  return {
+    cwd,
+    env: env as Record<string, string | undefined>,
+    tmpDir,
+    denyRead: patternList(options, "denyRead"),
+    allowRead: patternList(options, "allowRead"),
+    protect,
+  };
 }
