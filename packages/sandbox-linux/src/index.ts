@@ -1,4 +1,4 @@
 // Anything exported here is public API of @conch/sandbox-linux.
-export { createLinuxBackend } from "./bwrap/backend.js";
+export { createLinuxBackend, type LinuxBackendOptions } from "./bwrap/backend.js";
 export { buildSeccompFilter, type SeccompFilterOptions, seccompArchOf } from "./seccomp/filter.js";
 export { SECCOMP_ARCHES, type SeccompArch } from "./seccomp/syscalls.js";

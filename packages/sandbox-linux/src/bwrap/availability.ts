@@ -1,13 +1,20 @@
 import { spawn } from "node:child_process";
 import type { Availability } from "@conch/sandbox-core";
-import { findBwrap } from "./find-bwrap.js";
+import { withInheritedFdsClosed } from "./fd-closer.js";
 
 const INSTALL_FIX =
   "install bubblewrap from your distribution: `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install bubblewrap` (Fedora), `pacman -S bubblewrap` (Arch)";
+const UPGRADE_FIX =
+  "upgrade bubblewrap to 0.8 or later: Debian 12, Ubuntu 24.04, Fedora 39, Arch and their successors ship it (`apt-get install bubblewrap`, `dnf install bubblewrap`, `pacman -S bubblewrap`); on an older release (Debian 11 and RHEL 9 ship 0.4, Ubuntu 22.04 ships 0.6) install a backported package where your distribution offers one, or remove the distribution's package and install bubblewrap 0.8+ built from https://github.com/containers/bubblewrap into /usr/local/bin";
 const USERNS_FIX =
   "allow unprivileged user namespaces: `sysctl -w kernel.unprivileged_userns_clone=1` (Debian), `sysctl -w user.max_user_namespaces=15000`, or on Ubuntu 24.04+ `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (or an AppArmor profile for bwrap)";
-/** --seccomp, --die-with-parent, --unshare-user and --new-session all work from 0.4 on. */
-const MINIMUM_VERSION: readonly [number, number] = [0, 4];
+const SHELL_FIX =
+  "install bash: `apt-get install bash`, `dnf install bash`, `pacman -S bash`, `apk add bash`";
+/**
+ * 0.8 added --disable-userns: without it a sandboxed command can make a user namespace of its own and,
+ * holding every capability there, unmount or remount what the sandbox made read-only.
+ */
+const MINIMUM_VERSION: readonly [number, number] = [0, 8];
 
 function runCapture(file: string, args: readonly string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -24,34 +31,22 @@ function runCapture(file: string, args: readonly string[]): Promise<{ code: numb
   });
 }
 
-/** What the probe learnt: whether bubblewrap can sandbox here, and what its version supports. */
-export interface BwrapProbe {
-  availability: Availability;
-  /** bubblewrap 0.8+ can forbid user namespaces inside the sandbox (`--disable-userns`). */
-  disableUserns: boolean;
-}
+/** What the probe found: the programs to run, or why the sandbox cannot run and how to fix it. */
+export type BwrapProbe =
+  | { readonly available: true; readonly bwrap: string; readonly shell: string }
+  | Extract<Availability, { available: false }>;
 
 /**
- * Whether bubblewrap can sandbox here: present, recent enough, and able to create the namespaces the
- * sandbox uses (a real `bwrap ... true`). When not, the reason and the fix.
+ * Whether bubblewrap can sandbox here: present, 0.8 or later, and able to create the namespaces the
+ * sandbox uses, with `shell` closing inherited descriptors inside (a real `bwrap ... true`). When not,
+ * the reason and the fix.
  */
-export async function probeBwrap(bwrap: string | null): Promise<BwrapProbe> {
-  let disableUserns = false;
-  const availability = await probeAvailability(bwrap, (major, minor) => {
-    disableUserns = major > 0 || minor >= 8;
-  });
-  return { availability, disableUserns: availability.available && disableUserns };
-}
-
-async function probeAvailability(
-  bwrap: string | null,
-  onVersion: (major: number, minor: number) => void,
-): Promise<Availability> {
+export async function probeBwrap(bwrap: string | null, shell: string | null): Promise<BwrapProbe> {
   if (bwrap === null) {
     return { available: false, reason: "bubblewrap (bwrap) is not installed", fix: INSTALL_FIX };
   }
   const version = await runCapture(bwrap, ["--version"]);
-  const match = /bubblewrap (\d+)\.(\d+)/.exec(version.output);
+  const match = /bubblewrap (\d+)\.(\d+)(?:\.(\d+))?/.exec(version.output);
   if (match === null) {
     return {
       available: false,
@@ -60,12 +55,18 @@ async function probeAvailability(
     };
   }
   const [major, minor] = [Number(match[1]), Number(match[2])];
-  onVersion(major, minor);
   if (major < MINIMUM_VERSION[0] || (major === MINIMUM_VERSION[0] && minor < MINIMUM_VERSION[1])) {
     return {
       available: false,
-      reason: `bubblewrap ${major}.${minor} at ${bwrap} is too old (need ${MINIMUM_VERSION.join(".")} or later)`,
-      fix: INSTALL_FIX,
+      reason: `bubblewrap ${match[0].slice("bubblewrap ".length)} at ${bwrap} is too old: the sandbox needs ${MINIMUM_VERSION.join(".")} or later, whose --disable-userns keeps a sandboxed command from undoing its read-only mounts`,
+      fix: UPGRADE_FIX,
+    };
+  }
+  if (shell === null) {
+    return {
+      available: false,
+      reason: "bash is not installed; the sandbox runs it to close inherited descriptors before the command",
+      fix: SHELL_FIX,
     };
   }
   const probe = await runCapture(bwrap, [
@@ -78,18 +79,19 @@ async function probeAvailability(
     "/proc",
     "--unshare-user",
     "--unshare-pid",
+    "--disable-userns",
     "--unshare-net",
     "--die-with-parent",
     "--new-session",
+    "--cap-drop",
+    "ALL",
     "--",
-    "true",
+    ...withInheritedFdsClosed(shell, 2, ["true"]),
   ]);
-  if (probe.code === 0) return { available: true };
+  if (probe.code === 0) return { available: true, bwrap, shell };
   return {
     available: false,
     reason: `bubblewrap cannot create the sandbox's namespaces here: ${probe.output.trim() || `exit code ${probe.code}`}`,
     fix: USERNS_FIX,
   };
 }
-
-export { findBwrap };

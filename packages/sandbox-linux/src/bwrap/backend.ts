@@ -1,6 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute } from "node:path";
 import {
   type Availability,
   type SandboxBackend,
@@ -10,30 +8,72 @@ import {
   sandboxEnv,
 } from "@conch/sandbox-core";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
-import { type BwrapProbe, findBwrap, probeBwrap } from "./availability.js";
+import { type BwrapProbe, probeBwrap } from "./availability.js";
 import { bwrapArgs } from "./bwrap-args.js";
+import { withInheritedFdsClosed } from "./fd-closer.js";
+import { findProgram } from "./find-program.js";
+import { canonicalPath, isAtOrInside } from "./paths.js";
+import { hiddenFilePlaceholder } from "./placeholder.js";
 
-let emptyDir: string | undefined;
+export interface LinuxBackendOptions {
+  /** Where PATH is read from when no system bwrap or bash exists; defaults to `process.env`. */
+  env?: Record<string, string | undefined>;
+  /**
+   * Absolute path of the bubblewrap to run instead of the system one (e.g. a build newer than the
+   * distribution's). It is probed like the system one.
+   */
+  bwrap?: string;
+}
+
+function normalizeOptions(options: LinuxBackendOptions): LinuxBackendOptions {
+  const { env, bwrap } = Object.assign(Object.create(null) as object, options) as LinuxBackendOptions;
+  if (env !== undefined && (typeof env !== "object" || env === null)) {
+    throw new SandboxError(
+      "INVALID_SANDBOX_BACKEND",
+      `Option "env" must be an object, received ${JSON.stringify(env)}`,
+    );
+  }
+  if (bwrap !== undefined && (typeof bwrap !== "string" || !isAbsolute(bwrap))) {
+    throw new SandboxError(
+      "INVALID_SANDBOX_BACKEND",
+      `Option "bwrap" must be an absolute path, received ${JSON.stringify(bwrap)}`,
+    );
+  }
+  return { ...(env === undefined ? {} : { env }), ...(bwrap === undefined ? {} : { bwrap }) };
+}
 
 /**
- * An empty directory owned by this user, mounted read-only over protected paths that do not exist. One
- * per user and machine, reused across runs; a directory of that name that is not ours or not empty is
- * never used (another one is made instead).
+ * Refuses rules this backend cannot enforce as they say, rather than enforce less, and programs the
+ * command could replace (bwrap runs outside the sandbox, the shell inside it) or could not see.
  */
-function sharedEmptyDir(): string {
-  if (emptyDir !== undefined) return emptyDir;
-  const uid = process.getuid?.() ?? 0;
-  const stable = join(tmpdir(), `conch-empty-${uid}`);
-  try {
-    mkdirSync(stable, { mode: 0o555 });
-  } catch {
-    // Already there: checked below.
+function checkRules(rules: SandboxRules, bwrap: string, shell: string): void {
+  if (rules.readableRoots.length !== 1 || rules.readableRoots[0] !== "/") {
+    throw new SandboxError(
+      "SANDBOX_UNAVAILABLE",
+      `cannot sandbox: the bwrap backend reads from / less hidden paths, received readable roots ${JSON.stringify(rules.readableRoots)}`,
+    );
   }
-  const info = lstatSync(stable, { throwIfNoEntry: false });
-  const usable = info?.isDirectory() === true && info.uid === uid && readdirSync(stable).length === 0;
-  emptyDir = usable ? stable : join(mkdtempSync(join(tmpdir(), "conch-empty-")), "empty");
-  if (!usable) mkdirSync(emptyDir, { mode: 0o555 });
-  return emptyDir;
+  for (const program of [bwrap, shell]) {
+    // The path as run and where it leads: a symlink inside a writable root could be pointed elsewhere.
+    const root = rules.writableRoots.find(({ root }) =>
+      [program, canonicalPath(program)].some((path) => isAtOrInside(path, root)),
+    );
+    if (root !== undefined) {
+      throw new SandboxError(
+        "SANDBOX_UNAVAILABLE",
+        `cannot sandbox: ${program} lies inside the writable root ${root.root}, where the sandboxed command could replace it`,
+      );
+    }
+  }
+  const real = canonicalPath(shell);
+  const hidden = rules.hidden.find(({ path }) => isAtOrInside(real, path))?.path;
+  const tmp = rules.tmp.kind === "host" ? undefined : rules.tmp.targets.find((t) => isAtOrInside(real, t));
+  if (hidden !== undefined || tmp !== undefined) {
+    throw new SandboxError(
+      "SANDBOX_UNAVAILABLE",
+      `cannot sandbox: ${shell} lies in ${hidden ?? tmp}, which the sandbox hides or replaces`,
+    );
+  }
 }
 
 /**
@@ -41,50 +81,49 @@ function sharedEmptyDir(): string {
  * `transform()` refuses (SANDBOX_UNAVAILABLE, with the reason and the fix) when bwrap cannot sandbox, so
  * a command never silently runs unsandboxed.
  */
-export function createLinuxBackend(
-  options: { env?: Record<string, string | undefined> } = {},
-): SandboxBackend {
-  const env = options.env ?? process.env;
+export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBackend {
+  const checked = normalizeOptions(options);
+  const env = checked.env ?? process.env;
   let probe: Promise<BwrapProbe> | undefined;
-  const bwrapFor = (untrusted: readonly string[]): string | null => findBwrap(env, untrusted);
-  const backend: SandboxBackend = {
-    name: "bwrap",
-    platform: "linux",
-    available(): Promise<Availability> {
+  const probeOnce = (): Promise<BwrapProbe> => {
+    probe ??= (async () => {
       try {
         seccompArchOf(process.arch);
       } catch (error) {
-        return Promise.resolve({
+        return {
           available: false,
           reason: (error as Error).message,
           fix: "run Conch on x86_64 or aarch64 Linux; the seccomp filter has no syscall table for this one",
-        });
+        };
       }
-      probe ??= probeBwrap(bwrapFor([]));
-      return probe.then((result) => result.availability);
+      return probeBwrap(checked.bwrap ?? findProgram("bwrap", env), findProgram("bash", env));
+    })();
+    return probe;
+  };
+  const backend: SandboxBackend = {
+    name: "bwrap",
+    platform: "linux",
+    async available(): Promise<Availability> {
+      const probed = await probeOnce();
+      return probed.available ? { available: true } : probed;
     },
     async transform(spec: SpawnSpec, rules: SandboxRules, transformOptions = {}): Promise<SpawnSpec> {
-      const availability = await backend.available();
-      if (!availability.available) {
-        throw new SandboxError(
-          "SANDBOX_UNAVAILABLE",
-          `cannot sandbox: ${availability.reason}; fix: ${availability.fix}`,
-        );
+      const probed = await probeOnce();
+      if (!probed.available) {
+        throw new SandboxError("SANDBOX_UNAVAILABLE", `cannot sandbox: ${probed.reason}; fix: ${probed.fix}`);
       }
-      const bwrap = bwrapFor(rules.writableRoots.map((root) => root.root));
-      if (bwrap === null) {
-        throw new SandboxError("SANDBOX_UNAVAILABLE", "cannot sandbox: no bwrap outside the writable roots");
-      }
+      checkRules(rules, probed.bwrap, probed.shell);
       const filter = buildSeccompFilter({ arch: seccompArchOf(process.arch), network: rules.network });
       const args = bwrapArgs(rules, {
         cwd: spec.cwd,
         tty: transformOptions.tty === true,
         seccompFd: 3 + spec.extraFds.length,
-        emptyDir: sharedEmptyDir(),
-        disableUserns: (await probe)?.disableUserns === true,
+        placeholder: hiddenFilePlaceholder(),
       });
+      // bwrap closes the seccomp descriptor once read; the caller's own extra descriptors stay.
+      const command = withInheritedFdsClosed(probed.shell, 2 + spec.extraFds.length, spec.argv);
       return {
-        argv: [bwrap, ...args, ...spec.argv],
+        argv: [probed.bwrap, ...args, ...command],
         cwd: spec.cwd,
         env: { ...spec.env, ...sandboxEnv(backend.name, rules) },
         extraFds: [...spec.extraFds, filter],

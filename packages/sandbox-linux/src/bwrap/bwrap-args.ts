@@ -1,4 +1,7 @@
 import type { SandboxRules } from "@conch/sandbox-core";
+import { dirsBetween, isAtOrInside } from "./paths.js";
+
+type HiddenPath = SandboxRules["hidden"][number];
 
 export interface BwrapArgsOptions {
   /** The directory the command runs in. */
@@ -7,52 +10,122 @@ export interface BwrapArgsOptions {
   tty: boolean;
   /** The descriptor bwrap reads the seccomp program from. */
   seccompFd: number;
-  /** An empty directory to mount read-only over protected paths that do not exist yet. */
-  emptyDir: string;
-  /** Forbid new user namespaces inside (bubblewrap 0.8+): no nested namespace to attack the kernel from. */
-  disableUserns?: boolean;
+  /** An empty mode-000 file of ours, bound read-only over hidden files (`hiddenFilePlaceholder`). */
+  placeholder: string;
+}
+
+/** A host directory bound writable at `target` in the sandbox. */
+interface WritableMount {
+  readonly source: string;
+  readonly target: string;
+}
+
+/** A path that must stay read-only (or hidden): `source` on the host, `target` in the sandbox. */
+interface Protected {
+  readonly source: string;
+  readonly target: string;
 }
 
 /**
- * bubblewrap's arguments for `rules`, in the order they must apply: the whole file system read-only,
- * writable roots bound writable over it, protected subpaths bound read-only again inside them, fresh
- * /dev and /proc, and the namespaces.
+ * bubblewrap's arguments for `rules`, in the order the mounts must stack: the whole file system
+ * read-only; fresh /dev and /proc; the private or empty /tmp; writable roots over it (a root under
+ * /tmp lands on top); the directories leading to protected paths pinned; protected paths read-only
+ * again; hidden paths last, so a hidden path inside a writable or read-only bind stays hidden. Then the
+ * namespaces, no capabilities (bwrap keeps them for root otherwise), and the seccomp filter.
+ *
+ * Nothing is left behind in the user's files: every mount point there exists already. bwrap makes the
+ * mount points of a hidden directory's readable exceptions inside the tmpfs that hides it, and those of
+ * writable roots under a private /tmp in that directory (Conch's own state).
  */
 export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  for (const root of rules.writableRoots) args.push("--bind", root.root, root.root);
-  // Every directory between a writable root and a protected path becomes a mount point of its own:
-  // the kernel refuses to rename a mount point (EBUSY), so the command cannot move the directory that
-  // holds `.git` aside and build a new `.git` at the old path.
-  const pinned = new Set<string>();
-  for (const root of rules.writableRoots) {
-    for (const path of [...root.readOnlySubpaths, ...root.blockedMissing]) {
-      for (const dir of between(root.root, path)) {
-        if (pinned.has(dir)) continue;
-        pinned.add(dir);
-        args.push("--bind", dir, dir);
-      }
+  const writable: WritableMount[] = [];
+  const { tmp } = rules;
+  if (tmp.kind === "private") {
+    for (const target of tmp.targets) {
+      args.push("--bind", tmp.source, target);
+      writable.push({ source: tmp.source, target });
+    }
+  } else if (tmp.kind === "empty") {
+    for (const target of tmp.targets) args.push("--perms", "1777", "--tmpfs", target);
+  }
+  const roots = rules.writableRoots.map(({ root }): WritableMount => ({ source: root, target: root }));
+  for (const root of roots) args.push("--bind", root.source, root.target);
+  writable.push(...roots);
+
+  const readOnly: Protected[] = rules.writableRoots.flatMap(({ readOnlySubpaths }) =>
+    readOnlySubpaths.map((path) => ({ source: path, target: path })),
+  );
+  // Whichever writable mount shows the placeholder would let the sandbox swap it for a symlink.
+  for (const mount of writable) {
+    if (isAtOrInside(options.placeholder, mount.source)) {
+      const target = mount.target + options.placeholder.slice(mount.source.length);
+      readOnly.push({ source: options.placeholder, target });
     }
   }
-  for (const root of rules.writableRoots) {
-    for (const path of root.readOnlySubpaths) args.push("--ro-bind", path, path);
-    // A read-only empty directory where the path would be: the command cannot create it. bwrap makes the
-    // mount point, so an empty directory stays behind on the host.
-    for (const path of root.blockedMissing) args.push("--ro-bind", options.emptyDir, path);
+  const hidden = visibleHidden(rules);
+
+  // Every directory between a writable mount and a protected or hidden path becomes a mount point of
+  // its own: the kernel refuses to rename a mount point (EBUSY), so the command can neither move the
+  // directory holding `.git` aside and build a new `.git` where it was, nor move a hidden path out from
+  // under the name the next command's rules will look for. The innermost mount showing a path is the
+  // one it can be renamed in (writable roots come after, and on top of, the private /tmp).
+  const pinned = new Set<string>();
+  for (const target of [...readOnly.map((entry) => entry.target), ...hidden.map((entry) => entry.path)]) {
+    const mount = writable.findLast((candidate) => isAtOrInside(target, candidate.target));
+    if (mount === undefined) continue;
+    for (const dir of dirsBetween(mount.target, target)) {
+      if (pinned.has(dir)) continue;
+      pinned.add(dir);
+      args.push("--bind", mount.source + dir.slice(mount.target.length), dir);
+    }
   }
-  args.push("--unshare-user", "--unshare-pid");
-  if (options.disableUserns) args.push("--disable-userns");
+  for (const { source, target } of readOnly) args.push("--ro-bind", source, target);
+  for (const entry of hidden) {
+    if (entry.type === "file") {
+      args.push("--ro-bind", options.placeholder, entry.path);
+      continue;
+    }
+    // Mode 000: listing or entering it fails with EACCES, which says "the sandbox" to the command and to
+    // the denial check. With readable exceptions, 0111: they can be reached by name, nothing listed.
+    const readable = exceptionsOf(entry);
+    args.push("--perms", readable.length === 0 ? "0000" : "0111", "--tmpfs", entry.path);
+    // -try: an exception that vanished since the rules were resolved is simply not there.
+    for (const path of readable) args.push("--ro-bind-try", path, path);
+    // Read-only, so the command cannot chmod its way in or leave files there.
+    args.push("--remount-ro", entry.path);
+  }
+
+  args.push("--unshare-user", "--unshare-pid", "--disable-userns");
   if (!rules.network) args.push("--unshare-net");
   args.push("--die-with-parent");
   if (!options.tty) args.push("--new-session");
-  args.push("--chdir", options.cwd, "--seccomp", String(options.seccompFd), "--");
+  args.push("--cap-drop", "ALL", "--chdir", options.cwd, "--seccomp", String(options.seccompFd), "--");
   return args;
 }
 
-/** The directories strictly between `root` and `path` (which lies inside it), outermost first. */
-function between(root: string, path: string): string[] {
-  const prefix = root.endsWith("/") ? root : `${root}/`;
-  if (!path.startsWith(prefix)) return [];
-  const parts = path.slice(prefix.length).split("/").slice(0, -1);
-  return parts.map((_, i) => prefix + parts.slice(0, i + 1).join("/"));
+/**
+ * The hidden paths the sandbox can see, outermost first. One under the private or empty /tmp (and
+ * not in a writable root bound there) is out of sight already; one inside another hidden directory
+ * is hidden by it, unless it lies in one of that directory's readable exceptions.
+ */
+function visibleHidden(rules: SandboxRules): HiddenPath[] {
+  const tmpTargets = rules.tmp.kind === "host" ? [] : rules.tmp.targets;
+  const inRoot = (path: string): boolean => rules.writableRoots.some(({ root }) => isAtOrInside(path, root));
+  const depth = (path: string): number => path.split("/").length;
+  const sorted = rules.hidden
+    .filter(({ path }) => inRoot(path) || !tmpTargets.some((target) => isAtOrInside(path, target)))
+    .sort((a, b) => depth(a.path) - depth(b.path));
+  const kept: HiddenPath[] = [];
+  for (const entry of sorted) {
+    const cover = kept.find((outer) => outer.type === "dir" && isAtOrInside(entry.path, outer.path));
+    if (cover !== undefined && !exceptionsOf(cover).some((path) => isAtOrInside(entry.path, path))) continue;
+    kept.push(entry);
+  }
+  return kept;
+}
+
+/** A hidden directory's readable exceptions: only those strictly inside it mean anything. */
+function exceptionsOf(entry: HiddenPath): string[] {
+  return entry.readable.filter((path) => path !== entry.path && isAtOrInside(path, entry.path));
 }

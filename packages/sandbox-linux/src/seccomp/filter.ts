@@ -1,10 +1,11 @@
 import { assemble, type Instruction } from "./bpf.js";
-import { ARCH_SYSCALLS, SECCOMP_ARCHES, type SeccompArch } from "./syscalls.js";
+import { ARCH_SYSCALLS, DENIED_SYSCALLS, SECCOMP_ARCHES, type SeccompArch } from "./syscalls.js";
 
 export const SECCOMP_RET_KILL_PROCESS = 0x80000000;
 export const SECCOMP_RET_ERRNO = 0x00050000;
 export const SECCOMP_RET_ALLOW = 0x7fff0000;
 const EPERM = 1;
+const ENOSYS = 38;
 
 // struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]. On little-endian the
 // low 32 bits of args[i] sit at 16 + 8 * i.
@@ -14,12 +15,23 @@ const argLow = (index: number): number => 16 + 8 * index;
 
 const TIOCSTI = 0x5412;
 const TIOCLINUX = 0x541c;
+const AF_UNIX = 1;
 const AF_INET = 2;
 const AF_INET6 = 10;
 const AF_NETLINK = 16;
 const NETLINK_ROUTE = 0;
-const SOCK_TYPE_MASK = 0xf;
-const SOCK_DGRAM = 2;
+const SOCK_STREAM = 1;
+const SOCK_SEQPACKET = 5;
+/** SOCK_NONBLOCK | SOCK_CLOEXEC: the only flags the kernel accepts beside the type. */
+const SOCK_FLAGS = 0x800 | 0x80000;
+/** CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET. */
+const CLONE_NEW_NAMESPACES =
+  0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
+/** CLONE_NEWTIME shares its bit with clone()'s exit signal, so only unshare() is checked for it. */
+const CLONE_NEWTIME = 0x00000080;
+const PERSONALITY_QUERY = 0xffffffff;
+/** PER_LINUX32 | UNAME26 | ADDR_NO_RANDOMIZE: what `setarch`/`linux32`, old builds and rr ask for. */
+const HARMLESS_PERSONALITY = 0x0008 | 0x0020000 | 0x0040000;
 
 export interface SeccompFilterOptions {
   readonly arch: SeccompArch;
@@ -30,24 +42,36 @@ export interface SeccompFilterOptions {
 /**
  * The seccomp program handed to `bwrap --seccomp FD`: raw `struct sock_filter` entries.
  *
- * Always EPERM: ptrace, process_vm_readv/writev, io_uring_setup/enter/register, and
- * ioctl(TIOCSTI | TIOCLINUX). The ioctl rule applies to every session, not only PTY ones: a
- * sandboxed process can reach a terminal through an inherited fd or /dev/tty either way, and no build
- * tool needs to fake keyboard input. Only the low 32 bits of the request are compared because the
- * kernel truncates it to `unsigned int` (comparing 64 bits let high bits slip past, CVE-2019-10063).
+ * Always EPERM: the syscalls of `DENIED_SYSCALLS` (ptrace and its kin, io_uring, keyrings, mounts,
+ * kernel modules, bpf, perf events, userfaultfd, ...); `unshare` and `clone` asking for any new
+ * namespace (bwrap's --disable-userns already refuses user namespaces; this also covers the others and
+ * a kernel without that knob); `personality` with anything but PER_LINUX32, UNAME26 and
+ * ADDR_NO_RANDOMIZE (READ_IMPLIES_EXEC and MMAP_PAGE_ZERO weaken memory protections exploits rely on);
+ * and ioctl(TIOCSTI | TIOCLINUX), which push keystrokes into a terminal. The ioctl rule applies to
+ * every session, not only PTY ones: a sandboxed process can reach a terminal through /dev/tty either
+ * way. Only the low 32 bits of an argument are compared because the kernel truncates these to `int`
+ * (comparing 64 bits let high bits slip past, CVE-2019-10063).
+ *
+ * `clone3` fails with ENOSYS: its flags sit in a struct seccomp cannot read, and on ENOSYS glibc falls
+ * back to `clone`, whose flags are checked (as Docker and Flatpak do).
  *
  * Network off (bwrap's --unshare-net already leaves only a private loopback, and hides the host's
  * abstract unix sockets): socket() is allowed only for AF_INET, AF_INET6 (reaching nothing but that
  * loopback, so in-sandbox test servers keep working) and AF_NETLINK with NETLINK_ROUTE (getifaddrs);
  * AF_UNIX and every other family (AF_VSOCK, AF_PACKET, ...) get EPERM. Without socket(AF_UNIX) no
- * pathname socket on the host can be connected to. socketpair() stays allowed except for SOCK_DGRAM,
- * because a datagram socket can still connect() or sendto() a host path after the fact; stream and
- * seqpacket pairs refuse both (EISCONN / name ignored). Codex's Linux sandbox makes the opposite
- * choice (only AF_UNIX, and connect/bind/sendto/... denied outright) because it has no network
- * namespace; here the namespace stops IP, and AF_UNIX is the one family that reaches past it.
+ * pathname socket on the host can be connected to. socketpair() is allowed only for AF_UNIX
+ * SOCK_STREAM and SOCK_SEQPACKET: a datagram socket (SOCK_DGRAM, and SOCK_RAW, which the kernel turns
+ * into one) can still sendto() a host path, while a connected stream pair refuses connect (EISCONN) and
+ * a seqpacket one ignores a destination address. Codex's Linux sandbox makes the opposite choice (only
+ * AF_UNIX, and connect/bind/sendto/... denied outright) because it has no network namespace; here the
+ * namespace stops IP, and AF_UNIX is the one family that reaches past it.
  *
  * Other architectures and x32 on x86_64 kill the process: the numbers above belong to one ABI, and
  * a fail-closed kill is clearer than EPERM from every syscall including exit.
+ *
+ * Every jump stays short whatever the length of the deny list (classic BPF jumps at most 255
+ * instructions): the deny list jumps to the return right after it, and each argument check has its
+ * own returns.
  */
 export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
   const { arch, network } = normalizeOptions(options);
@@ -55,23 +79,29 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
 
   const program: Instruction[] = [
     { op: "load", offset: DATA_ARCH },
-    { op: "jeq", k: nr.auditArch, jt: "next", jf: "kill" },
+    { op: "jeq", k: nr.auditArch, jt: "arch", jf: "next" },
+    { op: "ret", value: SECCOMP_RET_KILL_PROCESS },
+    { op: "label", name: "arch" },
     { op: "load", offset: DATA_NR },
   ];
   if (nr.foreignAbiBit !== undefined) {
-    program.push({ op: "jset", k: nr.foreignAbiBit, jt: "kill", jf: "next" });
+    program.push(
+      { op: "jset", k: nr.foreignAbiBit, jt: "next", jf: "native" },
+      { op: "ret", value: SECCOMP_RET_KILL_PROCESS },
+      { op: "label", name: "native" },
+    );
   }
-  for (const denied of [
-    nr.ptrace,
-    nr.processVmReadv,
-    nr.processVmWritev,
-    nr.ioUringSetup,
-    nr.ioUringEnter,
-    nr.ioUringRegister,
-  ]) {
-    program.push({ op: "jeq", k: denied, jt: "eperm", jf: "next" });
+  for (const denied of DENIED_SYSCALLS) {
+    const number = denied[arch];
+    if (number !== null) program.push({ op: "jeq", k: number, jt: "listed", jf: "next" });
   }
-  program.push({ op: "jeq", k: nr.ioctl, jt: "ioctl", jf: "next" });
+  program.push(
+    { op: "jeq", k: nr.clone3, jt: "enosys", jf: "next" },
+    { op: "jeq", k: nr.ioctl, jt: "ioctl", jf: "next" },
+    { op: "jeq", k: nr.clone, jt: "clone", jf: "next" },
+    { op: "jeq", k: nr.unshare, jt: "unshare", jf: "next" },
+    { op: "jeq", k: nr.personality, jt: "personality", jf: "next" },
+  );
   if (!network) {
     program.push(
       { op: "jeq", k: nr.socket, jt: "socket", jf: "next" },
@@ -80,10 +110,29 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
   }
   program.push(
     { op: "ret", value: SECCOMP_RET_ALLOW },
+    // The deny list's own return, so its jumps stay short however long it grows.
+    { op: "label", name: "listed" },
+    { op: "ret", value: SECCOMP_RET_ERRNO | EPERM },
+    { op: "label", name: "enosys" },
+    { op: "ret", value: SECCOMP_RET_ERRNO | ENOSYS },
+
     { op: "label", name: "ioctl" },
     { op: "load", offset: argLow(1) },
     { op: "jeq", k: TIOCSTI, jt: "eperm", jf: "next" },
     { op: "jeq", k: TIOCLINUX, jt: "eperm", jf: "allow" },
+
+    { op: "label", name: "clone" },
+    { op: "load", offset: argLow(0) },
+    { op: "jset", k: CLONE_NEW_NAMESPACES, jt: "eperm", jf: "allow" },
+
+    { op: "label", name: "unshare" },
+    { op: "load", offset: argLow(0) },
+    { op: "jset", k: CLONE_NEW_NAMESPACES | CLONE_NEWTIME, jt: "eperm", jf: "allow" },
+
+    { op: "label", name: "personality" },
+    { op: "load", offset: argLow(0) },
+    { op: "jeq", k: PERSONALITY_QUERY, jt: "allow", jf: "next" },
+    { op: "jset", k: ~HARMLESS_PERSONALITY, jt: "eperm", jf: "allow" },
   );
   if (!network) {
     program.push(
@@ -94,10 +143,14 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
       { op: "jeq", k: AF_NETLINK, jt: "next", jf: "eperm" },
       { op: "load", offset: argLow(2) },
       { op: "jeq", k: NETLINK_ROUTE, jt: "allow", jf: "eperm" },
+
       { op: "label", name: "socketpair" },
+      { op: "load", offset: argLow(0) },
+      { op: "jeq", k: AF_UNIX, jt: "next", jf: "eperm" },
       { op: "load", offset: argLow(1) },
-      { op: "and", mask: SOCK_TYPE_MASK },
-      { op: "jeq", k: SOCK_DGRAM, jt: "eperm", jf: "allow" },
+      { op: "and", mask: ~SOCK_FLAGS },
+      { op: "jeq", k: SOCK_STREAM, jt: "allow", jf: "next" },
+      { op: "jeq", k: SOCK_SEQPACKET, jt: "allow", jf: "eperm" },
     );
   }
   program.push(
@@ -105,8 +158,6 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
     { op: "ret", value: SECCOMP_RET_ALLOW },
     { op: "label", name: "eperm" },
     { op: "ret", value: SECCOMP_RET_ERRNO | EPERM },
-    { op: "label", name: "kill" },
-    { op: "ret", value: SECCOMP_RET_KILL_PROCESS },
   );
   return assemble(program);
 }
