@@ -17,7 +17,13 @@ export const EnvPolicySchema = z.strictObject({
     .array(z.string())
     .optional()
     .describe(
-      "Case-insensitive glob patterns of variable names to drop (default `*KEY*`, `*SECRET*`, `*TOKEN*`, `*PASSWORD*`).",
+      "Case-insensitive glob patterns of variable names to drop (default: exec-core's DEFAULT_ENV_EXCLUDES, `*KEY*`, `*SECRET*`, `*TOKEN*`, `*PASSWORD*`, `*CREDENTIAL*`, `*AUTH*`, ...).",
+    ),
+  allow: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      "Variable names (exact) inherited even when an exclude pattern matches them or their value is a URL with a password.",
     ),
   set: z
     .record(z.string(), z.string())

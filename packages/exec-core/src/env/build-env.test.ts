@@ -32,6 +32,40 @@ describe("buildEnv", () => {
     expect(env.HOME).toBeUndefined();
   });
 
+  it("drops the default secret names, URLs with a password, and keeps what `allow` names", () => {
+    const more = {
+      PATH: "/usr/bin",
+      PWD: "/w",
+      OLDPWD: "/",
+      DB_PWD: "x",
+      GITHUB_PAT: "x",
+      GOOGLE_APPLICATION_CREDENTIALS: "/c.json",
+      SSH_AUTH_SOCK: "/run/agent",
+      GIT_AUTHOR_NAME: "A",
+      SENTRY_DSN: "https://k@o.ingest/1",
+      API_JWT_SIGNER: "x",
+      COOKIE_JAR: "x",
+      DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/bus",
+      DATABASE_URL: "postgres://app:s3cret@db:5432/app",
+      PROXY: "http://user:pw@proxy:3128",
+      PLAIN_URL: "https://example.com/a:b@c",
+      USER_URL: "ssh://git@github.com/x",
+      MY_PASSWD: "x",
+    };
+    expect(buildEnv({}, more)).toEqual({
+      PATH: "/usr/bin",
+      PWD: "/w",
+      OLDPWD: "/",
+      PLAIN_URL: "https://example.com/a:b@c",
+      USER_URL: "ssh://git@github.com/x",
+      ...ENV_PINS,
+    });
+    expect(buildEnv({ allow: ["DATABASE_URL", "SSH_AUTH_SOCK"] }, more)).toMatchObject({
+      DATABASE_URL: "postgres://app:s3cret@db:5432/app",
+      SSH_AUTH_SOCK: "/run/agent",
+    });
+  });
+
   it("lets overrides win over the pins and the excludes", () => {
     const env = buildEnv({ set: { TERM: "xterm-256color", MY_API_KEY: "given" } }, parent);
     expect(env.TERM).toBe("xterm-256color");

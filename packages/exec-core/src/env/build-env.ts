@@ -1,7 +1,29 @@
 import type { EnvPolicy } from "@conch/protocol";
 
-/** Names dropped from the inherited environment unless the policy says otherwise. */
-export const DEFAULT_ENV_EXCLUDES: readonly string[] = ["*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*"];
+/**
+ * Names dropped from the inherited environment unless the policy says otherwise: the usual spellings of
+ * keys, tokens, passwords, credentials, session and auth material (`SSH_AUTH_SOCK` too: the agent socket
+ * signs as the user). `*_PWD` is a password (`DB_PWD`), not `PWD` or `OLDPWD`. `*AUTH*` also drops
+ * `GIT_AUTHOR_*`, which git then takes from its config; `allow` passes any of them on purpose.
+ */
+export const DEFAULT_ENV_EXCLUDES: readonly string[] = [
+  "*KEY*",
+  "*SECRET*",
+  "*TOKEN*",
+  "*PASSWORD*",
+  "*PASSWD*",
+  "*PAT",
+  "*_PWD",
+  "*CREDENTIAL*",
+  "*AUTH*",
+  "*DSN",
+  "*JWT*",
+  "*COOKIE*",
+  "*SESSION*",
+];
+
+// `scheme://user:password@host`: a connection string that carries its password (DATABASE_URL, a proxy).
+const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i;
 
 /** What `inherit: "core"` keeps: enough for a shell to find programs and a home, nothing more. */
 export const CORE_ENV_VARS: readonly string[] = [
@@ -43,8 +65,9 @@ function globToRegExp(pattern: string): RegExp {
 }
 
 /**
- * The child's environment: the parent's variables per `inherit`, minus names matching `exclude`, then the
- * pins, then `set`. The parent environment is a parameter so callers and tests can pass their own.
+ * The child's environment: the parent's variables per `inherit`, minus names matching `exclude` and values
+ * that are URLs with a password (unless the name is in `allow`), then the pins, then `set`. The parent
+ * environment is a parameter so callers and tests can pass their own.
  */
 export function buildEnv(
   policy: EnvPolicy = {},
@@ -54,10 +77,13 @@ export function buildEnv(
   const inherit = policy.inherit ?? "all";
   if (inherit !== "none") {
     const excludes = (policy.exclude ?? DEFAULT_ENV_EXCLUDES).map(globToRegExp);
+    const allowed = new Set(policy.allow ?? []);
     const names = inherit === "all" ? Object.keys(parentEnv) : CORE_ENV_VARS;
     for (const name of names) {
       const value = parentEnv[name];
-      if (value === undefined || excludes.some((re) => re.test(name))) continue;
+      if (value === undefined) continue;
+      const secret = excludes.some((re) => re.test(name)) || URL_WITH_PASSWORD.test(value);
+      if (secret && !allowed.has(name)) continue;
       env[name] = value;
     }
   }

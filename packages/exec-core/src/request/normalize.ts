@@ -20,7 +20,7 @@ const REQUEST_FIELDS: ReadonlySet<string> = new Set([
   "drainTimeoutMs",
   "maxOutputBytes",
 ]);
-const ENV_FIELDS: ReadonlySet<string> = new Set(["inherit", "exclude", "set"]);
+const ENV_FIELDS: ReadonlySet<string> = new Set(["inherit", "exclude", "allow", "set"]);
 const INHERIT_POLICIES: readonly string[] = ["all", "core", "none"];
 
 /** A request checked field by field, with defaults applied and the child's environment built. */
@@ -91,13 +91,14 @@ function normalizeEnv(value: unknown): ExecRequest["env"] {
   if (value === undefined) return undefined;
   if (!isRecord(value)) throw invalid("env", "an object", value);
   checkKeys(value, ENV_FIELDS, "env.");
-  const { inherit, exclude, set } = value;
+  const { inherit, exclude, allow, set } = value;
   if (inherit !== undefined && (typeof inherit !== "string" || !INHERIT_POLICIES.includes(inherit))) {
     throw invalid("env.inherit", `one of ${INHERIT_POLICIES.map((p) => `"${p}"`).join(", ")}`, inherit);
   }
   const policy: NonNullable<ExecRequest["env"]> = {};
   if (inherit !== undefined) policy.inherit = inherit as "all" | "core" | "none";
   if (exclude !== undefined) policy.exclude = stringList(exclude, "env.exclude");
+  if (allow !== undefined) policy.allow = stringList(allow, "env.allow");
   if (set !== undefined) {
     if (!isRecord(set)) throw invalid("env.set", "an object of strings", set);
     for (const [name, item] of Object.entries(set)) {
