@@ -7,7 +7,7 @@ const availability =
     : { available: false as const, reason: `this is ${process.platform}, not Linux`, fix: "" };
 
 /** Why real-bwrap suites cannot run here, or null when they can. */
-export const bwrapMissing: string | null = availability.available ? null : availability.reason;
+const bwrapMissing: string | null = availability.available ? null : availability.reason;
 
 /**
  * A suite that needs real bwrap. Where bwrap cannot run it fails on CI (a sandbox that silently stops

@@ -352,7 +352,7 @@ function envCommand(words: readonly string[], start: number): { next: number; sp
 }
 
 /** One runner passed: its file name, and where it stands (`words.slice(start)` is the runner's command). */
-export interface RunnerUse {
+interface RunnerUse {
   readonly name: string;
   readonly words: readonly string[];
   readonly start: number;

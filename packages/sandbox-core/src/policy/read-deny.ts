@@ -64,7 +64,7 @@ function absolutePattern(pattern: string, home: string | undefined): string | nu
 }
 
 /** The existing paths a pattern names, as written (not canonical). */
-export function expandPattern(pattern: string, home: string | undefined): string[] {
+function expandPattern(pattern: string, home: string | undefined): string[] {
   const absolute = absolutePattern(pattern, home);
   if (absolute === null) return [];
   let paths = ["/"];
