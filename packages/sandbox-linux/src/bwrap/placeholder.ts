@@ -1,4 +1,4 @@
-import { closeSync, lstatSync, mkdtempSync, openSync } from "node:fs";
+import { closeSync, lstatSync, mkdtempSync, openSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -36,12 +36,15 @@ function created(path: string, uid: number): boolean {
 export function hiddenFilePlaceholder(): string {
   const uid = process.getuid?.() ?? 0;
   if (placeholder !== undefined && isPlaceholder(placeholder, uid)) return placeholder;
-  const stable = join(tmpdir(), `conch-hidden-${uid}`);
+  // The host's /tmp, not $TMPDIR: a sandbox sees its own /tmp there, so the file is out of its sight,
+  // and it never lands in a workspace that happens to hold $TMPDIR.
+  const base = statSync("/tmp", { throwIfNoEntry: false })?.isDirectory() === true ? "/tmp" : tmpdir();
+  const stable = join(base, `conch-hidden-${uid}`);
   if (created(stable, uid)) {
     placeholder = stable;
     return stable;
   }
-  const own = join(mkdtempSync(join(tmpdir(), "conch-hidden-")), "empty");
+  const own = join(mkdtempSync(join(base, "conch-hidden-")), "empty");
   if (!created(own, uid)) throw new Error(`Cannot create an empty mode-000 placeholder file at ${own}`);
   placeholder = own;
   return own;
