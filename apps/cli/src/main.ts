@@ -33,24 +33,29 @@ function conchErrorCode(error: unknown): string | undefined {
   return branded && typeof code === "string" ? code : undefined;
 }
 
-/** The exit code for an error, and the one place where errors become what the user reads. */
-function report(error: unknown): number {
+/**
+ * The exit code for an error, and the one place where errors become what the user reads. Messages
+ * quote arguments, paths and what the model sent: shown escaped (visibleText), so that printing them
+ * cannot act on the terminal.
+ */
+async function report(error: unknown): Promise<number> {
+  // Loaded only when there is an error to report, so that a command starts without it.
+  const { visibleText } = await import("@conch/approval");
   if (error instanceof UsageError) {
     const where = error.command === "" ? "conch" : `conch ${error.command}`;
-    process.stderr.write(`${where}: ${error.message}\nRun '${where} --help' for usage.\n`);
+    process.stderr.write(`${where}: ${visibleText(error.message)}\nRun '${where} --help' for usage.\n`);
     return 2;
   }
   const code = conchErrorCode(error);
   if (code !== undefined) {
-    process.stderr.write(`conch: ${(error as Error).message}\n`);
+    process.stderr.write(`conch: ${visibleText((error as Error).message, { keepLineBreaks: true })}\n`);
     if (code === "SHELL_NOT_FOUND") return 127;
     if (code === "SANDBOX_UNAVAILABLE") return 3;
     if (code !== "SPAWN_FAILED") return 2;
     return ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ? 127 : 126;
   }
-  process.stderr.write(
-    `conch: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`conch: internal error: ${visibleText(detail, { keepLineBreaks: true })}\n`);
   return 1;
 }
 
@@ -79,6 +84,6 @@ export async function main(args: readonly string[]): Promise<number> {
     }
     return await (await load())(rest);
   } catch (error) {
-    return report(error);
+    return await report(error);
   }
 }

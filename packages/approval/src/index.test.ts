@@ -28,6 +28,7 @@ describe("@conch/approval public surface", () => {
       "storablePrefixRule",
       "storeAlwaysAllowRule",
       "unmatchedCommandDecision",
+      "visibleText",
     ]);
   });
 });

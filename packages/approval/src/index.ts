@@ -10,6 +10,7 @@ export { ApprovalCache, type ApprovalCacheKeyInput } from "./cache/approval-cach
 export { storeAlwaysAllowRule } from "./cache/rules-store.js";
 export { bannedPrefixRuleReason, storablePrefixRule } from "./cache/storable-prefix-rule.js";
 export { APPROVAL_ERROR_CODES, ApprovalError, type ApprovalErrorCode, isApprovalError } from "./errors.js";
+export { type VisibleTextOptions, visibleText } from "./prompt/visible-text.js";
 export { BANNED_PREFIX_SUGGESTIONS } from "./requirement/amendment.js";
 export { approvalRequirement } from "./requirement/approval-requirement.js";
 export {

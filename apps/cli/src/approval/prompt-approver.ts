@@ -1,12 +1,27 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import type { ApprovalPolicy, ApprovalRequest, Approver, ReviewDecision } from "@conch/approval";
+import {
+  type ApprovalPolicy,
+  type ApprovalRequest,
+  type Approver,
+  type ReviewDecision,
+  visibleText,
+} from "@conch/approval";
 
 // Shell words printed as typed; anything else single-quoted.
 const PLAIN_WORD = /^[A-Za-z0-9_./@%+=:,-]+$/;
 const SCRIPT_FLAGS = new Set(["-c", "-lc"]);
 // The end of a sandbox denial's output, where the error usually is.
 const DENIAL_LINES = 8;
+// What the model wrote and what the command printed can make a row of the prompt look like another:
+// each value is shown escaped (visibleText), one of several lines each behind a gutter, and a row too
+// wide for the terminal is wrapped by Conch behind a continuation mark, never by the terminal, whose
+// wrapped part would start at the first column like a row of the prompt.
+const LABEL = 12;
+const LINE = "    | ";
+const CONTINUED = "    + ";
+// Narrower than this, there is no room to wrap into; the terminal wraps what it must.
+const MIN_ROW_WIDTH = 16;
 
 function quote(word: string): string {
   return PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
@@ -32,26 +47,66 @@ function why(request: ApprovalRequest, policy: ApprovalPolicy): string {
   return `it may be dangerous, and the approval policy (${policy}) asks first`;
 }
 
-/** The question, as printed before the answer line. */
-function approvalPrompt(request: ApprovalRequest, policy: ApprovalPolicy): string {
-  const lines = ["", "conch: approve this command?", `  command:  ${displayCommand(request.argv)}`];
-  if (request.description !== undefined) lines.push(`  purpose:  ${request.description}`);
-  if (request.justification !== undefined) lines.push(`  model:    ${request.justification}`);
-  lines.push(`  cwd:      ${request.cwd}`);
+/** `label:` and the value on its row when the value is one line, else each line below it, behind a gutter. */
+function field(label: string, value: string): string[] {
+  const lines = visibleText(value, { keepLineBreaks: true }).split("\n");
+  const head = `  ${label}:`;
+  if (lines.length === 1) return [`${head.padEnd(LABEL)}${lines[0]}`];
+  return [head, ...lines.map((line) => `${LINE}${line}`)];
+}
+
+// Escapes stay whole on a row; any other character is one piece.
+const PIECES = /\\u\{[0-9a-f]+\}|[\s\S]/gu;
+
+/** `row` cut to `width` columns, counting every character past ASCII as two: it may be wide. */
+function wrapRow(row: string, width: number): string[] {
+  const rows: string[] = [];
+  let current = "";
+  let used = 0;
+  for (const piece of row.match(PIECES) ?? []) {
+    const cells = piece.length > 1 || piece.charCodeAt(0) < 0x80 ? piece.length : 2;
+    if (used + cells > width && current !== "") {
+      rows.push(current);
+      current = CONTINUED;
+      used = CONTINUED.length;
+    }
+    current += piece;
+    used += cells;
+  }
+  rows.push(current);
+  return rows;
+}
+
+/** The question, as printed before the answer line; rows wrapped to `columns` when it is known. */
+function approvalPrompt(request: ApprovalRequest, policy: ApprovalPolicy, columns: number | null): string {
+  const rows = ["", "conch: approve this command?", ...field("command", displayCommand(request.argv))];
+  if (request.description !== undefined) rows.push(...field("purpose", request.description));
+  if (request.justification !== undefined) rows.push(...field("model", request.justification));
+  rows.push(...field("cwd", request.cwd));
   const sandbox =
     request.sandboxPermissions === "require_escalated" || request.sandboxDenial !== undefined
       ? "none: it would run outside the sandbox"
       : request.sandboxPolicy;
-  lines.push(`  sandbox:  ${sandbox}`, `  why:      ${why(request, policy)}`);
+  rows.push(...field("sandbox", sandbox), ...field("why", why(request, policy)));
   if (request.sandboxDenial !== undefined) {
-    const tail = request.sandboxDenial.trimEnd().split("\n").slice(-DENIAL_LINES);
-    lines.push("  output:", ...tail.map((line) => `    | ${line}`));
+    const output = visibleText(request.sandboxDenial.trimEnd(), { keepLineBreaks: true });
+    rows.push(
+      "  output:",
+      ...output
+        .split("\n")
+        .slice(-DENIAL_LINES)
+        .map((line) => `${LINE}${line}`),
+    );
   }
-  const always =
-    request.proposedRule === null
-      ? ""
-      : `  [a] always: run \`${request.proposedRule.map(quote).join(" ")} ...\` unasked from now on\n`;
-  return `${lines.join("\n")}\n  [y] yes  [s] yes, and don't ask again this session\n${always}  [n] no\n`;
+  rows.push("  [y] yes  [s] yes, and don't ask again this session");
+  if (request.proposedRule !== null) {
+    const rule = visibleText(request.proposedRule.map(quote).join(" "));
+    rows.push(`  [a] always: run \`${rule} ...\` unasked from now on`);
+  }
+  rows.push("  [n] no");
+  const shown =
+    columns === null ? rows : rows.flatMap((row) => wrapRow(row, Math.max(columns, MIN_ROW_WIDTH)));
+  return `${shown.join("\n")}\n`;
 }
 
 const ANSWERS: Readonly<Record<string, ReviewDecision>> = {
@@ -92,7 +147,10 @@ export class PromptApprover implements Approver {
 
   async #ask(request: ApprovalRequest, signal: AbortSignal | undefined): Promise<ReviewDecision> {
     if (signal?.aborted) return "abort";
-    this.#output.write(approvalPrompt(request, this.#policy()));
+    const columns = (this.#output as { columns?: unknown }).columns;
+    this.#output.write(
+      approvalPrompt(request, this.#policy(), typeof columns === "number" && columns > 0 ? columns : null),
+    );
     const choices = request.proposedRule === null ? "y/s/n" : "y/s/a/n";
     for (;;) {
       this.#output.write(`answer [${choices}]: `);

@@ -1,7 +1,9 @@
 import { constants } from "node:os";
 import { resolve } from "node:path";
+import { visibleText } from "@conch/approval";
 import { type ExecResult, type OutputDelta, type RunOptions, run } from "@conch/exec-core";
 import { UsageError } from "../errors.js";
+import { jsonLine } from "../output/json-line.js";
 import { openRuntime, POLICY_SPECS, type PolicyOptions } from "./policy-options.js";
 
 /** The options `conch run`, `conch exec` and `conch sandbox` share. */
@@ -94,7 +96,7 @@ function reportResult(
   extra: Record<string, unknown> = {},
 ): void {
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ ...result, ...extra })}\n`);
+    process.stdout.write(jsonLine({ ...result, ...extra }));
   } else if (result.timedOut) {
     process.stderr.write(
       `conch: timed out after ${options["timeout-ms"]} ms; the command and everything it started were killed\n`,
@@ -142,7 +144,7 @@ export async function execute(
         if (outcome.status === "failed") throw outcome.cause;
         if (outcome.status === "rejected") {
           // Canceled while asking: the signal's exit code says it all.
-          if (outcome.kind !== "canceled") process.stderr.write(`conch: ${outcome.reason}\n`);
+          if (outcome.kind !== "canceled") process.stderr.write(`conch: ${visibleText(outcome.reason)}\n`);
           return outcome.kind === "sandbox-unavailable" ? EXIT_SANDBOX_UNAVAILABLE : EXIT_REJECTED;
         }
         reportResult(outcome.result, options, {

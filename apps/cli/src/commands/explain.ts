@@ -8,6 +8,7 @@ import {
   type RequirementType,
   SANDBOX_POLICY_KINDS,
   type SandboxPolicyKind,
+  visibleText,
 } from "@conch/approval";
 import {
   type Analysis,
@@ -21,6 +22,7 @@ import {
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXPLAIN_HELP } from "../help.js";
+import { jsonLine } from "../output/json-line.js";
 import { currentDirectory } from "./execute.js";
 
 const SPECS = {
@@ -110,12 +112,15 @@ export async function explainCommand(args: readonly string[]): Promise<number> {
     reasons,
   };
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(report)}\n`);
+    process.stdout.write(jsonLine(report));
     return 0;
   }
   const lines: string[] = [];
+  // The script's words and texts, paths and the rules' justifications, each on one line and escaped
+  // (visibleText): a script could otherwise print a line of this report, or act on the terminal.
+  const show = (text: string): string => visibleText(text);
   const quote = (words: readonly string[]): string =>
-    words.map((w) => (/^[\w./:@%+=,-]+$/.test(w) ? w : JSON.stringify(w))).join(" ");
+    words.map((w) => (/^[\w./:@%+=,-]+$/.test(w) ? w : show(JSON.stringify(w)))).join(" ");
   lines.push(`Commands (${commands.length}):`);
   commands.forEach((command, i) => {
     lines.push(`  ${i + 1}. ${quote(command)}    [prefix: ${quote(report.prefixes[i] ?? [])}]`);
@@ -124,25 +129,29 @@ export async function explainCommand(args: readonly string[]): Promise<number> {
   lines.push(
     report.opaque.length === 0
       ? "Opaque parts: none; the script was read with certainty"
-      : `Opaque parts (never auto-approved):\n${report.opaque.map((o) => `  - ${o.reason}: ${o.text}`).join("\n")}`,
+      : `Opaque parts (never auto-approved):\n${report.opaque.map((o) => `  - ${o.reason}: ${show(o.text)}`).join("\n")}`,
   );
   if (report.redirects.length > 0) {
     lines.push(
-      `Redirects: ${report.redirects.map((r) => `${r.fd ?? ""}${r.operator}${r.target ?? "?"} (${r.kind})`).join(", ")}`,
+      `Redirects: ${report.redirects.map((r) => `${r.fd ?? ""}${r.operator}${show(r.target ?? "?")} (${r.kind})`).join(", ")}`,
     );
   }
-  if (report.externalPaths.length > 0) lines.push(`Paths outside ${cwd}: ${report.externalPaths.join(", ")}`);
+  if (report.externalPaths.length > 0) {
+    lines.push(`Paths outside ${show(cwd)}: ${report.externalPaths.map(show).join(", ")}`);
+  }
   lines.push(`Known safe: ${report.safe ? "yes" : "no"}`);
-  lines.push(`Dangerous: ${dangerous === null ? "no" : `yes, ${dangerous.reason}`}`);
+  lines.push(`Dangerous: ${dangerous === null ? "no" : `yes, ${show(dangerous.reason)}`}`);
   lines.push(
     report.matchedRules.length === 0
       ? "Matched rules: none"
-      : `Matched rules:\n${report.matchedRules.map((m) => `  - ${quote(m.matchedPrefix)} → ${m.decision}${m.justification ? ` (${m.justification})` : ""}`).join("\n")}`,
+      : `Matched rules:\n${report.matchedRules.map((m) => `  - ${quote(m.matchedPrefix)} → ${m.decision}${m.justification ? ` (${show(m.justification)})` : ""}`).join("\n")}`,
   );
   lines.push(`Decision with sandbox ${sandbox}:`);
   for (const approvalPolicy of APPROVAL_POLICIES) {
     const reason = reasons[approvalPolicy];
-    lines.push(`  ${approvalPolicy.padEnd(11)} ${decisions[approvalPolicy]}${reason ? `: ${reason}` : ""}`);
+    lines.push(
+      `  ${approvalPolicy.padEnd(11)} ${decisions[approvalPolicy]}${reason ? `: ${show(reason)}` : ""}`,
+    );
   }
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;

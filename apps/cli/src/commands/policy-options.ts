@@ -1,4 +1,10 @@
-import { APPROVAL_POLICIES, type ApprovalPolicy, type Approver, type ReviewDecision } from "@conch/approval";
+import {
+  APPROVAL_POLICIES,
+  type ApprovalPolicy,
+  type Approver,
+  type ReviewDecision,
+  visibleText,
+} from "@conch/approval";
 import {
   CONFIG_SANDBOX_MODES,
   CONFIG_TOOL_PROFILES,
@@ -82,7 +88,10 @@ export async function openRuntime(
     ...(policy.sandbox === undefined ? {} : { sandbox: policy.sandbox }),
     ...(policy.profile === undefined ? {} : { profile: policy.profile }),
   });
-  for (const warning of runtime.config.warnings) process.stderr.write(`conch: warning: ${warning}\n`);
+  // A project's config is the repository's, not the user's: its keys and values are shown escaped.
+  for (const warning of runtime.config.warnings) {
+    process.stderr.write(`conch: warning: ${visibleText(warning)}\n`);
+  }
   const opened = runtime;
   return {
     runtime: opened,

@@ -2,6 +2,7 @@ import { checkPolicy, loadPolicyFiles } from "@conch/approval";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { POLICY_HELP } from "../help.js";
+import { jsonLine } from "../output/json-line.js";
 
 const SPECS = {
   rules: { type: "string", multiple: true },
@@ -26,6 +27,6 @@ export async function policyCommand(args: readonly string[]): Promise<number> {
   if (rules.length === 0) throw new UsageError("missing --rules FILE", "policy");
   if (positionals.length === 0) throw new UsageError("missing the ARGV to check after --", "policy");
   const policy = await loadPolicyFiles(rules);
-  process.stdout.write(`${JSON.stringify(checkPolicy(policy, positionals))}\n`);
+  process.stdout.write(jsonLine(checkPolicy(policy, positionals)));
   return 0;
 }

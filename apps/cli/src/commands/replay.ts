@@ -7,6 +7,7 @@ import { invalidResult } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { REPLAY_HELP } from "../help.js";
+import { jsonLine } from "../output/json-line.js";
 import { currentDirectory } from "./execute.js";
 import { openRuntime, POLICY_SPECS, policyOptions } from "./policy-options.js";
 
@@ -109,7 +110,7 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
               tool: call.tool,
               ...(await set.call(call.tool, call.arguments, { signal: controller.signal })),
             };
-      process.stdout.write(`${JSON.stringify({ tool: out.tool, text: out.text, result: out.result })}\n`);
+      process.stdout.write(jsonLine({ tool: out.tool, text: out.text, result: out.result }));
     }
     return received === undefined ? 0 : 128 + constants.signals[received];
   } finally {

@@ -3,6 +3,7 @@ import { createToolSet, loadConfig, type ToolCallResult, ToolOrchestrator } from
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { TOOL_HELP } from "../help.js";
+import { jsonLine } from "../output/json-line.js";
 import { currentDirectory, EXIT_REJECTED, EXIT_SANDBOX_UNAVAILABLE } from "./execute.js";
 import { openRuntime, POLICY_SPECS, policyOptions } from "./policy-options.js";
 
@@ -49,7 +50,7 @@ async function list(args: readonly string[]): Promise<number> {
     inputSchema: tool.jsonSchema,
   }));
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ profile, tools })}\n`);
+    process.stdout.write(jsonLine({ profile, tools }));
     return 0;
   }
   const blocks = tools.map(
@@ -99,7 +100,7 @@ async function call(args: readonly string[]): Promise<number> {
       process.off("SIGTERM", abort);
     }
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ tool: name, text: result.text, result: result.result })}\n`);
+      process.stdout.write(jsonLine({ tool: name, text: result.text, result: result.result }));
     } else {
       process.stdout.write(`${result.text}\n`);
     }
