@@ -72,7 +72,7 @@ export class CollectedOutput {
   }
 }
 
-export function countNewlines(bytes: Uint8Array): number {
+function countNewlines(bytes: Uint8Array): number {
   let n = 0;
   for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, i + 1)) n++;
   return n;

@@ -7,6 +7,7 @@ import { formatShellCommandResult } from "../format/shell-command-result.js";
 import { truncateMiddle } from "../format/truncate.js";
 import { createSpillStore } from "../spill/spill-store.js";
 import { OutputCollector } from "./output-collector.js";
+import { cleanTerminalText } from "./terminal-text.js";
 
 let root: string;
 beforeEach(async () => {
@@ -25,7 +26,21 @@ function rng(seed: number): () => number {
   };
 }
 
-const PIECES = ["a", "line\n", "é", "€", "😀", "\n", "xyz", "\r\n"];
+const PIECES = [
+  "a",
+  "line\n",
+  "é",
+  "€",
+  "😀",
+  "\n",
+  "xyz",
+  "\r\n",
+  "\r",
+  "\x1b[1;31m",
+  "\x1b]52;c;eA==\x07",
+  "\u202e",
+  "\x9b0m",
+];
 
 function randomText(random: () => number, words: number): string {
   let text = "";
@@ -46,12 +61,14 @@ async function collect(text: string, maxTokens: number, random: () => number) {
 }
 
 describe("OutputCollector", () => {
-  it("gives the same text, line count and truncation as the whole output, whatever the chunking", async () => {
+  it("gives the same cleaned text, line count and truncation as the whole output, whatever the chunking", async () => {
     const random = rng(7);
     for (let i = 0; i < 200; i++) {
-      const text = randomText(random, Math.floor(random() * 3000));
+      const raw = randomText(random, Math.floor(random() * 3000));
+      const { text, removed } = cleanTerminalText(raw);
       const maxTokens = 1 + Math.floor(random() * 400);
-      const { output, spill } = await collect(text, maxTokens, random);
+      const { output, spill, rawBytes, removedControls } = await collect(raw, maxTokens, random);
+      expect([rawBytes, removedControls], `case ${i}`).toEqual([Buffer.byteLength(raw), removed]);
       expect(output.truncate(maxTokens), `case ${i}`).toEqual(truncateMiddle(text, maxTokens));
       const prefixed = output.withPrefix("command timed out after 5 milliseconds\n");
       expect(prefixed.truncate(maxTokens)).toEqual(
@@ -62,13 +79,22 @@ describe("OutputCollector", () => {
       ).toBe(
         formatShellCommandResult({ exitCode: 0, durationMs: 5, output: text, maxTokens, timedOut: true }),
       );
+      // The spill file keeps what the command wrote, control codes and all.
       if (truncateMiddle(text, maxTokens).truncated) {
         expect(spill).not.toBeNull();
-        expect(await readFile(spill?.path as string, "utf8")).toBe(text);
+        expect(await readFile(spill?.path as string, "utf8")).toBe(raw);
       } else {
         expect(spill).toBeNull();
       }
     }
+  });
+
+  it("replaces invalid UTF-8 with U+FFFD, and a raw 0x9b byte is not a CSI", async () => {
+    const collector = new OutputCollector({ maxTokens: 100, spill: null, label: "t" });
+    await collector.push(Buffer.from([0x61, 0xff, 0x9b, 0x33, 0x31, 0x6d, 0x62, 0xe2]));
+    await collector.push(Buffer.from([0x82]));
+    const { output, rawBytes, removedControls } = await collector.finish(() => false);
+    expect([output.text(), rawBytes, removedControls]).toEqual(["a\ufffd\ufffd31mb\ufffd", 9, 0]);
   });
 
   it("streams a 5 MB output to the spill file and keeps only head and tail in memory", async () => {

@@ -1,4 +1,6 @@
+import { visibleText } from "@conch/approval";
 import type { SessionResponse } from "@conch/unified-exec";
+import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
 import type { CommandOutcome, FailedOutcome, RejectedOutcome } from "../orchestrator/types.js";
 import { spillNotice } from "../spill/spill-notice.js";
@@ -21,14 +23,21 @@ export const NOT_RUN: Omit<ToolResultData, "tool" | "status"> = {
   running: false,
 };
 
+// The messages below echo what the model sent (a name, a value, a directory) and what errors say about
+// it. Escaped rather than cleaned: the model should read what it sent, and a terminal printing the text
+// should not act on it.
+function message(text: string): string {
+  return visibleText(text, { keepLineBreaks: true });
+}
+
 /** A call whose arguments were wrong: nothing ran. */
 export function invalidResult(tool: string, text: string, code = "INVALID_REQUEST"): ToolCallResult {
-  return { text, result: { tool, status: "invalid", ...NOT_RUN, error_code: code } };
+  return { text: message(text), result: { tool, status: "invalid", ...NOT_RUN, error_code: code } };
 }
 
 /** A call that could not be carried out (a bug, or an error with a Conch code): nothing ran. */
 function failedResult(tool: string, text: string, code: string): ToolCallResult {
-  return { text, result: { tool, status: "failed", ...NOT_RUN, error_code: code } };
+  return { text: message(text), result: { tool, status: "failed", ...NOT_RUN, error_code: code } };
 }
 
 /** A thrown error (an unknown session, a bad shell name, a bug) as the model's text, with its code. */
@@ -46,7 +55,7 @@ export function notRunResult(
   const { tool } = options;
   if (outcome.status === "rejected") {
     return {
-      text: outcome.reason,
+      text: message(outcome.reason),
       result: { tool, status: "rejected", ...NOT_RUN, rejection: outcome.kind },
     };
   }
@@ -74,8 +83,8 @@ export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOpt
   const { tool } = options;
   if (outcome.status !== "ran") return notRunResult(outcome, options);
 
-  const { output, binary, spill, spillError } = outcome.output;
-  const shown = binary ? `[binary output: ${output.totalBytes} bytes]` : output;
+  const { output, binary, rawBytes, removedControls, spill, spillError } = outcome.output;
+  const shown = binary ? `[binary output: ${rawBytes} bytes]` : output;
   const truncated = binary || output.truncate(options.maxTokens).truncated;
   let text = formatShellCommandResult({
     exitCode: outcome.exitCode,
@@ -87,7 +96,9 @@ export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOpt
   const notes: string[] = [];
   if (spill !== null) notes.push(spillNotice(spill.path, spill.bytes, spill.omittedBytes));
   else if (truncated && spillError !== null)
-    notes.push(`[The full output could not be saved: ${spillError}]`);
+    notes.push(`[The full output could not be saved: ${visibleText(spillError)}]`);
+  const removed = binary ? null : removedControlsNote(removedControls, spill !== null);
+  if (removed !== null) notes.push(removed);
   if (outcome.hint !== null) notes.push(`[${outcome.hint}]`);
   if (notes.length > 0) text += `${text.endsWith("\n") ? "" : "\n"}${notes.join("\n")}`;
   return {

@@ -13,11 +13,13 @@ import {
   ShellSchema,
 } from "@conch/protocol";
 import { deriveExecArgs, resolveShell, type Shell } from "@conch/shell-detect";
+import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
 import { truncateMiddle } from "../format/truncate.js";
 import type { CommandRequest } from "../orchestrator/types.js";
 import { defineTool } from "./define-tool.js";
 import { notRunResult, sessionData, shellStyleResult } from "./model-result.js";
+import { sessionText } from "./session-text.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
 async function runShellStyle(
@@ -86,26 +88,30 @@ async function runDurable(request: CommandRequest, context: ToolContext): Promis
     return notRunResult(outcome, { tool: request.tool, cwdField: "workdir", cwd: request.cwd });
   }
   const { response } = outcome;
-  const cut = truncateMiddle(response.output, request.maxOutputTokens);
+  const { text: output, removed } = sessionText(context.orchestrator.sessions, response, true);
+  const cut = truncateMiddle(output, request.maxOutputTokens);
   const data = sessionData(request.tool, response, {
     sandbox: outcome.sandbox,
     denied: outcome.denied,
     escalated: outcome.escalated,
     truncated: cut.truncated,
   });
+  const removedNote = removedControlsNote(removed, false);
   if (!response.running) {
     const text = formatShellCommandResult({
       exitCode: response.exitCode ?? -1,
       durationMs: response.wallTimeMs,
-      output: response.output,
+      output,
       maxTokens: request.maxOutputTokens,
     });
-    return { text: outcome.hint === null ? text : `${text}\n[${outcome.hint}]`, result: data };
+    const notes = [removedNote, outcome.hint === null ? null : `[${outcome.hint}]`];
+    return { text: [text, ...notes.filter((note) => note !== null)].join("\n"), result: data };
   }
   const id = response.sessionId;
   const text =
     `Process running with session ID ${id}\nWall time: ${(response.wallTimeMs / 1000).toFixed(1)} seconds\n` +
     `Output:\n${cut.text}${cut.text.endsWith("\n") || cut.text === "" ? "" : "\n"}` +
+    (removedNote === null ? "" : `${removedNote}\n`) +
     `[Still running after ${request.timeoutMs} ms, so it was kept rather than killed: poll it with write_stdin ` +
     `{"session_id": ${id}}, or stop it with write_stdin {"session_id": ${id}, "chars": "\\u0003"}]`;
   return { text, result: data };

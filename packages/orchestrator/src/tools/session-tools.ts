@@ -2,6 +2,7 @@
 // goes through the orchestrator (the one door); writing to, reading from and closing a session that
 // already passed it only touch the session store.
 import { resolve } from "node:path";
+import { visibleText } from "@conch/approval";
 import { isKnownSafeCommand } from "@conch/arity-rules";
 import {
   type ExecCommandParams,
@@ -23,11 +24,13 @@ import {
 import { deriveExecArgs, resolveShell } from "@conch/shell-detect";
 import type { SessionResponse, SessionStore } from "@conch/unified-exec";
 import { generateChunkId } from "../format/chunk-id.js";
-import { approxTokenCount, truncateMiddle } from "../format/truncate.js";
+import { removedControlsNote } from "../format/removed-controls-note.js";
+import { truncateMiddle } from "../format/truncate.js";
 import { formatUnifiedExecResult } from "../format/unified-exec-result.js";
 import { spillNotice } from "../spill/spill-notice.js";
 import { defineTool } from "./define-tool.js";
 import { errorResult, NOT_RUN, notRunResult, sessionData } from "./model-result.js";
+import { forgetSessionText, sessionText } from "./session-text.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
 const SIGNALS: Readonly<Record<TerminalSignalParams["signal"], NodeJS.Signals>> = {
@@ -41,44 +44,56 @@ interface Shown {
   readonly text: string;
   readonly truncated: boolean;
   readonly spillPath: string | null;
+  /** Of the text before truncation: what the model would have read whole. */
+  readonly originalTokens: number;
 }
 
-/** The output cut to the budget; when cut, the whole chunk goes to a spill file the text points to. */
-async function shown(output: string, maxTokens: number, tool: string, context: ToolContext): Promise<Shown> {
-  const cut = truncateMiddle(output, maxTokens);
-  if (!cut.truncated) return { text: cut.text, truncated: false, spillPath: null };
+/**
+ * One call's output as the model reads it: cleaned of terminal control codes (saying how many, when
+ * any), then cut to the budget; when cut, the raw output goes to a spill file the text points to.
+ * `started`: the call that started the session.
+ */
+async function shown(
+  response: SessionResponse,
+  started: boolean,
+  maxTokens: number,
+  tool: string,
+  context: ToolContext,
+): Promise<Shown> {
+  const { text, removed } = sessionText(context.orchestrator.sessions, response, started);
+  const cut = truncateMiddle(text, maxTokens);
+  let shownText = cut.text;
+  let spillPath: string | null = null;
   const spill = context.orchestrator.spillStore;
-  if (spill === null) return { text: cut.text, truncated: true, spillPath: null };
-  try {
-    const saved = await spill.write(output, { label: tool });
-    return {
-      text: `${cut.text}\n${spillNotice(saved.path, saved.bytes, saved.omittedBytes)}`,
-      truncated: true,
-      spillPath: saved.path,
-    };
-  } catch (error) {
-    return {
-      text: `${cut.text}\n[The full output could not be saved: ${(error as Error).message}]`,
-      truncated: true,
-      spillPath: null,
-    };
+  if (cut.truncated && spill !== null) {
+    try {
+      const saved = await spill.write(response.output, { label: tool });
+      shownText = `${cut.text}\n${spillNotice(saved.path, saved.bytes, saved.omittedBytes)}`;
+      spillPath = saved.path;
+    } catch (error) {
+      shownText = `${cut.text}\n[The full output could not be saved: ${visibleText((error as Error).message)}]`;
+    }
   }
+  const note = removedControlsNote(removed, spillPath !== null);
+  if (note !== null) shownText += `${shownText.endsWith("\n") || shownText === "" ? "" : "\n"}${note}`;
+  return { text: shownText, truncated: cut.truncated, spillPath, originalTokens: cut.originalTokens };
 }
 
-/** Codex's exec_command/write_stdin text for one response. */
+/** Codex's exec_command/write_stdin text for one response; `started` by this call. */
 async function unifiedExecResult(
   tool: string,
   response: SessionResponse,
+  started: boolean,
   maxTokens: number,
   context: ToolContext,
   extra: { sandbox?: string; denied?: boolean; escalated?: boolean; hint?: string | null } = {},
 ): Promise<ToolCallResult> {
-  const out = await shown(response.output, maxTokens, tool, context);
+  const out = await shown(response, started, maxTokens, tool, context);
   let text = formatUnifiedExecResult({
     chunkId: generateChunkId(),
     durationMs: response.wallTimeMs,
     ...(response.running ? { sessionId: response.sessionId } : { exitCode: response.exitCode ?? -1 }),
-    originalTokenCount: approxTokenCount(response.output),
+    originalTokenCount: out.originalTokens,
     output: out.text,
   });
   if (extra.hint) text += `${text.endsWith("\n") ? "" : "\n"}[${extra.hint}]`;
@@ -122,7 +137,14 @@ export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineT
     );
     if (outcome.status !== "session")
       return notRunResult(outcome, { tool: "exec_command", cwdField: "workdir", cwd });
-    return unifiedExecResult("exec_command", outcome.response, input.max_output_tokens, context, outcome);
+    return unifiedExecResult(
+      "exec_command",
+      outcome.response,
+      true,
+      input.max_output_tokens,
+      context,
+      outcome,
+    );
   },
 });
 
@@ -142,7 +164,7 @@ export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = defineToo
         input.yield_time_ms,
         context.signal === undefined ? {} : { signal: context.signal },
       );
-      return await unifiedExecResult("write_stdin", response, input.max_output_tokens, context);
+      return await unifiedExecResult("write_stdin", response, false, input.max_output_tokens, context);
     } catch (error) {
       return errorResult("write_stdin", error);
     }
@@ -161,9 +183,10 @@ function terminalText(id: number, response: SessionResponse, output: string): st
 async function terminalResult(
   tool: string,
   response: SessionResponse,
+  started: boolean,
   context: ToolContext,
 ): Promise<ToolCallResult> {
-  const out = await shown(response.output, context.maxOutputTokens, tool, context);
+  const out = await shown(response, started, context.maxOutputTokens, tool, context);
   return {
     text: terminalText(response.sessionId, response, out.text),
     result: {
@@ -199,7 +222,7 @@ export const terminalOpenTool: ToolDefinition<typeof TerminalOpenSchema> = defin
     );
     if (outcome.status !== "session")
       return notRunResult(outcome, { tool: "terminal_open", cwdField: "cwd", cwd });
-    const result = await terminalResult("terminal_open", outcome.response, context);
+    const result = await terminalResult("terminal_open", outcome.response, true, context);
     if (outcome.hint === null) return result;
     return { text: `${result.text}\n[${outcome.hint}]`, result: { ...result.result, denied: true } };
   },
@@ -244,7 +267,7 @@ export const terminalReadTool: ToolDefinition<typeof TerminalReadSchema> = defin
         input.wait_ms,
         context.signal === undefined ? {} : { signal: context.signal },
       );
-      return await terminalResult("terminal_read", response, context);
+      return await terminalResult("terminal_read", response, false, context);
     } catch (error) {
       return errorResult("terminal_read", error);
     }
@@ -284,6 +307,7 @@ export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = def
   handler: async (input: { id: number }, context: ToolContext) => {
     try {
       await context.orchestrator.sessions.close(input.id);
+      forgetSessionText(context.orchestrator.sessions, input.id);
       return {
         text: `Terminal ${input.id} closed; its processes were killed.`,
         result: { tool: "terminal_close", status: "ok", ...NOT_RUN },
@@ -314,7 +338,7 @@ export const terminalListTool: ToolDefinition<typeof TerminalListSchema> = defin
     const lines = sessions.map((s) => {
       const state = s.running ? "running" : `exited ${s.exitCode}`;
       const last = s.lastOutputAt === null ? "never" : `${age(now - s.lastOutputAt)} ago`;
-      return `${s.id}\tpid ${s.pid}\t${state}\tage ${age(now - s.startedAt)}\toutput ${last}\t${s.command}`;
+      return `${s.id}\tpid ${s.pid}\t${state}\tage ${age(now - s.startedAt)}\toutput ${last}\t${visibleText(s.command)}`;
     });
     return {
       text:

@@ -1,0 +1,140 @@
+import { visibleText } from "@conch/approval";
+import { describe, expect, it } from "vitest";
+import { cleanTerminalText, TerminalTextFilter } from "./terminal-text.js";
+
+const clean = (text: string): [string, number] => {
+  const { text: cleaned, removed } = cleanTerminalText(text);
+  return [cleaned, removed];
+};
+
+describe("cleanTerminalText", () => {
+  it("removes CSI sequences whole, 7-bit and 8-bit", () => {
+    expect(clean("\x1b[1;31merror\x1b[0m: \x1b[38;5;208mbad\x1b[m\n")).toEqual(["error: bad\n", 4]);
+    expect(clean("\x9b32mgreen\x9b0m\n")).toEqual(["green\n", 2]);
+    expect(clean("\x1b[?25l\x1b[2J\x1b[Hhidden cursor\x1b[?25h\n")).toEqual(["hidden cursor\n", 4]);
+  });
+
+  it("removes OSC 52 and other control strings whole, whatever ends them", () => {
+    expect(clean("a\x1b]52;c;cm0gLXJmIH4=\x07b\n")).toEqual(["ab\n", 1]);
+    expect(clean("a\x1b]52;c;cm0gLXJmIH4=\x1b\\b\n")).toEqual(["ab\n", 1]);
+    expect(clean("a\x9d52;c;eA==\x9cb\n")).toEqual(["ab\n", 1]);
+    expect(clean("\x1b]0;title\x07\x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\\n")).toEqual([
+      "link\n",
+      3,
+    ]);
+    expect(
+      clean("a\x1bPq#0;2;0;0;0#0~~\x1b\\b\x1b_Gf=100;AAAA\x1b\\c\x1b^pm\x1b\\d\x1bXsos\x1b\\e\n"),
+    ).toEqual(["abcde\n", 4]);
+    // tmux passthrough: the doubled ESC ends the DCS and the OSC after it is removed too.
+    expect(clean("a\x1bPtmux;\x1b\x1b]52;c;eA==\x07\x1b\\b\n")).toEqual(["ab\n", 4]);
+  });
+
+  it("ends an unterminated control string at the line's end, and drops one still open at the end", () => {
+    expect(clean("a\x1b]0;never ended\nnext line\n")).toEqual(["a\nnext line\n", 1]);
+    expect(clean("a\x1b]52;c;eA==")).toEqual(["a", 1]);
+    expect(clean("a\x1b]0;t\x18b\x1b]0;t\x1ac\n")).toEqual(["abc\n", 2]);
+  });
+
+  it("removes two-character and intermediate ESC sequences, and cancels broken ones", () => {
+    expect(clean("\x1b7\x1b(B\x1b#8\x1bcx\x1b=\x1b>\n")).toEqual(["x\n", 6]);
+    expect(clean("\x1b\x1b[31mx\n")).toEqual(["x\n", 2]);
+    expect(clean("a\x1b[31\nb\x1b\u00e9c\x1b[1\x18d\n")).toEqual(["a\nb\u00e9cd\n", 3]);
+  });
+
+  it("keeps a \\r line's last state, and \\r\\n is a line break", () => {
+    expect(clean("10%\r50%\r100%\n")).toEqual(["100%\n", 2]);
+    expect(clean("one\r\ntwo\r\n")).toEqual(["one\ntwo\n", 0]);
+    expect(clean("working\r\x1b[Kdone\n")).toEqual(["done\n", 2]);
+    expect(clean("\x1b[2K\r[=====>    ] 50%\x1b[2K\r[==========] 100%\n")).toEqual([
+      "[==========] 100%\n",
+      4,
+    ]);
+    // A \r before a colour reset and the line feed moved nothing.
+    expect(clean("kept\r\x1b[0m\n")).toEqual(["kept\n", 2]);
+    expect(clean("cmd #\r\x1b[2K  command:  git log\n")).toEqual(["  command:  git log\n", 2]);
+    expect(clean("last\r")).toEqual(["last", 1]);
+  });
+
+  it("lets a backspace erase the character before it", () => {
+    expect(clean("_\bX and X\bX and 😀\bok\n")).toEqual(["X and X and ok\n", 3]);
+    expect(clean("|\b/\b-\b\\\b|\n")).toEqual(["|\n", 4]);
+    expect(clean("\r\bx\n")).toEqual(["x\n", 2]);
+  });
+
+  it("removes C1 controls, other C0 controls and DEL, and keeps tabs", () => {
+    expect(clean("a\x80b\x85c\x9cd\x00e\x07f\x0bg\x0ch\x7fi\tj\n")).toEqual(["abcdefghi\tj\n", 8]);
+  });
+
+  it("removes bidi controls, zero-width and other invisible characters", () => {
+    expect(clean("safe\u202e\u2066txt.exe\u2069\u202c\u200e\u200f\u061c\n")).toEqual(["safetxt.exe\n", 7]);
+    expect(clean("r\u200bm\u200c \u200d-\u2060r\ufefff\u00ad\n")).toEqual(["rm -rf\n", 6]);
+    expect(clean("ok\u{e0069}\u{e0067}\u{e006e}\u2764\ufe0f\u{e0100}\u2028\u2029\u3164\n")).toEqual([
+      "ok\u2764\n",
+      8,
+    ]);
+    expect(clean("héllo e\u0301 日本語 😀 \u00a0\u2003 \ufffd\n")).toEqual([
+      "héllo e\u0301 日本語 😀 \u00a0\u2003 \ufffd\n",
+      0,
+    ]);
+  });
+});
+
+describe("the characters removed", () => {
+  it("are those a person is shown escaped (visibleText), but for \\t, \\n and the look-alike spaces", () => {
+    const spaces = [0xa0, 0x1680, 0x202f, 0x205f, 0x3000];
+    for (let code = 0x2000; code <= 0x200a; code++) spaces.push(code);
+    const disagree: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCodePoint(code);
+      const removed = cleanTerminalText(`a${char}\n`).text !== `a${char}\n`;
+      const escaped = visibleText(char, { keepLineBreaks: true }) !== char;
+      if (removed !== (escaped && code !== 0x09 && !spaces.includes(code))) disagree.push(code.toString(16));
+    }
+    expect(disagree).toEqual([]);
+  });
+});
+
+describe("TerminalTextFilter", () => {
+  it("gives the same text whatever the pieces, a sequence or a \\r line split anywhere", () => {
+    const input = "\x1b[31mred\x1b[0m\n10%\r50%\r100%\r\nOSC\x1b]52;c;eA==\x1b\\ \u202eend\x9b1m\n";
+    const whole = cleanTerminalText(input);
+    expect(whole).toEqual({ text: "red\n100%\nOSC end\n", removed: 7 });
+    for (let at = 1; at < input.length; at++) {
+      const filter = new TerminalTextFilter();
+      const text = filter.write(input.slice(0, at)) + filter.write(input.slice(at)) + filter.end();
+      expect({ text, removed: filter.takeRemoved() }, `split at ${at}`).toEqual(whole);
+    }
+  });
+
+  it("gives the same text for ASCII when told it is ASCII, and a decoder's U+FFFD is no special", () => {
+    let ascii = "\ufffd";
+    for (let code = 0; code < 0x80; code++) ascii += `${String.fromCharCode(code)}x\x1b[1mb\r\n`;
+    const hinted = new TerminalTextFilter();
+    const text = hinted.write(ascii, true) + hinted.end();
+    expect({ text, removed: hinted.takeRemoved() }).toEqual(cleanTerminalText(ascii));
+  });
+
+  it("holds the current line until its end; flush gives it out for a reader that cannot wait", () => {
+    const filter = new TerminalTextFilter();
+    expect(filter.write("done\nPassword: \x1b[")).toBe("done\n");
+    expect(filter.flush()).toBe("Password: ");
+    // The next read continues the sequence, and a \r there replaces the line without a spurious break.
+    expect(filter.write("0m\r\n10%")).toBe("\n");
+    expect(filter.flush()).toBe("10%");
+    expect(filter.write("\r50%")).toBe("");
+    expect(filter.end()).toBe("50%");
+    // The ESC sequence and the last \r; the \r of the \r\n is a line break.
+    expect(filter.takeRemoved()).toBe(2);
+  });
+
+  it("passes on a line too long to hold, and a \\r after it then starts a new line", () => {
+    const long = "x".repeat(20_000);
+    const filter = new TerminalTextFilter();
+    const first = filter.write(long);
+    expect([first.length, first.replaceAll("x", "")]).toEqual([20_000, ""]);
+    expect(filter.write("\rshort")).toBe("\n");
+    expect(filter.end()).toBe("short");
+    expect(filter.takeRemoved()).toBe(1);
+  });
+});
