@@ -10,6 +10,7 @@ Usage:
   conch tool list [--profile P]      the tools a model sees, with their JSON Schemas
   conch tool call NAME 'JSON-ARGS'   run one tool call as a model would, print what it gets back
   conch replay FILE|-                run JSON lines of tool calls in one process (sessions persist)
+  conch trust [--revoke] [DIR]       let the project's own rules (.conch) load, as they are now
   conch --version                    print the version
 
 Run 'conch COMMAND --help' for a command's options.
@@ -169,4 +170,16 @@ ${POLICY_OPTIONS}
 
 Exit status: 0 when the input ended; 130/143/129 after SIGINT/SIGTERM/SIGHUP; 2 for a usage error
 or a bad config.
+`;
+
+export const TRUST_HELP: string = `Usage: conch trust [--revoke] [DIR]
+
+Trusts the project holding DIR (the nearest .conch/config.toml at or above it; default: the current
+directory): its rules_dirs load from now on, pinned as they are now. A later change to its config or to
+any rules file in them (by an agent in a session, say) is not trusted: the rules are ignored, with a
+warning, until you review them and run conch trust again. Without trust, a project's config can only
+tighten the user's; its rules never load.
+
+  --revoke    forget the project: its rules no longer load
+  -h, --help  show this help
 `;

@@ -13,6 +13,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   sandbox: async () => (await import("./commands/sandbox.js")).sandboxCommand,
   tool: async () => (await import("./commands/tool.js")).toolCommand,
   replay: async () => (await import("./commands/replay.js")).replayCommand,
+  trust: async () => (await import("./commands/trust.js")).trustCommand,
 };
 
 function version(): string {

@@ -42,6 +42,7 @@ describe("@conch/orchestrator public surface", () => {
       "loadRulesDirs",
       "spillNotice",
       "truncateMiddle",
+      "trustProject",
     ]);
   });
 });

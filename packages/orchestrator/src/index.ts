@@ -24,6 +24,8 @@ export {
   conchConfigDir,
   type LoadConfigOptions,
   loadConfig,
+  type TrustedProject,
+  trustProject,
 } from "./config/load-config.js";
 export {
   type ConfigSettings,

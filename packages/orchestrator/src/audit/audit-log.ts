@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { conchStateDir, type StateDirOptions } from "../spill/state-dir.js";
@@ -9,6 +10,8 @@ export const AUDIT_DECIDERS: readonly ["policy", "cache", "user", "rule"] = [
   "user",
   "rule",
 ] as const;
+
+const APPEND_NO_FOLLOW = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW;
 
 export type AuditDecider = (typeof AUDIT_DECIDERS)[number];
 
@@ -76,8 +79,9 @@ export function createAuditLog(options: AuditLogOptions = {}): AuditLog {
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
       dirReady = true;
     }
-    // Flag "a" is O_APPEND, so lines from other processes never overwrite ours.
-    await appendFile(path, lines, { flag: "a", mode: 0o600 });
+    // O_APPEND, so lines from other processes never overwrite ours; O_NOFOLLOW, so a symlink planted at
+    // the log's path cannot turn an append into a write to another file (a shell's rc file, say).
+    await appendFile(path, lines, { flag: APPEND_NO_FOLLOW, mode: 0o600 });
   }
 
   async function drain(): Promise<void> {

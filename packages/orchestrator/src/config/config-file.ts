@@ -106,6 +106,15 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       case "env_exclude":
         values.envExclude = strings(key, value, "glob");
         break;
+      case "env_allow":
+        values.envAllow = strings(key, value, "variable name");
+        break;
+      case "deny_read":
+        values.denyRead = pathList(key, value);
+        break;
+      case "allow_read":
+        values.allowRead = pathList(key, value);
+        break;
       case "tool_profile":
         values.toolProfile = oneOf(key, CONFIG_TOOL_PROFILES, value);
         break;

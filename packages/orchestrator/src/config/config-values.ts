@@ -50,6 +50,9 @@ export interface ConfigFileValues {
   networkAccess?: boolean;
   envInherit?: EnvInheritMode;
   envExclude?: string[];
+  envAllow?: string[];
+  denyRead?: string[];
+  allowRead?: string[];
   toolProfile?: ToolProfile;
   maxOutputTokens?: number;
   spillRetentionDays?: number;
@@ -67,6 +70,9 @@ export const CONFIG_KEYS: readonly string[] = [
   "network_access",
   "env_inherit",
   "env_exclude",
+  "env_allow",
+  "deny_read",
+  "allow_read",
   "tool_profile",
   "max_output_tokens",
   "spill_retention_days",

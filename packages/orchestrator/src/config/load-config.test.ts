@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isOrchestratorError, OrchestratorError } from "../errors.js";
-import { conchConfigDir, loadConfig } from "./load-config.js";
+import { conchConfigDir, loadConfig, trustProject } from "./load-config.js";
 
 let root: string;
 let home: string;
@@ -61,12 +61,14 @@ describe("loadConfig", () => {
       networkAccess: false,
       envInherit: "all",
       envExclude: [],
+      envAllow: [],
+      denyRead: [],
+      allowRead: [],
       toolProfile: "codex",
       maxOutputTokens: 10000,
       spillRetentionDays: 7,
       rulesDirs: [join(home, ".config", "conch", "rules")],
       durableOneShot: false,
-      trustProjectRules: false,
       auditLog: null,
       projectDir: null,
       sources: [],
@@ -84,12 +86,14 @@ describe("loadConfig", () => {
         "network_access = true",
         'env_inherit = "core"',
         'env_exclude = ["*_TOKEN", "AWS_*"]',
+        'env_allow = ["DATABASE_URL"]',
+        'deny_read = ["~/private", "secrets/*.pem"]',
+        'allow_read = ["~/.ssh/known_hosts"]',
         'tool_profile = "bash"',
         "max_output_tokens = 2000",
         "spill_retention_days = 3",
         'rules_dirs = ["rules", "/etc/conch/rules"]',
         "durable_one_shot = true",
-        "trust_project_rules = true",
         'audit_log = "logs/audit.jsonl"',
       ].join("\n"),
     );
@@ -100,12 +104,14 @@ describe("loadConfig", () => {
       networkAccess: true,
       envInherit: "core",
       envExclude: ["*_TOKEN", "AWS_*"],
+      envAllow: ["DATABASE_URL"],
+      denyRead: [join(home, "private"), join(home, "secrets", "*.pem")],
+      allowRead: [join(home, ".ssh", "known_hosts")],
       toolProfile: "bash",
       maxOutputTokens: 2000,
       spillRetentionDays: 3,
       rulesDirs: [join(home, "rules"), "/etc/conch/rules"],
       durableOneShot: true,
-      trustProjectRules: true,
       auditLog: join(home, "logs", "audit.jsonl"),
       projectDir: null,
       sources: [userFile],
@@ -158,12 +164,14 @@ describe("loadConfig", () => {
       networkAccess: false,
       envInherit: "none",
       envExclude: ["*_TOKEN", "NPM_*"],
+      envAllow: [],
+      denyRead: [],
+      allowRead: [],
       toolProfile: "argv",
       maxOutputTokens: 500,
       spillRetentionDays: 1,
       rulesDirs: [join(home, ".config", "conch", "rules")],
       durableOneShot: true,
-      trustProjectRules: false,
       auditLog: null,
       projectDir: project,
       sources: [userFile, projectFile],
@@ -209,6 +217,9 @@ describe("loadConfig", () => {
         'rules_dirs = ["rules"]',
         "trust_project_rules = true",
         'audit_log = "/dev/null"',
+        'allow_read = ["~/.ssh"]',
+        'env_allow = ["AWS_SECRET_ACCESS_KEY"]',
+        'deny_read = ["~/notes"]',
       ].join("\n"),
     );
     const config = await load();
@@ -221,9 +232,11 @@ describe("loadConfig", () => {
       `${projectFile}:6: spill_retention_days = 30 ignored: looser than the default 7`,
       `${projectFile}:7: writable_roots = "/etc" ignored: outside the project directory ${project}`,
       `${projectFile}:7: writable_roots = "${join(root, "work", "sibling")}" ignored: outside the project directory ${project}`,
-      `${projectFile}:8: rules_dirs = ["${join(project, "rules")}"] ignored: project rules need trust_project_rules = true in the user config`,
-      `${projectFile}:9: trust_project_rules = true ignored: only the user config can trust project rules`,
+      `${projectFile}:8: rules_dirs = ["${join(project, "rules")}"] ignored: the project is not trusted (review its .conch, then run \`conch trust ${project}\`)`,
+      `${projectFile}:9: trust_project_rules = true ignored: only \`conch trust\` can trust project rules`,
       `${projectFile}:10: audit_log = "/dev/null" ignored: only the user config can move the audit log`,
+      `${projectFile}:11: allow_read = ["${join(home, ".ssh")}"] ignored: only the user config can loosen what is hidden`,
+      `${projectFile}:12: env_allow = ["AWS_SECRET_ACCESS_KEY"] ignored: only the user config can loosen what is hidden`,
     ]);
     expect(config).toMatchObject({
       approvalPolicy: "untrusted",
@@ -234,8 +247,10 @@ describe("loadConfig", () => {
       spillRetentionDays: 7,
       writableRoots: [join(project, "inside")],
       rulesDirs: [join(home, ".config", "conch", "rules")],
-      trustProjectRules: false,
       auditLog: null,
+      denyRead: [join(home, "notes")],
+      allowRead: [],
+      envAllow: [],
     });
   });
 
@@ -266,15 +281,48 @@ describe("loadConfig", () => {
     ]);
   });
 
-  it("adds project rules dirs when the user trusts project rules", async () => {
-    await write(userFile, "trust_project_rules = true\n");
+  it("adds project rules dirs only once `conch trust` pinned them, and drops them when they change", async () => {
     await write(projectFile, 'rules_dirs = [".conch/rules"]\n');
-    const config = await load();
-    expect(config.rulesDirs).toEqual([
+    await write(join(project, ".conch", "rules", "a.toml"), "");
+    expect((await load()).rulesDirs).toEqual([join(home, ".config", "conch", "rules")]);
+
+    expect(await trustProject({ cwd: join(project, "sub"), env: {}, home })).toEqual({
+      projectDir: project,
+      digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    const trusted = await load();
+    expect(trusted.rulesDirs).toEqual([
       join(home, ".config", "conch", "rules"),
       join(project, ".conch", "rules"),
     ]);
-    expect(config.warnings).toEqual([]);
+    expect(trusted.warnings).toEqual([]);
+
+    // A rules file added afterwards (by an agent, say) is not what the person trusted.
+    await write(join(project, ".conch", "rules", "b.toml"), "");
+    const changed = await load();
+    expect(changed.rulesDirs).toEqual([join(home, ".config", "conch", "rules")]);
+    expect(changed.warnings).toEqual([
+      `${projectFile}:1: rules_dirs = ["${join(project, ".conch", "rules")}"] ignored: the project's config or rules changed since \`conch trust\` (review them, then run \`conch trust ${project}\` again)`,
+    ]);
+
+    await trustProject({ cwd: project, env: {}, home, revoke: true });
+    expect((await load()).warnings[0]).toContain("the project is not trusted");
+  });
+
+  it("says that trust_project_rules in the user config no longer trusts anything", async () => {
+    await write(userFile, "trust_project_rules = true\n");
+    await write(projectFile, 'rules_dirs = [".conch/rules"]\n');
+    const config = await load();
+    expect(config.rulesDirs).toEqual([join(home, ".config", "conch", "rules")]);
+    expect(config.warnings[0]).toBe(
+      `${userFile}:1: trust_project_rules ignored: project rules now load per project, pinned as they were, after \`conch trust DIR\``,
+    );
+  });
+
+  it("refuses to trust where there is no project file", async () => {
+    await expect(trustProject({ cwd: project, env: {}, home })).rejects.toThrow(
+      `no project config (.conch/config.toml) at or above ${project}: nothing to trust`,
+    );
   });
 
   it("stops at the filesystem root when no project file exists", async () => {
@@ -312,7 +360,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, trust_project_rules, audit_log, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, trust_project_rules, audit_log, received an unknown key`,
     );
   });
 

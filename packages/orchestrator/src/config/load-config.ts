@@ -2,8 +2,11 @@ import { readFile } from "node:fs/promises";
 import { homedir as osHomedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { OrchestratorError } from "../errors.js";
+import { conchStateDir } from "../spill/state-dir.js";
 import { type ConfigFile, parseConfigFile } from "./config-file.js";
+import { keyLine } from "./key-lines.js";
 import { applyProjectConfig, applyUserConfig, type ConfigSettings, defaultSettings } from "./merge-config.js";
+import { projectDigest, recordTrust, trustedAt, wasTrusted } from "./project-trust.js";
 
 /** Where to look for config; `env` and `home` default to the real process. */
 export interface LoadConfigOptions {
@@ -58,12 +61,34 @@ async function readIfPresent(path: string): Promise<string | null> {
   }
 }
 
+/** The nearest `<dir>/.conch/config.toml` at or above `cwd`, parsed; null when there is none. */
+async function findProjectFile(cwd: string, home: string): Promise<{ dir: string; file: ConfigFile } | null> {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const path = join(dir, ".conch", "config.toml");
+    const text = await readIfPresent(path);
+    if (text !== null) return { dir, file: parseConfigFile(path, text, { base: dir, home }) };
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/**
+ * Whether a project's rules may load: the person ran `conch trust` on it, and neither its config nor any
+ * of its rules files changed since. Null when trusted; else why not, for the warning.
+ */
+async function projectRulesRefusal(stateDir: string, dir: string, file: ConfigFile): Promise<string | null> {
+  const digest = await projectDigest(file.text, file.values.rulesDirs ?? []);
+  if ((await trustedAt(stateDir, dir, digest)) !== null) return null;
+  return (await wasTrusted(stateDir, dir))
+    ? `the project's config or rules changed since \`conch trust\` (review them, then run \`conch trust ${dir}\` again)`
+    : `the project is not trusted (review its .conch, then run \`conch trust ${dir}\`)`;
+}
+
 /**
  * Loads `<config dir>/config.toml` and the nearest `<project>/.conch/config.toml` at or above `cwd`
  * (up to the filesystem root, not only the git root: a project config can only tighten, so finding one
- * in a parent is not less safe; its rules dirs still need the user's `trust_project_rules`). Relative
- * paths resolve against the project dir in a project file and against home in the user file; `~/` is
- * home in both. Missing files mean defaults; an unreadable or invalid file throws
+ * in a parent is not less safe; its rules dirs load only for a project trusted with `conch trust`, as it
+ * was then). Relative paths resolve against the project dir in a project file and against home in the
+ * user file; `~/` is home in both. Missing files mean defaults; an unreadable or invalid file throws
  * `INVALID_CONFIG`; a project setting looser than the user's is ignored with a warning.
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<ConchConfig> {
@@ -77,20 +102,62 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ConchConfi
   const sources: string[] = userFile === null ? [] : [userPath];
   let settings = applyUserConfig(defaultSettings(configDir), userFile);
   let warnings: string[] = [];
-
-  let projectDir: string | null = null;
-  for (let dir = resolve(options.cwd); ; dir = dirname(dir)) {
-    const path = join(dir, ".conch", "config.toml");
-    const text = await readIfPresent(path);
-    if (text !== null) {
-      projectDir = dir;
-      const project = parseConfigFile(path, text, { base: dir, home });
-      sources.push(path);
-      ({ settings, warnings } = await applyProjectConfig(settings, userFile, project, dir));
-      break;
-    }
-    if (dirname(dir) === dir) break;
+  if (userFile?.values.trustProjectRules !== undefined) {
+    warnings.push(
+      `${userPath}:${keyLine(userFile.text, "trust_project_rules")}: trust_project_rules ignored: ` +
+        "project rules now load per project, pinned as they were, after `conch trust DIR`",
+    );
   }
 
-  return { ...settings, projectDir, sources, warnings };
+  const project = await findProjectFile(options.cwd, home);
+  if (project !== null) {
+    sources.push(project.file.path);
+    const refusal =
+      project.file.values.rulesDirs === undefined
+        ? null
+        : await projectRulesRefusal(
+            conchStateDir({ env: options.env ?? process.env, homedir: () => home }),
+            project.dir,
+            project.file,
+          );
+    let projectWarnings: string[];
+    ({ settings, warnings: projectWarnings } = await applyProjectConfig(
+      settings,
+      userFile,
+      project.file,
+      project.dir,
+      refusal,
+    ));
+    warnings = [...warnings, ...projectWarnings];
+  }
+
+  return { ...settings, projectDir: project?.dir ?? null, sources, warnings };
+}
+
+/** What `trustProject` pinned. */
+export interface TrustedProject {
+  readonly projectDir: string;
+  readonly digest: string;
+}
+
+/**
+ * Trusts the project holding `cwd` (nearest `.conch/config.toml` at or above it) as it is now: its rules
+ * load until its config or a rules file changes. `revoke` forgets it instead. Throws `INVALID_CONFIG`
+ * when there is no project file.
+ */
+export async function trustProject(
+  options: LoadConfigOptions & { revoke?: boolean },
+): Promise<TrustedProject> {
+  const home = resolveHome(options);
+  const project = await findProjectFile(options.cwd, home);
+  if (project === null) {
+    throw new OrchestratorError(
+      "INVALID_CONFIG",
+      `no project config (.conch/config.toml) at or above ${resolve(options.cwd)}: nothing to trust`,
+    );
+  }
+  const stateDir = conchStateDir({ env: options.env ?? process.env, homedir: () => home });
+  const digest = await projectDigest(project.file.text, project.file.values.rulesDirs ?? []);
+  await recordTrust(stateDir, project.dir, options.revoke === true ? null : digest);
+  return { projectDir: project.dir, digest };
 }

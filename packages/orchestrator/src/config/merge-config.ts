@@ -20,12 +20,17 @@ export interface ConfigSettings {
   readonly networkAccess: boolean;
   readonly envInherit: EnvInheritMode;
   readonly envExclude: readonly string[];
+  /** Variables passed even when an exclude pattern (or the URL-with-password check) would drop them. */
+  readonly envAllow: readonly string[];
+  /** Read patterns the sandbox hides besides its defaults (absolute, `*`/`?` within a component). */
+  readonly denyRead: readonly string[];
+  /** Exceptions to the hidden reads. */
+  readonly allowRead: readonly string[];
   readonly toolProfile: ToolProfile;
   readonly maxOutputTokens: number;
   readonly spillRetentionDays: number;
   readonly rulesDirs: readonly string[];
   readonly durableOneShot: boolean;
-  readonly trustProjectRules: boolean;
   /** The audit log file; null for `<state dir>/audit.jsonl`. */
   readonly auditLog: string | null;
 }
@@ -42,19 +47,22 @@ export function defaultSettings(configDir: string): ConfigSettings {
     networkAccess: false,
     envInherit: "all",
     envExclude: [],
+    envAllow: [],
+    denyRead: [],
+    allowRead: [],
     toolProfile: "codex",
     maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
     spillRetentionDays: DEFAULT_SPILL_RETENTION_DAYS,
     rulesDirs: [join(configDir, "rules")],
     durableOneShot: false,
-    trustProjectRules: false,
     auditLog: null,
   };
 }
 
 /** The user file over the defaults: the user may set anything. */
 export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | null): ConfigSettings {
-  return { ...defaults, ...user?.values };
+  const { trustProjectRules: _replaced, ...values } = user?.values ?? {};
+  return { ...defaults, ...values };
 }
 
 /** `path` with every symlink of its longest existing prefix resolved, so containment cannot be faked. */
@@ -81,14 +89,16 @@ function isInside(path: string, dir: string): boolean {
 /**
  * The project file over the user settings, where it only tightens: a stricter approval policy, sandbox
  * or env inheritance, network off, fewer output tokens, a shorter spill retention, more env exclusions,
- * writable roots inside the project. Project rules dirs count only when the user trusts project rules.
- * Anything looser is dropped with a warning `file:line: key = value ignored: why`, in file order.
+ * writable roots inside the project. Project rules dirs count only when `rulesRefusal` is null (the
+ * project was trusted as it is now). Anything looser is dropped with a warning
+ * `file:line: key = value ignored: why`, in file order.
  */
 export async function applyProjectConfig(
   user: ConfigSettings,
   userFile: ConfigFile | null,
   project: ConfigFile,
   projectDir: string,
+  rulesRefusal: string | null,
 ): Promise<{ settings: ConfigSettings; warnings: string[] }> {
   const values = project.values;
   const ignored: { line: number; text: string }[] = [];
@@ -136,19 +146,21 @@ export async function applyProjectConfig(
 
   let rulesDirs = user.rulesDirs;
   if (values.rulesDirs !== undefined) {
-    if (user.trustProjectRules) rulesDirs = [...new Set([...user.rulesDirs, ...values.rulesDirs])];
-    else
-      ignore(
-        "rules_dirs",
-        values.rulesDirs,
-        "project rules need trust_project_rules = true in the user config",
-      );
+    if (rulesRefusal === null) rulesDirs = [...new Set([...user.rulesDirs, ...values.rulesDirs])];
+    else ignore("rules_dirs", values.rulesDirs, rulesRefusal);
+  }
+  for (const [key, list] of [
+    ["env_allow", values.envAllow],
+    ["allow_read", values.allowRead],
+  ] as const) {
+    if (list !== undefined && list.length > 0)
+      ignore(key, list, "only the user config can loosen what is hidden");
   }
   if (values.auditLog !== undefined && values.auditLog !== user.auditLog) {
     ignore("audit_log", values.auditLog, "only the user config can move the audit log");
   }
-  if (values.trustProjectRules === true && !user.trustProjectRules) {
-    ignore("trust_project_rules", true, "only the user config can trust project rules");
+  if (values.trustProjectRules !== undefined) {
+    ignore("trust_project_rules", values.trustProjectRules, "only `conch trust` can trust project rules");
   }
 
   const settings: ConfigSettings = {
@@ -163,12 +175,14 @@ export async function applyProjectConfig(
     networkAccess,
     envInherit: tighter("env_inherit", ENV_INHERIT_MODES, user.envInherit, values.envInherit),
     envExclude: [...new Set([...user.envExclude, ...(values.envExclude ?? [])])],
+    envAllow: user.envAllow,
+    denyRead: [...new Set([...user.denyRead, ...(values.denyRead ?? [])])],
+    allowRead: user.allowRead,
     toolProfile: values.toolProfile ?? user.toolProfile,
     maxOutputTokens: lower("max_output_tokens", user.maxOutputTokens, values.maxOutputTokens),
     spillRetentionDays: lower("spill_retention_days", user.spillRetentionDays, values.spillRetentionDays),
     rulesDirs,
     durableOneShot: values.durableOneShot ?? user.durableOneShot,
-    trustProjectRules: user.trustProjectRules,
     auditLog: user.auditLog,
   };
   // Stable sort: in file order, several writable roots in the order written.

@@ -19,12 +19,14 @@ import {
 } from "@conch/approval";
 import { ExecError, type ExecRequest, type ExecResult, run as execRun } from "@conch/exec-core";
 import {
+  createSandboxWorkspace,
   isLikelySandboxDenied,
-  resolveSandboxPolicy,
   type SandboxBackend,
   type SandboxPolicy,
   type SandboxRegistry,
   type SandboxRules,
+  type SandboxWorkspace,
+  type SandboxWorkspaceOptions,
 } from "@conch/sandbox-core";
 import { type SessionResponse, SessionStore } from "@conch/unified-exec";
 import type { AuditCommand, AuditDecider, AuditLog } from "../audit/audit-log.js";
@@ -50,6 +52,9 @@ import type {
 export const REJECTED_BY_USER = "rejected by user";
 /** The reason of a command whose call was canceled while it waited for approval. */
 const CANCELED_BEFORE_START = "canceled before the command started";
+/** Why a command that a rule or the policy would run unasked is asked about: it wants out of the sandbox. */
+const ESCALATION_REASON =
+  "the command asks to run outside the sandbox (sandbox_permissions: require_escalated)";
 /** Codex's question when a sandboxed command failed and running it outside the sandbox needs a yes. */
 export const RETRY_WITHOUT_SANDBOX_REASON = "command failed; retry without sandbox?";
 // What the person asked about a denial sees of the output: its end, where the error usually is.
@@ -75,8 +80,10 @@ export class ToolOrchestrator {
   readonly #cache = new ApprovalCache();
   #sessions: SessionStore | null = null;
   #rules: Policy;
-  // Resolved once per cwd: resolving reads the file system (gitdirs, symlinks).
-  readonly #sandboxRules = new Map<string, SandboxRules>();
+  readonly #workspaceOptions: SandboxWorkspaceOptions;
+  // Resolved once, from the session's cwd and config, never from a call's workdir: its writable roots are
+  // held by identity for the whole session.
+  #workspace: SandboxWorkspace | null = null;
 
   constructor(options: ToolOrchestratorOptions) {
     this.cwd = options.cwd;
@@ -90,6 +97,7 @@ export class ToolOrchestrator {
     this.#env = options.env;
     this.#rulesStorePath = options.rulesStorePath ?? null;
     this.#execute = options.execute ?? execRun;
+    this.#workspaceOptions = { ...options.sandboxWorkspace, cwd: options.cwd };
   }
 
   /** Where truncated output is saved, or null. */
@@ -175,7 +183,7 @@ export class ToolOrchestrator {
     context: SessionRunContext,
     backend: SandboxBackend | null,
   ): Promise<{ response: SessionResponse; sandbox: string }> {
-    const rules = backend === null ? null : this.#rulesFor(request.cwd);
+    const rules = backend === null ? null : this.#sandboxRulesNow();
     const sandbox = backend?.name ?? "none";
     const started = performance.now();
     const response = await this.sessions.start(
@@ -233,7 +241,7 @@ export class ToolOrchestrator {
       };
     }
     const permissions: SandboxPermissions = request.sandboxPermissions ?? "use_default";
-    const requirement = await approvalRequirement({
+    const analysed = await approvalRequirement({
       argv: request.argv,
       policy: this.#rules,
       approvalPolicy: this.approvalPolicy,
@@ -241,14 +249,26 @@ export class ToolOrchestrator {
       sandboxPermissions: permissions,
       prefixRule: request.prefixRule ?? null,
     });
+    // Leaving a restricting sandbox takes a person's yes for this command, even when a rule lets it run
+    // unasked inside the sandbox; only a rule that itself says `sandbox = "none"` lifts it.
+    const restricting =
+      this.sandboxPolicy.mode === "read-only" || this.sandboxPolicy.mode === "workspace-write";
+    const requirement: ApprovalRequirement =
+      analysed.type === "skip" &&
+      permissions === "require_escalated" &&
+      restricting &&
+      !analysed.bypassSandbox
+        ? { ...analysed, type: "needs-approval", reason: ESCALATION_REASON }
+        : analysed;
 
     if (requirement.type === "forbidden") {
       this.#recordDecision(request, requirement, "forbidden", "policy");
       return rejected("forbidden", requirement.reason ?? "rejected by policy", "policy");
     }
 
-    // An approved escalation, or a command every rule explicitly allows, runs outside the sandbox. The
-    // sandbox is checked before anyone is asked: nobody should approve what cannot run.
+    // An escalation a person approved, or a command every part of which a rule runs with `sandbox = "none"`,
+    // runs outside the sandbox. The sandbox is checked before anyone is asked: nobody should approve what
+    // cannot run.
     const unsandboxed = permissions === "require_escalated" || requirement.bypassSandbox;
     const backend = unsandboxed ? null : this.#registry.select(this.sandboxPolicy);
     if (backend !== null) {
@@ -370,7 +390,7 @@ export class ToolOrchestrator {
       spill: request.spill === false ? null : this.#spill,
       label: request.tool,
     });
-    const rules = backend === null ? null : this.#rulesFor(request.cwd);
+    const rules = backend === null ? null : this.#sandboxRulesNow();
     const onOutput = context.onOutput;
     let result: ExecResult;
     try {
@@ -399,13 +419,13 @@ export class ToolOrchestrator {
     return { result, collected, sandbox };
   }
 
-  #rulesFor(cwd: string): SandboxRules {
-    let rules = this.#sandboxRules.get(cwd);
-    if (rules === undefined) {
-      rules = resolveSandboxPolicy(this.sandboxPolicy, { cwd });
-      this.#sandboxRules.set(cwd, rules);
-    }
-    return rules;
+  /**
+   * The sandbox rules for the command about to start: the session's roots (checked to be the directories
+   * they were), with protected and hidden paths found afresh. Throws `WRITABLE_ROOT_CHANGED`.
+   */
+  #sandboxRulesNow(): SandboxRules {
+    this.#workspace ??= createSandboxWorkspace(this.sandboxPolicy, this.#workspaceOptions);
+    return this.#workspace.rules();
   }
 
   #deniedBySandbox(attempt: Attempt): boolean {

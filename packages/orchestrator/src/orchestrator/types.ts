@@ -1,6 +1,6 @@
 import type { ApprovalPolicy, Approver, Policy, SandboxPermissions } from "@conch/approval";
 import type { EnvPolicy, ExecRequest, ExecResult, OutputDelta, RunOptions } from "@conch/exec-core";
-import type { SandboxPolicy, SandboxRegistry } from "@conch/sandbox-core";
+import type { SandboxPolicy, SandboxRegistry, SandboxWorkspaceOptions } from "@conch/sandbox-core";
 import type { SessionResponse } from "@conch/unified-exec";
 import type { AuditDecider, AuditLog } from "../audit/audit-log.js";
 import type { CollectorResult } from "../output/output-collector.js";
@@ -138,10 +138,15 @@ export type SessionOutcome = RejectedOutcome | FailedOutcome | StartedSessionOut
 export type Execute = (request: ExecRequest, options: RunOptions) => Promise<ExecResult>;
 
 export interface ToolOrchestratorOptions {
-  /** The session's working directory; tools resolve relative `workdir`s against it. */
+  /**
+   * The session's working directory: tools resolve relative `workdir`s against it, and under
+   * workspace-write it is the writable root. A call's `workdir` only says where its command starts.
+   */
   readonly cwd: string;
   readonly approvalPolicy: ApprovalPolicy;
   readonly sandbox: SandboxPolicy;
+  /** How the sandbox is resolved for this session besides the policy: private /tmp, hidden and protected paths. */
+  readonly sandboxWorkspace?: Omit<SandboxWorkspaceOptions, "cwd">;
   /** The exec-policy rules; none by default. */
   readonly rules?: Policy;
   /** Who is asked; without one, whatever needs asking is rejected with the reason. */
