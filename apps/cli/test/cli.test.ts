@@ -60,7 +60,13 @@ describe("conch run", () => {
   });
 
   it("runs in --cwd", () => {
-    expect(conch("run", "--cwd", "/", "pwd").stdout).toBe("/\n");
+    expect(conch("run", "--cwd", "/var/tmp", "pwd").stdout).toBe("/var/tmp\n");
+  });
+
+  it("refuses / as the workspace of a sandbox that would make it writable", () => {
+    const result = conch("run", "--cwd", "/", "pwd");
+    expect(result.status).toBe(3);
+    expect(result.stderr).toContain("lies inside the writable root /");
   });
 
   it("exits 124 on timeout and says so", () => {

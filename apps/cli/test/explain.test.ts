@@ -37,22 +37,26 @@ function rulesFile(name: string, text: string): string {
 
 describe("conch explain --json", () => {
   it("reports plain read-only work as safe under every policy", () => {
-    expect(explainJson("git status | head -n 5")).toMatchObject({
+    expect(explainJson("ls -la | head -n 5")).toMatchObject({
       commands: [
-        ["git", "status"],
+        ["ls", "-la"],
         ["head", "-n", "5"],
       ],
       opaque: [],
       redirects: [],
       safe: true,
       dangerous: false,
-      prefixes: [
-        ["git", "status"],
-        ["head", "-n", "5"],
-      ],
+      prefixes: [["ls"], ["head", "-n", "5"]],
       externalPaths: [],
       matchedRules: [],
       decisions: { untrusted: "skip", "on-failure": "skip", "on-request": "skip", never: "skip" },
+    });
+  });
+
+  it("never calls git safe: a repository can name programs git runs", () => {
+    expect(explainJson("git status")).toMatchObject({
+      safe: false,
+      decisions: { untrusted: "needs-approval", "on-request": "skip" },
     });
   });
 

