@@ -28,6 +28,7 @@ describe("@conch/orchestrator public surface", () => {
       "approxBytesForTokens",
       "approxTokenCount",
       "conchConfigDir",
+      "conchSandboxWorkspace",
       "conchStateDir",
       "createAuditLog",
       "createRuntime",

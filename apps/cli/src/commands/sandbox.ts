@@ -1,6 +1,7 @@
+import { conchSandboxWorkspace, loadConfig } from "@conch/orchestrator";
 import {
+  createSandboxWorkspace,
   registerBackend,
-  resolveSandboxPolicy,
   type SandboxPolicy,
   selectBackend,
 } from "@conch/sandbox-core";
@@ -71,7 +72,16 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
   if (backend === null) return executeDirect("sandbox", positionals, { ...(options as ExecuteOptions), cwd });
   const availability = await backend.available();
   if (!availability.available) return unavailable(availability.reason, availability.fix);
-  const rules = resolveSandboxPolicy(policy, { cwd });
+  // The same sandbox a tool call in this workspace gets: its private /tmp, Conch's own files hidden and
+  // protected, the config's deny_read and allow_read.
+  const config = await loadConfig({ cwd });
+  const { options: workspace } = conchSandboxWorkspace(
+    config,
+    process.env,
+    cwd,
+    policy.mode as (typeof POLICIES)[number],
+  );
+  const rules = createSandboxWorkspace(policy, { ...workspace, cwd }).rules();
   return executeDirect("sandbox", positionals, { ...(options as ExecuteOptions), cwd }, (spec) =>
     backend.transform(spec, rules),
   );

@@ -1,29 +1,19 @@
-import { closeSync, constants, mkdirSync, openSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { ApprovalPolicy, Approver } from "@conch/approval";
 import { DEFAULT_ENV_EXCLUDES } from "@conch/exec-core";
 import type { ToolProfileName } from "@conch/protocol";
 import type { SandboxPolicy } from "@conch/sandbox-core";
 import { type AuditLog, createAuditLog } from "../audit/audit-log.js";
 import type { ConfigSandboxMode } from "../config/config-values.js";
-import { type ConchConfig, conchConfigDir, loadConfig } from "../config/load-config.js";
+import { type ConchConfig, loadConfig } from "../config/load-config.js";
 import { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { Execute } from "../orchestrator/types.js";
 import { loadRulesDirs } from "../rules/load-rules-dirs.js";
 import { createSpillStore } from "../spill/spill-store.js";
-import { conchStateDir } from "../spill/state-dir.js";
 import { createToolSet, type ToolSet } from "../tools/tool-set.js";
-import { workspaceDirs } from "./workspace-state.js";
+import { conchSandboxWorkspace } from "./workspace-state.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Makes `path` an existing regular file of ours (0600), never following a symlink planted there. */
-function createPrivateFile(path: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  closeSync(
-    openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW, 0o600),
-  );
-}
 
 export interface CreateRuntimeOptions {
   /** The working directory: where commands run by default and where the project config is looked for. */
@@ -68,34 +58,19 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
       ? { mode, writableRoots: [...config.writableRoots], networkAccess: config.networkAccess }
       : { mode };
   const audit = createAuditLog({ env, ...(config.auditLog === null ? {} : { path: config.auditLog }) });
-  const stateDir = conchStateDir({ env });
-  const configDir = conchConfigDir({ env });
-  const dirs = workspaceDirs(stateDir, options.cwd);
-  const spill = createSpillStore({ env, dir: dirs.spill, retentionMs: config.spillRetentionDays * DAY_MS });
-  // Conch's own files stay out of reach of what it runs: unreadable (other workspaces' output, the audit
-  // log, the rules) and read-only even where a writable root holds them (a workspace at $HOME). They
-  // are made now if missing, so a sandboxed command cannot be the one to create them (a rules file it
-  // planted, or a symlink where the audit log will be appended).
-  const ownDirs = [configDir, stateDir, ...config.rulesDirs];
-  const own = [...ownDirs, ...(config.auditLog === null ? [] : [config.auditLog])];
-  if (mode !== "danger-full-access") {
-    for (const dir of ownDirs) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (config.auditLog !== null) createPrivateFile(config.auditLog);
-  }
+  const workspace = conchSandboxWorkspace(config, env, options.cwd, mode);
+  const spill = createSpillStore({
+    env,
+    dir: workspace.spillDir,
+    retentionMs: config.spillRetentionDays * DAY_MS,
+  });
   const [storeDir] = config.rulesDirs;
   const profile = options.profile ?? config.toolProfile;
   const orchestrator = new ToolOrchestrator({
     cwd: options.cwd,
     approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
     sandbox,
-    sandboxWorkspace: {
-      env: { ...env },
-      tmpDir: dirs.tmp,
-      denyRead: [...own, ...config.denyRead],
-      // This workspace's spill files stay readable: the model text tells the model to read them.
-      allowRead: [dirs.spill, ...config.allowRead],
-      protect: own,
-    },
+    sandboxWorkspace: workspace.options,
     rules: policy,
     approver: options.approver ?? null,
     spill,

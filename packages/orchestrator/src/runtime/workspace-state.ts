@@ -1,6 +1,10 @@
 import { createHash } from "node:crypto";
-import { realpathSync } from "node:fs";
-import { basename, join } from "node:path";
+import { closeSync, constants, mkdirSync, openSync, realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type { SandboxWorkspaceOptions } from "@conch/sandbox-core";
+import type { ConfigSandboxMode } from "../config/config-values.js";
+import { type ConchConfig, conchConfigDir } from "../config/load-config.js";
+import { conchStateDir } from "../spill/state-dir.js";
 
 /**
  * The name of a workspace's own directories under Conch's state dir: the cwd's base name (for a person
@@ -20,8 +24,51 @@ function workspaceId(cwd: string): string {
   return `${name}-${createHash("sha256").update(real).digest("hex").slice(0, 12)}`;
 }
 
-/** This workspace's directories under `stateDir`: its spill files and its private /tmp. */
-export function workspaceDirs(stateDir: string, cwd: string): { spill: string; tmp: string } {
+/** Makes `path` an existing regular file of ours (0600), never following a symlink planted there. */
+function createPrivateFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  closeSync(
+    openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW, 0o600),
+  );
+}
+
+/** How Conch sandboxes the commands of one workspace, and where that workspace's spill files go. */
+export interface ConchSandboxWorkspace {
+  readonly options: Omit<SandboxWorkspaceOptions, "cwd">;
+  readonly spillDir: string;
+}
+
+/**
+ * The sandbox of the workspace at `cwd` under `config`: a private /tmp and a spill dir of its own under
+ * the state dir; Conch's config, rules, state and audit log unreadable to sandboxed commands (this
+ * workspace's spill files excepted: the model text tells the model to read them) and read-only where a
+ * writable root holds them (a workspace at $HOME). Unless `mode` runs no sandbox, those files are made
+ * now when missing, so a sandboxed command cannot be the one to create them (a rules file it planted,
+ * or a symlink where the audit log will be appended).
+ */
+export function conchSandboxWorkspace(
+  config: ConchConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  mode: ConfigSandboxMode,
+): ConchSandboxWorkspace {
+  const stateDir = conchStateDir({ env });
   const id = workspaceId(cwd);
-  return { spill: join(stateDir, "spill", id), tmp: join(stateDir, "tmp", id) };
+  const ownDirs = [conchConfigDir({ env }), stateDir, ...config.rulesDirs];
+  const own = [...ownDirs, ...(config.auditLog === null ? [] : [config.auditLog])];
+  if (mode !== "danger-full-access") {
+    for (const dir of ownDirs) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (config.auditLog !== null) createPrivateFile(config.auditLog);
+  }
+  const spillDir = join(stateDir, "spill", id);
+  return {
+    spillDir,
+    options: {
+      env: { ...env },
+      tmpDir: join(stateDir, "tmp", id),
+      denyRead: [...own, ...config.denyRead],
+      allowRead: [spillDir, ...config.allowRead],
+      protect: own,
+    },
+  };
 }
