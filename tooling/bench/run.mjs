@@ -2,12 +2,12 @@
 // is asserted, the numbers are printed for people to read.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { run } from "@conch/exec-core";
 import { createAuditLog, createSpillStore, createToolSet, ToolOrchestrator } from "@conch/orchestrator";
-import { resolveSandboxPolicy } from "@conch/sandbox-core";
+import { createSandboxWorkspace, resolveSandboxPolicy } from "@conch/sandbox-core";
 import { buildSeccompFilter, createLinuxBackend, seccompArchOf } from "@conch/sandbox-linux";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -209,6 +209,29 @@ if (process.platform === "linux" && (await backend.available()).available) {
     buildSeccompFilter({ arch: seccompArchOf(process.arch), network: false });
     builds.push(performance.now() - t);
   }
+  // The per-command sandbox checks (DESIGN.md §5): each root's identity, the protected paths (.git and
+  // its gitdir, .conch, .agents) and the hidden paths (the default deny list, one readdir of the home),
+  // found afresh for every command, in a git repository, with this machine's home.
+  const repo = mkdtempSync(join(tmpdir(), "conch-bench-rules-"));
+  spawnSync("git", ["init", "-q", repo]);
+  const workspace = createSandboxWorkspace(
+    { mode: "workspace-write" },
+    { cwd: repo, env: { ...process.env, HOME: homedir() }, tmpDir: join(repo, ".tmp-private") },
+  );
+  const checks = [];
+  for (let i = 0; i < 2000; i++) {
+    const t = performance.now();
+    workspace.rules();
+    checks.push(performance.now() - t);
+  }
+  rmSync(repo, { recursive: true, force: true });
+  rows.push({
+    benchmark: "per-command sandbox checks: root identity, protected and hidden paths (median of 2000)",
+    baseline: "-",
+    conch: `${(median(checks) * 1000).toFixed(1)} µs`,
+    ratio: "-",
+    target: "<= 0.5 ms",
+  });
   rows.push({
     benchmark: "seccomp filter build (median of 2000)",
     baseline: "-",
