@@ -116,7 +116,9 @@ export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineT
     "Runs a command in a new session and returns its output, or a session_id while it keeps running: " +
     "use write_stdin to send input or poll for more output. Set `tty` for interactive programs.",
   inputSchema: ExecCommandSchema,
-  isMutating: async (input: ExecCommandParams) => !(await isKnownSafeCommand(["bash", "-lc", input.cmd])),
+  // A shell the model names may not read the script as bash does (fish, say): never known read-only.
+  isMutating: async (input: ExecCommandParams) =>
+    input.shell !== undefined || !(await isKnownSafeCommand(["bash", "-lc", input.cmd])),
   handler: async (input: ExecCommandParams, context: ToolContext) => {
     const shell = input.shell === undefined ? context.shell() : resolveShell(input.shell);
     const cwd = resolve(context.orchestrator.cwd, input.workdir ?? ".");
