@@ -23,7 +23,7 @@ interface CorpusCase {
 }
 
 const CASES = JSON.parse(
-  readFileSync(new URL("../../../../shared/corpus/codex-execpolicy-cases.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../../../tooling/corpus/codex-execpolicy-cases.json", import.meta.url), "utf8"),
 ) as CorpusCase[];
 
 const ofKind = (kind: string): CorpusCase[] => CASES.filter((c) => c.kind === kind);

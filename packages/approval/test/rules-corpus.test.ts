@@ -12,7 +12,7 @@ import { compileNetworkDomains } from "../src/rules/network.js";
 
 // Cases from Codex's execpolicy tests, shared by every package that implements a part of them.
 // Repository root is three levels up from this directory; the corpus sits beside the repository.
-const CORPUS_URL = new URL("../../../../shared/corpus/codex-execpolicy-cases.json", import.meta.url);
+const CORPUS_URL = new URL("../../../tooling/corpus/codex-execpolicy-cases.json", import.meta.url);
 
 interface Case {
   kind: string;

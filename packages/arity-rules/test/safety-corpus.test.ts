@@ -4,7 +4,7 @@ import { DANGEROUS_REASONS, dangerousCommandMatch } from "../src/safety/dangerou
 import { isKnownSafeCommand } from "../src/safety/is-known-safe.js";
 
 // Codex's own test cases for is_known_safe_command and dangerous_command_match, collected in the shared
-// corpus (repo root ../shared/corpus). Classification only: nothing here runs a command.
+// corpus (tooling/corpus, vendored). Classification only: nothing here runs a command.
 interface CorpusCase {
   check: "is_known_safe_command" | "dangerous_command_match";
   argv: string[];
@@ -16,7 +16,7 @@ interface CorpusCase {
 }
 
 const CASES: CorpusCase[] = JSON.parse(
-  readFileSync(new URL("../../../../shared/corpus/codex-safety-cases.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../../../tooling/corpus/codex-safety-cases.json", import.meta.url), "utf8"),
 );
 
 const PLATFORM_MATCHES: Record<CorpusCase["platform"], boolean> = {

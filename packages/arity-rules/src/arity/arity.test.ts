@@ -5,7 +5,7 @@ import { approvalPrefix, createArityTable, isLiteralToken, parseArityToml } from
 import { DEFAULT_ARITY } from "./default-arity.js";
 
 const CORPUS = JSON.parse(
-  readFileSync(new URL("../../../../../shared/corpus/opencode-arity.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../../../../tooling/corpus/opencode-arity.json", import.meta.url), "utf8"),
 ) as Record<string, number>;
 
 describe("the default arity table", () => {
