@@ -18,7 +18,7 @@ await build({
   platform: "node",
   target: "node20.19",
   conditions: ["@conch/source"],
-  external: ["web-tree-sitter", "tree-sitter-bash", "node-pty", "@xterm/headless"],
+  external: ["web-tree-sitter", "tree-sitter-bash", "@lydell/node-pty", "@xterm/headless"],
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: "linked",
   logLevel: "warning",

@@ -4,10 +4,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-// Not a root devDependency (yet): by path, and node-pty from where it is installed.
+// Not a root devDependency (yet): by path, and @lydell/node-pty from where it is installed.
 import { SessionStore } from "../../packages/unified-exec/dist/index.js";
 
-const pty = createRequire(new URL("../../packages/unified-exec/package.json", import.meta.url))("node-pty");
+const pty = createRequire(new URL("../../packages/unified-exec/package.json", import.meta.url))("@lydell/node-pty");
 
 const home = mkdtempSync(join(tmpdir(), "conch-bench-sessions-"));
 const BASH = ["bash", "--norc", "--noprofile"];

@@ -25,12 +25,14 @@ export interface HandleEvents {
   onExit(exitCode: number, signal: NodeJS.Signals | null): void;
 }
 
-type NodePty = typeof import("node-pty");
+type NodePty = typeof import("@lydell/node-pty");
 let nodePty: NodePty | null = null;
 
-// node-pty is a native module: loaded on the first PTY session, never by importing this package.
+// node-pty's API from @lydell/node-pty, which ships prebuilt binaries per platform (linux and darwin,
+// x64 and arm64) as optional dependencies, so installing needs no compiler and no download of Node's
+// headers. A native module: loaded on the first PTY session, never by importing this package.
 function loadNodePty(): NodePty {
-  nodePty ??= createRequire(import.meta.url)("node-pty") as NodePty;
+  nodePty ??= createRequire(import.meta.url)("@lydell/node-pty") as NodePty;
   return nodePty;
 }
 
@@ -61,7 +63,7 @@ export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: Ha
   const pty = loadNodePty();
   const { argv, cleanup } = withExtraFdsFromFiles(spec);
   const [file, ...args] = argv as [string, ...string[]];
-  let term: import("node-pty").IPty;
+  let term: import("@lydell/node-pty").IPty;
   try {
     term = pty.spawn(file, args, {
       name: spec.env.TERM ?? "xterm-256color",
@@ -70,7 +72,7 @@ export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: Ha
       cwd: spec.cwd,
       env: spec.env,
       encoding: null,
-    } as import("node-pty").IPtyForkOptions);
+    } as import("@lydell/node-pty").IPtyForkOptions);
   } catch (cause) {
     cleanup();
     throw new UnifiedExecError(
