@@ -93,7 +93,7 @@ describe("conch tool call", () => {
       '{"command":"echo hi; echo err >&2","login":false}',
     ]);
     expect(text.status).toBe(0);
-    expect(text.stdout).toMatch(/^Exit code: 0\nWall time: [\d.]+ seconds\nOutput:\nhi\nerr\n\n$/);
+    expect(text.stdout).toMatch(/^Exit code: 0\nWall time: \d+\.\d seconds\nOutput:\nhi\nerr\n\n$/);
     const json = conch(["tool", "call", "--json", "shell", '{"command":["sh","-c","exit 3"]}']);
     expect(json.status).toBe(0);
     const parsed = JSON.parse(json.stdout) as { tool: string; text: string; result: Record<string, unknown> };
@@ -125,7 +125,7 @@ describe("conch tool call", () => {
       '{"command":"echo started; sleep 30","timeout_ms":300,"login":false}',
     ]);
     expect(timedOut.stdout).toMatch(
-      /^Exit code: 124\nWall time: [\d.]+ seconds\nOutput:\ncommand timed out after \d+ milliseconds\nstarted\n\n$/,
+      /^Exit code: 124\nWall time: \d+\.\d seconds\nOutput:\ncommand timed out after \d+ milliseconds\nstarted\n\n$/,
     );
   });
 

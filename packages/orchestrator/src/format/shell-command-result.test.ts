@@ -8,12 +8,12 @@ describe("formatShellCommandResult", () => {
     ).toBe("Exit code: 0\nWall time: 1.2 seconds\nOutput:\nhello\n");
   });
 
-  it("prints whole seconds without a decimal, as Rust prints an f32", () => {
+  it("prints one decimal, whole seconds too, as Codex's {:.1} does", () => {
     const wall = (durationMs: number) =>
       formatShellCommandResult({ exitCode: 1, durationMs, output: "", maxTokens: 10 }).split("\n")[1];
-    expect(wall(0)).toBe("Wall time: 0 seconds");
-    expect(wall(49)).toBe("Wall time: 0 seconds");
-    expect(wall(2000)).toBe("Wall time: 2 seconds");
+    expect(wall(0)).toBe("Wall time: 0.0 seconds");
+    expect(wall(49)).toBe("Wall time: 0.0 seconds");
+    expect(wall(2000)).toBe("Wall time: 2.0 seconds");
     expect(wall(12_345)).toBe("Wall time: 12.3 seconds");
     expect(wall(12_360)).toBe("Wall time: 12.4 seconds");
   });
@@ -28,7 +28,7 @@ describe("formatShellCommandResult", () => {
         timedOut: true,
       }),
     ).toBe(
-      "Exit code: 124\nWall time: 10 seconds\nOutput:\ncommand timed out after 10003 milliseconds\npartial\n",
+      "Exit code: 124\nWall time: 10.0 seconds\nOutput:\ncommand timed out after 10003 milliseconds\npartial\n",
     );
   });
 
@@ -41,7 +41,7 @@ describe("formatShellCommandResult", () => {
         maxTokens: 10_000,
         timedOut: true,
       }),
-    ).toBe("Exit code: 124\nWall time: 10 seconds\nOutput:\ncommand timed out after 10000 milliseconds\n");
+    ).toBe("Exit code: 124\nWall time: 10.0 seconds\nOutput:\ncommand timed out after 10000 milliseconds\n");
   });
 
   it("adds the total line count when truncation changed it", () => {
@@ -72,6 +72,6 @@ describe("formatShellCommandResult", () => {
         maxTokens: 0,
         timedOut: true,
       }),
-    ).toBe("Exit code: 124\nWall time: 5 seconds\nTotal output lines: 2\nOutput:\n…11 tokens truncated…");
+    ).toBe("Exit code: 124\nWall time: 5.0 seconds\nTotal output lines: 2\nOutput:\n…11 tokens truncated…");
   });
 });

@@ -14,8 +14,8 @@ export interface ShellCommandResultInput {
 }
 
 /**
- * The exact text Codex returns for shell_command: `Exit code`, `Wall time` (rounded to 0.1 s and
- * printed as Rust prints an f32, so `1` not `1.0`), `Total output lines` only when truncation changed
+ * The exact text Codex returns for shell_command: `Exit code`, `Wall time` (rounded to 0.1 s, always
+ * with its one decimal, as Codex's `{:.1}` prints it: `1.0`), `Total output lines` only when truncation changed
  * the line count, then `Output:` and the middle-truncated text.
  */
 export function formatShellCommandResult(input: ShellCommandResultInput): string {
@@ -45,5 +45,5 @@ function formatTenths(durationMs: number): string {
   const tenths = Math.round(Math.fround(Math.fround(durationMs / 1000) * 10));
   const whole = Math.trunc(tenths / 10);
   const fraction = tenths % 10;
-  return fraction === 0 ? String(whole) : `${whole}.${fraction}`;
+  return `${whole}.${fraction}`;
 }
