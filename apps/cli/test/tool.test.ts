@@ -13,6 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { resolveShell } from "@conch/shell-detect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
@@ -165,6 +166,7 @@ describe("conch tool call", () => {
       [
         "",
         "conch: approve this command?",
+        `  shell:    ${resolveShell("bash").path} -lc`,
         "  command:  touch x",
         "  purpose:  Create the file x",
         `  cwd:      ${dir}`,

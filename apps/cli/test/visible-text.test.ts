@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { detectShell, resolveShell } from "@conch/shell-detect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
@@ -30,6 +31,9 @@ function conch(args: string[], input = ""): { status: number | null; stdout: str
 }
 
 const ASK = ["tool", "call", "--approval", "untrusted", "--approver", "tty"];
+// The shells the prompt names: the user's (from passwd) for shell_command, bash for the bash profile.
+const loginShell = detectShell().path;
+const bash = resolveShell("bash").path;
 const WHY = "  why:      it is not known to be read-only, and the approval policy is untrusted";
 
 describe("the approval prompt", () => {
@@ -42,6 +46,7 @@ describe("the approval prompt", () => {
       stderr: [
         "",
         "conch: approve this command?",
+        `  shell:    ${loginShell} -c`,
         "  command:  cmd #\\u{0d}\\u{1b}[2K  command:  git log",
         `  cwd:      ${dir}`,
         "  sandbox:  workspace-write",
@@ -61,6 +66,7 @@ describe("the approval prompt", () => {
       [
         "",
         "conch: approve this command?",
+        `  shell:    ${bash} -lc`,
         "  command:",
         "    | echo a",
         "    |   command:  git log",

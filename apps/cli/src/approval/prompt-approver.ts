@@ -28,11 +28,16 @@ function quote(word: string): string {
 }
 
 /** The command as a person reads it: a shell script itself, else the argv quoted. */
-function displayCommand(argv: readonly string[]): string {
-  const [, flag, script] = argv;
-  if (argv.length === 3 && flag !== undefined && SCRIPT_FLAGS.has(flag) && script !== undefined)
-    return script;
-  return argv.map(quote).join(" ");
+/**
+ * The command's rows: a script run by a shell shows the shell (the program that really runs, however
+ * it is named) on a row of its own, then the script; anything else shows its whole argv, quoted.
+ */
+function commandFields(argv: readonly string[]): string[] {
+  const [program, flag, script] = argv;
+  if (argv.length === 3 && program !== undefined && flag !== undefined && SCRIPT_FLAGS.has(flag)) {
+    return [...field("shell", `${quote(program)} ${flag}`), ...field("command", script as string)];
+  }
+  return field("command", argv.map(quote).join(" "));
 }
 
 function why(request: ApprovalRequest, policy: ApprovalPolicy): string {
@@ -79,7 +84,7 @@ function wrapRow(row: string, width: number): string[] {
 
 /** The question, as printed before the answer line; rows wrapped to `columns` when it is known. */
 function approvalPrompt(request: ApprovalRequest, policy: ApprovalPolicy, columns: number | null): string {
-  const rows = ["", "conch: approve this command?", ...field("command", displayCommand(request.argv))];
+  const rows = ["", "conch: approve this command?", ...commandFields(request.argv)];
   if (request.description !== undefined) rows.push(...field("purpose", request.description));
   if (request.justification !== undefined) rows.push(...field("model", request.justification));
   rows.push(...field("cwd", request.cwd));
