@@ -65,8 +65,8 @@ describe("conch run", () => {
 
   it("refuses / as the workspace of a sandbox that would make it writable", () => {
     const result = conch("run", "--cwd", "/", "pwd");
-    expect(result.status).toBe(3);
-    expect(result.stderr).toContain("lies inside the writable root /");
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("invalid sandbox policy: the writable root / holds the home directory");
   });
 
   it("exits 124 on timeout and says so", () => {
@@ -196,7 +196,7 @@ describe("errors and help", () => {
     [
       ["frob"],
       2,
-      "conch: unknown command \"frob\" (expected one of run, exec, explain, policy, sandbox, tool, replay)\nRun 'conch --help' for usage.\n",
+      "conch: unknown command \"frob\" (expected one of run, exec, explain, policy, sandbox, tool, replay, trust)\nRun 'conch --help' for usage.\n",
     ],
     [["run", "conch-no-such-program"], 127, 'conch: cannot start "conch-no-such-program": no such program\n'],
     [["run", "/etc/passwd"], 126, 'conch: cannot start "/etc/passwd": permission denied\n'],

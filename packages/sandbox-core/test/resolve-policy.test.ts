@@ -10,6 +10,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandboxWorkspace, resolveSandboxPolicy, type SandboxError } from "../src/index.js";
@@ -43,10 +44,16 @@ function repo(...parts: string[]): string {
   return path;
 }
 
-// The system's own denied files, hidden in every test below whatever HOME says.
+// What is hidden whatever HOME says: the system's own denied files, and the secrets in the account's
+// home from passwd (this machine's, so taken from the resolver itself; each test adds its own).
 const SYSTEM_HIDDEN = ["/etc/gshadow", "/etc/shadow"]
   .filter((path) => existsSync(path))
   .map((path) => ({ path, type: "file", readable: [] }));
+let ACCOUNT_HIDDEN: { path: string; type: string; readable: string[] }[];
+const withAlwaysHidden = (own: { path: string; type: string; readable: string[] }[]) =>
+  [...own, ...ACCOUNT_HIDDEN.filter((entry) => !own.some((mine) => mine.path === entry.path))].sort((a, b) =>
+    a.path < b.path ? -1 : 1,
+  );
 const ww = (extra: Record<string, unknown> = {}) => ({ mode: "workspace-write" as const, ...extra });
 /** An empty home, so the machine's own ~/.ssh does not show up in the rules. */
 let home: string;
@@ -56,6 +63,11 @@ const EMPTY_TMP = { kind: "empty", targets: ["/tmp"] };
 beforeAll(() => {
   base = realpathSync(mkdtempSync(join(BASE_PARENT, "conch-sandbox-core-")));
   home = dir("home");
+  ACCOUNT_HIDDEN = resolveSandboxPolicy(
+    { mode: "read-only" },
+    { cwd: base, env: { HOME: userInfo().homedir } },
+  ).hidden;
+  expect(ACCOUNT_HIDDEN).toEqual(expect.arrayContaining(SYSTEM_HIDDEN));
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -67,7 +79,7 @@ describe("resolveSandboxPolicy: workspace-write", () => {
       readableRoots: ["/"],
       writableRoots: [{ root: cwd, readOnlySubpaths: [] }],
       tmp: EMPTY_TMP,
-      hidden: SYSTEM_HIDDEN,
+      hidden: withAlwaysHidden([]),
       network: false,
     });
     expect(existsSync(join(cwd, ".conch"))).toBe(false);
@@ -210,6 +222,29 @@ describe("resolveSandboxPolicy: workspace-write", () => {
     expect(rules.writableRoots).toEqual([{ root: cwd, readOnlySubpaths: [join(cwd, ".git")] }]);
   });
 
+  it("refuses a writable root that is or holds the home directory, unless told to accept it", () => {
+    const h = dir("home-root", "home");
+    for (const cwd of [h, dir("home-root")]) {
+      expect(() => createSandboxWorkspace(ww(), { cwd, env: { HOME: h } })).toThrow(
+        expect.objectContaining({
+          code: "INVALID_SANDBOX_POLICY",
+          message:
+            `invalid sandbox policy: the writable root ${cwd} ${cwd === h ? "is" : "holds"} the home directory ${h}: ` +
+            "a sandboxed command could create files that later run outside the sandbox (~/.bash_profile, " +
+            "~/.gitconfig, ~/.config/autostart, ~/.ssh/authorized_keys). Start Conch in a project directory, or " +
+            "set home_workspace = true in the user config to accept this.",
+        }) as SandboxError,
+      );
+    }
+    // The account's own home counts even when $HOME points elsewhere; read-only never writes it.
+    expect(() => createSandboxWorkspace(ww(), { cwd: "/", env: { HOME: h } })).toThrow(
+      "holds the home directory",
+    );
+    expect(createSandboxWorkspace({ mode: "read-only" }, { cwd: h, env: { HOME: h } }).mode).toBe(
+      "read-only",
+    );
+  });
+
   it("keeps `protect` paths read-only inside a root, and the home's startup files when the home is writable", () => {
     const cwd = dir("home-ws");
     const state = dir("home-ws", ".local", "state", "conch");
@@ -219,6 +254,7 @@ describe("resolveSandboxPolicy: workspace-write", () => {
       cwd,
       env: { HOME: cwd },
       protect: [state, join(base, "outside")],
+      allowHomeRoot: true,
     });
     expect(rules.writableRoots).toEqual([
       { root: cwd, readOnlySubpaths: [join(cwd, ".bashrc"), join(cwd, ".config", "git"), state] },
@@ -284,7 +320,7 @@ describe("resolveSandboxPolicy: hidden reads", () => {
       allowRead: [spill, "~/.python_history"],
     });
     expect(rules.hidden).toEqual(
-      [
+      withAlwaysHidden([
         { path: join(h, ".bash_history"), type: "file", readable: [] },
         { path: join(h, ".cargo", "credentials.toml"), type: "file", readable: [] },
         { path: join(h, ".config", "gh"), type: "dir", readable: [] },
@@ -292,8 +328,7 @@ describe("resolveSandboxPolicy: hidden reads", () => {
         { path: join(h, ".ssh"), type: "dir", readable: [] },
         { path: realAws, type: "dir", readable: [] },
         { path: state, type: "dir", readable: [spill] },
-        ...SYSTEM_HIDDEN,
-      ].sort((a, b) => (a.path < b.path ? -1 : 1)),
+      ]),
     );
   });
 
@@ -301,16 +336,14 @@ describe("resolveSandboxPolicy: hidden reads", () => {
     const h = dir("hides-root", "home");
     const cwd = dir("hides-root", "home", ".ssh", "project");
     const rules = resolveSandboxPolicy(ww(), { cwd, env: { HOME: h } });
-    expect(rules.hidden).toEqual(SYSTEM_HIDDEN);
+    expect(rules.hidden).toEqual(withAlwaysHidden([]));
   });
 
   it("read-only hides the same secrets", () => {
     const h = dir("ro-secrets");
     dir("ro-secrets", ".gnupg");
     expect(resolveSandboxPolicy({ mode: "read-only" }, { cwd: base, env: { HOME: h } }).hidden).toEqual(
-      [{ path: join(h, ".gnupg"), type: "dir", readable: [] }, ...SYSTEM_HIDDEN].sort((a, b) =>
-        a.path < b.path ? -1 : 1,
-      ),
+      withAlwaysHidden([{ path: join(h, ".gnupg"), type: "dir", readable: [] }]),
     );
   });
 });
@@ -322,7 +355,7 @@ describe("resolveSandboxPolicy: other modes", () => {
       readableRoots: ["/"],
       writableRoots: [],
       tmp: EMPTY_TMP,
-      hidden: SYSTEM_HIDDEN,
+      hidden: withAlwaysHidden([]),
       network: false,
     });
   });

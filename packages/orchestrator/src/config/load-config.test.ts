@@ -69,6 +69,7 @@ describe("loadConfig", () => {
       spillRetentionDays: 7,
       rulesDirs: [join(home, ".config", "conch", "rules")],
       durableOneShot: false,
+      homeWorkspace: false,
       auditLog: null,
       projectDir: null,
       sources: [],
@@ -94,6 +95,7 @@ describe("loadConfig", () => {
         "spill_retention_days = 3",
         'rules_dirs = ["rules", "/etc/conch/rules"]',
         "durable_one_shot = true",
+        "home_workspace = true",
         'audit_log = "logs/audit.jsonl"',
       ].join("\n"),
     );
@@ -112,6 +114,7 @@ describe("loadConfig", () => {
       spillRetentionDays: 3,
       rulesDirs: [join(home, "rules"), "/etc/conch/rules"],
       durableOneShot: true,
+      homeWorkspace: true,
       auditLog: join(home, "logs", "audit.jsonl"),
       projectDir: null,
       sources: [userFile],
@@ -172,6 +175,7 @@ describe("loadConfig", () => {
       spillRetentionDays: 1,
       rulesDirs: [join(home, ".config", "conch", "rules")],
       durableOneShot: true,
+      homeWorkspace: false,
       auditLog: null,
       projectDir: project,
       sources: [userFile, projectFile],
@@ -360,7 +364,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, trust_project_rules, audit_log, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, home_workspace, trust_project_rules, audit_log, received an unknown key`,
     );
   });
 

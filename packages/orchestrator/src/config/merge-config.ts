@@ -31,6 +31,8 @@ export interface ConfigSettings {
   readonly spillRetentionDays: number;
   readonly rulesDirs: readonly string[];
   readonly durableOneShot: boolean;
+  /** Accept the home directory (or one holding it) as a writable root (see `allowHomeRoot`). */
+  readonly homeWorkspace: boolean;
   /** The audit log file; null for `<state dir>/audit.jsonl`. */
   readonly auditLog: string | null;
 }
@@ -55,6 +57,7 @@ export function defaultSettings(configDir: string): ConfigSettings {
     spillRetentionDays: DEFAULT_SPILL_RETENTION_DAYS,
     rulesDirs: [join(configDir, "rules")],
     durableOneShot: false,
+    homeWorkspace: false,
     auditLog: null,
   };
 }
@@ -156,6 +159,9 @@ export async function applyProjectConfig(
     if (list !== undefined && list.length > 0)
       ignore(key, list, "only the user config can loosen what is hidden");
   }
+  if (values.homeWorkspace === true && !user.homeWorkspace) {
+    ignore("home_workspace", true, looser("home_workspace", false));
+  }
   if (values.auditLog !== undefined && values.auditLog !== user.auditLog) {
     ignore("audit_log", values.auditLog, "only the user config can move the audit log");
   }
@@ -183,6 +189,7 @@ export async function applyProjectConfig(
     spillRetentionDays: lower("spill_retention_days", user.spillRetentionDays, values.spillRetentionDays),
     rulesDirs,
     durableOneShot: values.durableOneShot ?? user.durableOneShot,
+    homeWorkspace: values.homeWorkspace === false ? false : user.homeWorkspace,
     auditLog: user.auditLog,
   };
   // Stable sort: in file order, several writable roots in the order written.

@@ -69,6 +69,7 @@ export function conchSandboxWorkspace(
       denyRead: [...own, ...config.denyRead],
       allowRead: [spillDir, ...config.allowRead],
       protect: own,
+      allowHomeRoot: config.homeWorkspace,
     },
   };
 }

@@ -20,10 +20,19 @@ export const HOME_PROTECTED_NAMES: readonly string[] = [
   ".zshenv",
   ".zlogin",
   ".zlogout",
+  ".bash_aliases",
   ".inputrc",
+  ".pam_environment",
   ".gitconfig",
+  ".vimrc",
+  ".ssh",
+  ".local/bin",
   ".config/git",
   ".config/fish",
+  ".config/nvim",
+  ".config/autostart",
+  ".config/systemd",
+  ".config/environment.d",
 ];
 
 export function canonical(path: string): string | undefined {

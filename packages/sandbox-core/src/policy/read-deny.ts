@@ -55,18 +55,14 @@ function componentPattern(component: string): RegExp {
   return new RegExp(`^${body}$`);
 }
 
-/** `pattern` with `~` expanded; null when it needs a home there is none of, or is not absolute. */
-function absolutePattern(pattern: string, home: string | undefined): string | null {
-  if (pattern === "~" || pattern.startsWith("~/")) {
-    return home === undefined ? null : join(home, pattern.slice(1));
-  }
-  return isAbsolute(pattern) ? pattern : null;
+/** `pattern` with `~` expanded for each home; none when it is not absolute. */
+function absolutePatterns(pattern: string, homes: readonly string[]): string[] {
+  if (pattern === "~" || pattern.startsWith("~/")) return homes.map((home) => join(home, pattern.slice(1)));
+  return isAbsolute(pattern) ? [pattern] : [];
 }
 
 /** The existing paths a pattern names, as written (not canonical). */
-function expandPattern(pattern: string, home: string | undefined): string[] {
-  const absolute = absolutePattern(pattern, home);
-  if (absolute === null) return [];
+function expandPattern(absolute: string): string[] {
   let paths = ["/"];
   for (const component of absolute.split("/").filter((part) => part !== "")) {
     if (!WILDCARD.test(component)) {
@@ -87,10 +83,10 @@ function expandPattern(pattern: string, home: string | undefined): string[] {
   return paths.filter((path) => lstatSync(path, { throwIfNoEntry: false }) !== undefined);
 }
 
-function canonicalAll(patterns: readonly string[], home: string | undefined): string[] {
+function canonicalAll(patterns: readonly string[], homes: readonly string[]): string[] {
   const paths = new Set<string>();
   for (const pattern of patterns) {
-    for (const path of expandPattern(pattern, home)) {
+    for (const path of absolutePatterns(pattern, homes).flatMap(expandPattern)) {
       const real = canonical(path);
       if (real !== undefined) paths.add(real);
     }
@@ -100,18 +96,18 @@ function canonicalAll(patterns: readonly string[], home: string | undefined): st
 
 /**
  * The paths to hide: every existing path `deny` names (canonical, so a symlinked `~/.ssh` hides its
- * target), less those `allow` names exactly, less any at or above a writable root (the workspace stays
- * the workspace), one inside another folded into it. What `allow` names inside a hidden directory stays
- * readable there.
+ * target; `~/` in every one of `homes`, `$HOME` and the account's own), less those `allow` names exactly,
+ * less any at or above a writable root (the workspace stays the workspace), one inside another folded
+ * into it. What `allow` names inside a hidden directory stays readable there.
  */
 export function hiddenPaths(
   deny: readonly string[],
   allow: readonly string[],
-  home: string | undefined,
+  homes: readonly string[],
   writableRoots: readonly string[],
 ): HiddenPath[] {
-  const allowed = canonicalAll(allow, home);
-  const denied = canonicalAll(deny, home).filter(
+  const allowed = canonicalAll(allow, homes);
+  const denied = canonicalAll(deny, homes).filter(
     (path) => !allowed.includes(path) && !writableRoots.some((root) => root === path || isInside(root, path)),
   );
   const outer = denied.filter((path) => !denied.some((other) => isInside(path, other))).sort();

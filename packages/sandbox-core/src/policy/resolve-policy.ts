@@ -1,5 +1,5 @@
 import { lstatSync, mkdirSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, userInfo } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { SandboxError } from "../errors.js";
 import type { SandboxMode, SandboxPolicy, SandboxRules, TmpRule, WritableRoot } from "../types.js";
@@ -26,6 +26,12 @@ export interface SandboxWorkspaceOptions {
   allowRead?: readonly string[];
   /** Paths that stay read-only when inside a writable root: Conch's own config, rules and state. */
   protect?: readonly string[];
+  /**
+   * Accept a writable root that is (or holds) the home directory. Off by default: there a sandboxed
+   * command can create files that later run outside the sandbox (`~/.bash_profile`, `~/.gitconfig`,
+   * `~/.config/autostart`, `~/.ssh/authorized_keys`), which no read-only bind of existing files stops.
+   */
+  allowHomeRoot?: boolean;
 }
 
 /** A policy resolved once for a session: roots held by identity; `rules()` for each command. */
@@ -105,6 +111,31 @@ function homeOf(env: Record<string, string | undefined>): string {
   return canonical(home !== undefined && isAbsolute(home) ? home : homedir()) ?? homedir();
 }
 
+/** The home directories that matter: `$HOME`, and the account's own from passwd when it differs. */
+function homesOf(env: Record<string, string | undefined>): string[] {
+  let account: string | undefined;
+  try {
+    account = canonical(userInfo().homedir);
+  } catch {
+    // No passwd entry (a container's uid): `$HOME` is all there is.
+  }
+  return unique([homeOf(env), ...(account === undefined ? [] : [account])]);
+}
+
+function refuseHomeRoots(roots: readonly string[], homes: readonly string[]): void {
+  for (const root of roots) {
+    const home = homes.find((dir) => dir === root || isInside(dir, root));
+    if (home === undefined) continue;
+    throw new SandboxError(
+      "INVALID_SANDBOX_POLICY",
+      `invalid sandbox policy: the writable root ${root} ${root === home ? "is" : "holds"} the home directory ${home}: ` +
+        "a sandboxed command could create files that later run outside the sandbox (~/.bash_profile, " +
+        "~/.gitconfig, ~/.config/autostart, ~/.ssh/authorized_keys). Start Conch in a project directory, or " +
+        "set home_workspace = true in the user config to accept this.",
+    );
+  }
+}
+
 /** Where the private `/tmp` appears: `/tmp`, and `$TMPDIR` when it is another directory outside the roots. */
 function tmpTargets(env: Record<string, string | undefined>, roots: readonly string[]): string[] {
   const targets = ["/tmp"];
@@ -130,7 +161,7 @@ export function createSandboxWorkspace(
   options: SandboxWorkspaceOptions,
 ): SandboxWorkspace {
   const checked = validatePolicy(policy);
-  const { cwd, env, tmpDir, denyRead, allowRead, protect } = validateResolveOptions(options);
+  const { cwd, env, tmpDir, denyRead, allowRead, protect, allowHomeRoot } = validateResolveOptions(options);
   const realCwd = canonicalDirectory(cwd);
   if (realCwd === undefined) {
     throw new SandboxError("CWD_NOT_FOUND", `cwd is not an existing directory: ${cwd}`);
@@ -163,8 +194,9 @@ export function createSandboxWorkspace(
       `writableRoots[${index - 1}]`,
     );
   });
+  const homes = homesOf(env);
+  if (!allowHomeRoot) refuseHomeRoots(present, homes);
   const roots = present.map(hold);
-  const home = homeOf(env);
   const targets = tmpTargets(env, present);
   let tmp: HeldDir | null = null;
   if (mode === "workspace-write" && tmpDir !== undefined) {
@@ -188,9 +220,9 @@ export function createSandboxWorkspace(
       return {
         mode,
         readableRoots: ["/"],
-        writableRoots: workspaceRoots(rootPaths, home, protect),
+        writableRoots: workspaceRoots(rootPaths, homes, protect),
         tmp: tmpRule,
-        hidden: hiddenPaths(deny, allowRead, home, rootPaths),
+        hidden: hiddenPaths(deny, allowRead, homes, rootPaths),
         network: mode === "workspace-write" && checked.networkAccess === true,
       };
     },
@@ -203,13 +235,16 @@ export function createSandboxWorkspace(
  * disjoint and every protected path belongs to exactly one of them. A root at or below a protected
  * path is dropped: protection wins.
  */
-function workspaceRoots(roots: readonly string[], home: string, protect: readonly string[]): WritableRoot[] {
+function workspaceRoots(
+  roots: readonly string[],
+  homes: readonly string[],
+  protect: readonly string[],
+): WritableRoot[] {
   const extras = protect.map(canonical).filter((path): path is string => path !== undefined);
+  const writableHomes = homes.filter((home) => roots.some((root) => root === home || isInside(home, root)));
   const allProtected = unique([
     ...roots.flatMap((root) => protectedPathsOf(root)),
-    ...(roots.some((root) => root === home || isInside(home, root))
-      ? protectedPathsOf(home, HOME_PROTECTED_NAMES)
-      : []),
+    ...writableHomes.flatMap((home) => protectedPathsOf(home, HOME_PROTECTED_NAMES)),
     ...extras,
   ]).filter((path) => roots.some((root) => isInside(path, root)));
   const covered = (path: string): boolean => allProtected.some((p) => p === path || isInside(path, p));

@@ -100,6 +100,7 @@ export function validateResolveOptions(options: unknown): {
   denyRead: string[];
   allowRead: string[];
   protect: string[];
+  allowHomeRoot: boolean;
 } {
   if (!isRecord(options)) throw optionError(`expected an object, received ${describeValue(options)}`);
   const cwd = options["cwd"];
@@ -117,9 +118,14 @@ export function validateResolveOptions(options: unknown): {
   if (badProtect !== undefined) {
     throw optionError(`protect: expected absolute paths, received ${describeValue(badProtect)}`);
   }
+  const allowHomeRoot = options["allowHomeRoot"] ?? false;
+  if (typeof allowHomeRoot !== "boolean") {
+    throw optionError(`allowHomeRoot: expected a boolean, received ${describeValue(allowHomeRoot)}`);
+  }
   return {
     cwd,
     env: env as Record<string, string | undefined>,
+    allowHomeRoot,
     tmpDir,
     denyRead: patternList(options, "denyRead"),
     allowRead: patternList(options, "allowRead"),
