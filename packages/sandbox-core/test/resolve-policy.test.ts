@@ -384,3 +384,20 @@ describe("resolveSandboxPolicy: other modes", () => {
     );
   });
 });
+
+describe("resolveSandboxPolicy: what a sandboxed command planted", () => {
+  it("a FIFO where a gitdir file or commondir should be never blocks the resolver", () => {
+    const cwd = dir("fifo");
+    mkdirSync(join(cwd, "gd"));
+    execFileSync("mkfifo", [join(cwd, "gd", "commondir")]);
+    writeFileSync(join(cwd, ".git"), "gitdir: gd\n");
+    expect(resolveSandboxPolicy(ww(), { cwd, env: env() }).writableRoots).toEqual([
+      { root: cwd, readOnlySubpaths: [join(cwd, ".git"), join(cwd, "gd")] },
+    ]);
+    rmSync(join(cwd, ".git"));
+    execFileSync("mkfifo", [join(cwd, ".git")]);
+    expect(resolveSandboxPolicy(ww(), { cwd, env: env() }).writableRoots).toEqual([
+      { root: cwd, readOnlySubpaths: [join(cwd, ".git")] },
+    ]);
+  });
+});

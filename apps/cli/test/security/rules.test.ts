@@ -344,4 +344,31 @@ describe.runIf(sandboxWorks())("a .conch the agent writes is not trusted later",
     expect(next.stderr).toContain("changed since `conch trust`");
     expect(existsSync(join(ws.cwd, "f"))).toBe(true);
   });
+
+  it("a .conch the agent makes in a subdirectory cannot shadow the trusted project above it", () => {
+    mkdirSync(join(ws.cwd, ".conch"));
+    writeFileSync(
+      join(ws.cwd, ".conch", "config.toml"),
+      'rules_dirs = ["policy"]\ndeny_read = ["secret.txt"]\n',
+    );
+    mkdirSync(join(ws.cwd, "policy"));
+    writeFileSync(join(ws.cwd, "policy", "a.toml"), '[[rule]]\npattern = ["rm"]\ndecision = "forbidden"\n');
+    writeFileSync(join(ws.cwd, "secret.txt"), "project-secret");
+    expect(conch(ws, ["trust"]).status).toBe(0);
+    const sub = join(ws.cwd, "sub");
+    mkdirSync(sub);
+    writeFileSync(join(sub, "f"), "keep");
+    const inSub = { ...ws, cwd: sub };
+    expect(
+      toolCall(inSub, "shell_command", {
+        command: "mkdir .conch && echo '# mine' > .conch/config.toml && echo ok",
+      }).text,
+    ).toContain("ok");
+    const next = toolCall(inSub, "shell_command", { command: "rm f; cat ../secret.txt" });
+    expect(next.result).toMatchObject({ status: "rejected", rejection: "forbidden" });
+    expect(existsSync(join(sub, "f"))).toBe(true);
+    expect(toolCall(inSub, "shell_command", { command: "cat ../secret.txt" }).text).not.toContain(
+      "project-secret",
+    );
+  });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -313,6 +314,20 @@ describe("loadConfig", () => {
     expect((await load()).warnings[0]).toContain("the project is not trusted");
   });
 
+  it("reads every project file above cwd: a nearer one (an agent's) cannot loosen an outer one", async () => {
+    await write(projectFile, 'approval_policy = "untrusted"\ndeny_read = ["~/outer"]\n');
+    const sub = join(project, "sub");
+    await write(join(sub, ".conch", "config.toml"), 'approval_policy = "never"\n');
+    const config = await load(sub);
+    expect(config.approvalPolicy).toBe("untrusted");
+    expect(config.denyRead).toEqual([join(home, "outer")]);
+    expect(config.projectDir).toBe(sub);
+    expect(config.sources).toEqual([projectFile, join(sub, ".conch", "config.toml")]);
+    expect(config.warnings).toEqual([
+      `${join(sub, ".conch", "config.toml")}:1: approval_policy = "never" ignored: looser than ${projectFile}'s "untrusted"`,
+    ]);
+  });
+
   it("says that trust_project_rules in the user config no longer trusts anything", async () => {
     await write(userFile, "trust_project_rules = true\n");
     await write(projectFile, 'rules_dirs = [".conch/rules"]\n');
@@ -375,6 +390,12 @@ describe("loadConfig", () => {
 
   it("rejects a config path that is a directory", async () => {
     await mkdir(userFile, { recursive: true });
-    expect((await loadError()).message).toMatch(new RegExp(`^${userFile}: cannot read: EISDIR`));
+    expect((await loadError()).message).toBe(`${userFile}: cannot read: not a regular file`);
+  });
+
+  it("rejects a FIFO planted where the project config would be, without waiting on it", async () => {
+    await mkdir(dirname(projectFile), { recursive: true });
+    execFileSync("mkfifo", [projectFile]);
+    expect((await loadError()).message).toBe(`${projectFile}: cannot read: not a regular file`);
   });
 });

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { homedir as osHomedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { OrchestratorError } from "../errors.js";
@@ -7,6 +6,7 @@ import { type ConfigFile, parseConfigFile } from "./config-file.js";
 import { keyLine } from "./key-lines.js";
 import { applyProjectConfig, applyUserConfig, type ConfigSettings, defaultSettings } from "./merge-config.js";
 import { projectDigest, recordTrust, trustedAt, wasTrusted } from "./project-trust.js";
+import { readConfigText } from "./read-config-text.js";
 
 /** Where to look for config; `env` and `home` default to the real process. */
 export interface LoadConfigOptions {
@@ -17,9 +17,9 @@ export interface LoadConfigOptions {
   readonly home?: string;
 }
 
-/** The effective config: the user file, tightened by the project file, over the defaults. */
+/** The effective config: the user file, tightened by each project file, over the defaults. */
 export interface ConchConfig extends ConfigSettings {
-  /** The directory holding `.conch/config.toml`, or null when none was found. */
+  /** The nearest directory holding `.conch/config.toml`, or null when none was found. */
   readonly projectDir: string | null;
   /** The config files read, user file first. */
   readonly sources: readonly string[];
@@ -48,26 +48,14 @@ export function conchConfigDir(options: ConfigDirOptions = {}): string {
   return join(resolveHome(options), ".config", "conch");
 }
 
-/** The file's text, or null when it does not exist. */
-async function readIfPresent(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
-    throw new OrchestratorError("INVALID_CONFIG", `${path}: cannot read: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-}
-
-/** The nearest `<dir>/.conch/config.toml` at or above `cwd`, parsed; null when there is none. */
-async function findProjectFile(cwd: string, home: string): Promise<{ dir: string; file: ConfigFile } | null> {
+/** Every `<dir>/.conch/config.toml` at or above `cwd`, parsed, nearest first. */
+async function findProjectFiles(cwd: string, home: string): Promise<{ dir: string; file: ConfigFile }[]> {
+  const found: { dir: string; file: ConfigFile }[] = [];
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const path = join(dir, ".conch", "config.toml");
-    const text = await readIfPresent(path);
-    if (text !== null) return { dir, file: parseConfigFile(path, text, { base: dir, home }) };
-    if (dirname(dir) === dir) return null;
+    const text = await readConfigText(path);
+    if (text !== null) found.push({ dir, file: parseConfigFile(path, text, { base: dir, home }) });
+    if (dirname(dir) === dir) return found;
   }
 }
 
@@ -84,10 +72,10 @@ async function projectRulesRefusal(stateDir: string, dir: string, file: ConfigFi
 }
 
 /**
- * Loads `<config dir>/config.toml` and the nearest `<project>/.conch/config.toml` at or above `cwd`
- * (up to the filesystem root, not only the git root: a project config can only tighten, so finding one
- * in a parent is not less safe; its rules dirs load only for a project trusted with `conch trust`, as it
- * was then). Relative paths resolve against the project dir in a project file and against home in the
+ * Loads `<config dir>/config.toml` and every `<project>/.conch/config.toml` at or above `cwd`, the
+ * outermost first (up to the filesystem root, not only the git root: a project config can only
+ * tighten, so reading one in a parent is not less safe; its rules dirs load only for a project trusted
+ * with `conch trust`, as it was then). Relative paths resolve against the project dir in a project file and against home in the
  * user file; `~/` is home in both. Missing files mean defaults; an unreadable or invalid file throws
  * `INVALID_CONFIG`; a project setting looser than the user's is ignored with a warning.
  */
@@ -96,7 +84,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ConchConfi
   const configDir = conchConfigDir({ ...options, home });
 
   const userPath = join(configDir, "config.toml");
-  const userText = await readIfPresent(userPath);
+  const userText = await readConfigText(userPath);
   const userFile: ConfigFile | null =
     userText === null ? null : parseConfigFile(userPath, userText, { base: home, home });
   const sources: string[] = userFile === null ? [] : [userPath];
@@ -109,29 +97,33 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ConchConfi
     );
   }
 
-  const project = await findProjectFile(options.cwd, home);
-  if (project !== null) {
+  // Every project file from the outermost in: each can only tighten what it is given, so a nearer one (one
+  // a sandboxed command made in a subdirectory, say) never loosens what an outer one set.
+  const projects = await findProjectFiles(options.cwd, home);
+  const stateDir = conchStateDir({ env: options.env ?? process.env, homedir: () => home });
+  const origins = new Map<string, string>(
+    [...(userFile?.keys ?? [])].map((key) => [key, "the user config's"]),
+  );
+  const originOf = (key: string): string => origins.get(key) ?? "the default";
+  for (const project of [...projects].reverse()) {
     sources.push(project.file.path);
     const refusal =
       project.file.values.rulesDirs === undefined
         ? null
-        : await projectRulesRefusal(
-            conchStateDir({ env: options.env ?? process.env, homedir: () => home }),
-            project.dir,
-            project.file,
-          );
+        : await projectRulesRefusal(stateDir, project.dir, project.file);
     let projectWarnings: string[];
     ({ settings, warnings: projectWarnings } = await applyProjectConfig(
       settings,
-      userFile,
+      originOf,
       project.file,
       project.dir,
       refusal,
     ));
     warnings = [...warnings, ...projectWarnings];
+    for (const key of project.file.keys) origins.set(key, `${project.file.path}'s`);
   }
 
-  return { ...settings, projectDir: project?.dir ?? null, sources, warnings };
+  return { ...settings, projectDir: projects[0]?.dir ?? null, sources, warnings };
 }
 
 /** What `trustProject` pinned. */
@@ -149,8 +141,8 @@ export async function trustProject(
   options: LoadConfigOptions & { revoke?: boolean },
 ): Promise<TrustedProject> {
   const home = resolveHome(options);
-  const project = await findProjectFile(options.cwd, home);
-  if (project === null) {
+  const [project] = await findProjectFiles(options.cwd, home);
+  if (project === undefined) {
     throw new OrchestratorError(
       "INVALID_CONFIG",
       `no project config (.conch/config.toml) at or above ${resolve(options.cwd)}: nothing to trust`,

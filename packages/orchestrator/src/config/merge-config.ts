@@ -98,7 +98,8 @@ function isInside(path: string, dir: string): boolean {
  */
 export async function applyProjectConfig(
   user: ConfigSettings,
-  userFile: ConfigFile | null,
+  /** Who set a key's value in force: `the user config's`, `the default`, or an outer project file's. */
+  originOf: (key: string) => string,
   project: ConfigFile,
   projectDir: string,
   rulesRefusal: string | null,
@@ -110,8 +111,7 @@ export async function applyProjectConfig(
     ignored.push({ line, text: `${project.path}:${line}: ${key} = ${showValue(value)} ignored: ${why}` });
   };
   const looser = (key: string, userValue: unknown): string => {
-    const fromUser = userFile?.keys.has(key) === true;
-    return `looser than ${fromUser ? "the user config's" : "the default"} ${showValue(userValue)}`;
+    return `looser than ${originOf(key)} ${showValue(userValue)}`;
   };
   const tighter = <T extends string>(
     key: string,

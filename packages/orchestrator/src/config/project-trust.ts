@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { OrchestratorError } from "../errors.js";
+import { readConfigText } from "./read-config-text.js";
 
 interface TrustRecord {
   readonly digest: string;
@@ -43,7 +44,7 @@ export async function projectDigest(configText: string, rulesDirs: readonly stri
   const hash = createHash("sha256").update("config.toml\0").update(configText).update("\0");
   for (const file of await rulesFiles(rulesDirs)) {
     hash.update(`${file}\0`);
-    hash.update(await readFile(file));
+    hash.update((await readConfigText(file)) ?? "");
     hash.update("\0");
   }
   return hash.digest("hex");

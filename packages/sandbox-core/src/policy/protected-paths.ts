@@ -1,4 +1,13 @@
-import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 
 /** Names that stay read-only inside every writable root (DESIGN.md §5). */
@@ -48,11 +57,29 @@ export function isInside(path: string, parent: string): boolean {
   return path !== parent && path.startsWith(parent === "/" ? "/" : `${parent}/`);
 }
 
+// A gitdir file names a path: anything longer is not one.
+const MAX_POINTER_BYTES = 4096;
+
+/**
+ * The start of a regular file, or undefined. The sandboxed command writes these files (a `.git` file, a
+ * gitdir's `commondir`): opened without blocking and checked to be regular, so a FIFO planted there
+ * cannot hang Conch, and read only so far.
+ */
 function readText(path: string): string | undefined {
+  let fd: number;
   try {
-    return readFileSync(path, "utf8");
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(MAX_POINTER_BYTES);
+    return buffer.toString("utf8", 0, readSync(fd, buffer, 0, MAX_POINTER_BYTES, 0));
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -34,6 +34,18 @@ export const DEFAULT_DENY_READ: readonly string[] = [
   "~/.password-store",
   "~/.local/share/keyrings",
   "~/.config/op",
+  "~/.claude/.credentials.json",
+  "~/.codex/auth.json",
+  "~/.config/github-copilot",
+  "~/.m2/settings.xml",
+  "~/.gradle/gradle.properties",
+  "~/.config/rclone",
+  "~/.s3cfg",
+  "~/.terraformrc",
+  "~/.config/pip/pip.conf",
+  "~/.pip/pip.conf",
+  "~/.config/composer/auth.json",
+  "~/.local/share/atuin",
   "~/.mozilla",
   "~/.config/google-chrome",
   "~/.config/chromium",
@@ -43,6 +55,7 @@ export const DEFAULT_DENY_READ: readonly string[] = [
   "~/.local/share/fish/fish_history",
   "/etc/shadow",
   "/etc/gshadow",
+  "/etc/ssh/ssh_host_*_key",
 ];
 
 const WILDCARD = /[*?]/;

@@ -1,0 +1,44 @@
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import { OrchestratorError } from "../errors.js";
+
+/** A config or rules file is text a person wrote; anything larger is not one. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * A config or rules file's text, or null when it does not exist. A project's files may have been made by
+ * a sandboxed command: opened without blocking and checked to be a regular file of bounded size, so a
+ * FIFO or a device planted there fails with a clear error instead of hanging Conch.
+ */
+export async function readConfigText(path: string): Promise<string | null> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw new OrchestratorError("INVALID_CONFIG", `${path}: cannot read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      throw new OrchestratorError("INVALID_CONFIG", `${path}: cannot read: not a regular file`);
+    }
+    if (info.size > MAX_CONFIG_BYTES) {
+      throw new OrchestratorError(
+        "INVALID_CONFIG",
+        `${path}: cannot read: ${info.size} bytes, more than a config file's ${MAX_CONFIG_BYTES}`,
+      );
+    }
+    return await handle.readFile("utf8");
+  } catch (error) {
+    if (error instanceof OrchestratorError) throw error;
+    throw new OrchestratorError("INVALID_CONFIG", `${path}: cannot read: ${(error as Error).message}`, {
+      cause: error,
+    });
+  } finally {
+    await handle.close();
+  }
+}
