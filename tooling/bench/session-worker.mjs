@@ -7,7 +7,9 @@ import { join } from "node:path";
 // Not a root devDependency (yet): by path, and @lydell/node-pty from where it is installed.
 import { SessionStore } from "../../packages/unified-exec/dist/index.js";
 
-const pty = createRequire(new URL("../../packages/unified-exec/package.json", import.meta.url))("@lydell/node-pty");
+const pty = createRequire(new URL("../../packages/unified-exec/package.json", import.meta.url))(
+  "@lydell/node-pty",
+);
 
 const home = mkdtempSync(join(tmpdir(), "conch-bench-sessions-"));
 const BASH = ["bash", "--norc", "--noprofile"];
