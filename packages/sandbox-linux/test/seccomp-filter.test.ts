@@ -167,6 +167,7 @@ describe("buildSeccompFilter", () => {
       "iopl",
       "ioperm",
       "uselib",
+      "modify_ldt",
     ]);
   });
 
@@ -209,8 +210,9 @@ describe("buildSeccompFilter", () => {
     });
 
     it("leaves the numbers x86-only denials have on x86_64 alone on aarch64", () => {
-      // iopl, ioperm and uselib's x86_64 numbers are getpid, getppid and rt_sigaction on aarch64.
-      for (const nr of [172, 173, 134])
+      // iopl, ioperm, uselib and modify_ldt's x86_64 numbers are getpid, getppid, rt_sigaction and
+      // setpgid on aarch64.
+      for (const nr of [172, 173, 134, 154])
         expect(evaluate(filter(false, "aarch64"), ARM, nr)).toBe(SECCOMP_RET_ALLOW);
     });
 

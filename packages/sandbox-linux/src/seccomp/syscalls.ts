@@ -113,4 +113,8 @@ export const DENIED_SYSCALLS: readonly DeniedSyscall[] = [
   { name: "iopl", x86_64: 172, aarch64: null },
   { name: "ioperm", x86_64: 173, aarch64: null },
   { name: "uselib", x86_64: 134, aarch64: null },
+  // Old attack surface no build tool needs: LDT segments (16-bit code, a long line of kernel bugs) and
+  // moving another process's pages between NUMA nodes (Docker's default profile denies both).
+  { name: "modify_ldt", x86_64: 154, aarch64: null },
+  { name: "move_pages", x86_64: 279, aarch64: 239 },
 ];
