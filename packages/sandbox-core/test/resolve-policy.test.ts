@@ -401,3 +401,20 @@ describe("resolveSandboxPolicy: what a sandboxed command planted", () => {
     ]);
   });
 });
+
+describe("resolveSandboxPolicy: what a repository's config points into the work tree", () => {
+  it("keeps core.hooksPath and included config files read-only, as the person's next commit runs them", () => {
+    const cwd = repo("hooks-path");
+    dir("hooks-path", ".husky");
+    writeFileSync(join(cwd, ".gitconfig.local"), "[user]\n");
+    git(cwd, "config", "core.hooksPath", ".husky");
+    git(cwd, "config", "include.path", "../.gitconfig.local");
+    git(cwd, "config", "includeIf.gitdir:/nowhere/.path", "../missing.inc");
+    expect(resolveSandboxPolicy(ww(), { cwd, env: env() }).writableRoots).toEqual([
+      {
+        root: cwd,
+        readOnlySubpaths: [join(cwd, ".git"), join(cwd, ".gitconfig.local"), join(cwd, ".husky")],
+      },
+    ]);
+  });
+});

@@ -3,7 +3,13 @@ import { homedir, userInfo } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { SandboxError } from "../errors.js";
 import type { SandboxMode, SandboxPolicy, SandboxRules, TmpRule, WritableRoot } from "../types.js";
-import { canonical, HOME_PROTECTED_NAMES, isInside, protectedPathsOf } from "./protected-paths.js";
+import {
+  canonical,
+  HOME_PROTECTED_NAMES,
+  isInside,
+  PROTECTED_NAMES,
+  protectedPathsOf,
+} from "./protected-paths.js";
 import { DEFAULT_DENY_READ, hiddenPaths } from "./read-deny.js";
 import { validatePolicy, validateResolveOptions } from "./validate-policy.js";
 
@@ -243,7 +249,7 @@ function workspaceRoots(
   const extras = protect.map(canonical).filter((path): path is string => path !== undefined);
   const writableHomes = homes.filter((home) => roots.some((root) => root === home || isInside(home, root)));
   const allProtected = unique([
-    ...roots.flatMap((root) => protectedPathsOf(root)),
+    ...roots.flatMap((root) => protectedPathsOf(root, PROTECTED_NAMES, homes[0])),
     ...writableHomes.flatMap((home) => protectedPathsOf(home, HOME_PROTECTED_NAMES)),
     ...extras,
   ]).filter((path) => roots.some((root) => isInside(path, root)));
