@@ -1,7 +1,7 @@
 // `pnpm bench`: medians and ratios against a baseline measured in the same run. Not a test: nothing here
 // is asserted, the numbers are printed for people to read.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -155,8 +155,10 @@ if (process.platform === "linux" && (await backend.available()).available) {
   // 6. A whole tool call through the orchestrator: validation, approval requirement (tree-sitter),
   // sandbox, run, formatting, audit line. HOME is an empty dir so that the login shell reads no user
   // profile (this machine's pyenv init alone costs ~110 ms per login shell).
+  // The home beside the workspace, not it: a home as the workspace is refused.
   const scratch = mkdtempSync(join(tmpdir(), "conch-bench-"));
-  process.env.HOME = scratch;
+  process.env.HOME = join(scratch, "home");
+  mkdirSync(process.env.HOME);
   const orchestrator = new ToolOrchestrator({
     cwd: scratch,
     approvalPolicy: "on-request",
@@ -173,7 +175,7 @@ if (process.platform === "linux" && (await backend.available()).available) {
   const wrappedLogin = await prepare({
     argv: loginArgv,
     cwd: scratch,
-    env: { PATH: process.env.PATH, HOME: scratch },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
     extraFds: [],
   });
   const rawBwrapLogin = () =>

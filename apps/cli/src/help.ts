@@ -27,8 +27,9 @@ const POLICY_OPTIONS = `  --approval POLICY  untrusted, on-failure, on-request o
   --sandbox MODE     read-only, workspace-write or danger-full-access (default: the config's,
                      else workspace-write)
   --approver WHO     who answers when approval is needed: tty (ask here; the default when stdin
-                     is a terminal; answers are read from stdin), approve, approve-session, or
-                     deny (the default otherwise)`;
+                     is a terminal; answers are read from stdin), approve, approve-session, deny
+                     (answers no), or none (nobody: what needs approval does not run, and the
+                     text says so; the default otherwise)`;
 
 const COMMON_OPTIONS = `  --timeout-ms N   kill the command and everything it started after N ms (exit 124)
   --cwd DIR        directory to run in (default: the current one)

@@ -9,19 +9,25 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let dir: string;
+let home: string;
 let env: NodeJS.ProcessEnv;
 
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), "conch-replay-")));
   // A home of its own (no profile noise in the sessions), and no user config or state.
+  // A home beside the workspace, not it or inside it: a home as the workspace is refused.
+  home = realpathSync(mkdtempSync(join(tmpdir(), "conch-replay-home-")));
   env = {
     ...process.env,
-    HOME: dir,
+    HOME: home,
     XDG_CONFIG_HOME: join(dir, ".config"),
     XDG_STATE_HOME: join(dir, ".state"),
   };
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+});
 
 function isAlive(pid: number): boolean {
   try {

@@ -311,7 +311,10 @@ describe("conch run and exec through the orchestrator", () => {
     expect(conch(["run", "--approval", "untrusted", "touch", "y"])).toEqual({
       status: 4,
       stdout: "",
-      stderr: "conch: rejected by user\n",
+      stderr:
+        "conch: this command needs approval, and no one can be asked here; the command did not run (to allow " +
+        "it, run conch with --approver approve (or approve-session), or at a terminal with --approver tty, or " +
+        "with another --approval policy)\n",
     });
     expect(existsSync(join(dir, "y"))).toBe(false);
   });

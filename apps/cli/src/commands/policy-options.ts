@@ -23,10 +23,15 @@ export const POLICY_SPECS = {
   approver: { type: "string" },
 } as const;
 
-const APPROVER_KINDS = ["tty", "approve", "approve-session", "deny"] as const;
+const APPROVER_KINDS = ["tty", "approve", "approve-session", "deny", "none"] as const;
 type ApproverKind = (typeof APPROVER_KINDS)[number];
 
-const FIXED_ANSWERS: Readonly<Record<Exclude<ApproverKind, "tty">, ReviewDecision>> = {
+/** What the model and stderr are told when nobody could be asked: how the person would allow it. */
+const NO_APPROVER_HINT =
+  "to allow it, run conch with --approver approve (or approve-session), or at a terminal with " +
+  "--approver tty, or with another --approval policy";
+
+const FIXED_ANSWERS: Readonly<Record<Exclude<ApproverKind, "tty" | "none">, ReviewDecision>> = {
   approve: "approved",
   "approve-session": "approved_for_session",
   deny: "denied",
@@ -60,7 +65,7 @@ export function policyOptions(options: Record<string, unknown>, command: string)
     sandbox: oneOf("sandbox", CONFIG_SANDBOX_MODES, options.sandbox, command),
     // Asking needs someone to answer: by default only when a person is at the terminal.
     approver:
-      oneOf("approver", APPROVER_KINDS, options.approver, command) ?? (process.stdin.isTTY ? "tty" : "deny"),
+      oneOf("approver", APPROVER_KINDS, options.approver, command) ?? (process.stdin.isTTY ? "tty" : "none"),
     profile: oneOf("profile", CONFIG_TOOL_PROFILES, options.profile, command),
   };
 }
@@ -71,19 +76,20 @@ export async function openRuntime(
   policy: PolicyOptions,
 ): Promise<{ runtime: ConchRuntime; close: () => Promise<void> }> {
   let prompt: PromptApprover | null = null;
-  let approver: Approver;
+  let approver: Approver | null = null;
   let runtime: ConchRuntime | null = null;
   if (policy.approver === "tty") {
     const current = (): ApprovalPolicy => runtime?.orchestrator.approvalPolicy ?? "on-request";
     prompt = new PromptApprover(process.stdin, process.stderr, current);
     approver = prompt;
-  } else {
+  } else if (policy.approver !== "none") {
     const answer = FIXED_ANSWERS[policy.approver];
     approver = { request: async () => answer };
   }
   runtime = await createRuntime({
     cwd,
     approver,
+    ...(policy.approver === "none" ? { noApproverHint: NO_APPROVER_HINT } : {}),
     ...(policy.approvalPolicy === undefined ? {} : { approvalPolicy: policy.approvalPolicy }),
     ...(policy.sandbox === undefined ? {} : { sandbox: policy.sandbox }),
     ...(policy.profile === undefined ? {} : { profile: policy.profile }),

@@ -69,7 +69,7 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
     );
   }
   // Reading the calls from stdin leaves nobody to answer there: deny unless told otherwise.
-  const approver = options.approver === undefined && source === "-" ? "deny" : policy.approver;
+  const approver = options.approver === undefined && source === "-" ? "none" : policy.approver;
   const cwd = resolve((options.cwd as string | undefined) ?? currentDirectory("replay"));
   if (source !== "-") {
     try {

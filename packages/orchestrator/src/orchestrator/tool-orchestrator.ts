@@ -71,6 +71,7 @@ export class ToolOrchestrator {
   readonly approvalPolicy: ApprovalPolicy;
   readonly sandboxPolicy: SandboxPolicy;
   readonly #approver: Approver | null;
+  readonly #noApproverHint: string | null;
   readonly #registry: SandboxRegistry;
   readonly #spill: SpillStore | null;
   readonly #audit: AuditLog | null;
@@ -91,6 +92,7 @@ export class ToolOrchestrator {
     this.sandboxPolicy = options.sandbox;
     this.#rules = options.rules ?? loadPolicy([]);
     this.#approver = options.approver ?? null;
+    this.#noApproverHint = options.noApproverHint ?? null;
     this.#registry = options.sandboxRegistry ?? defaultSandboxRegistry();
     this.#spill = options.spill ?? null;
     this.#audit = options.audit ?? null;
@@ -334,7 +336,7 @@ export class ToolOrchestrator {
       return rejected(
         "no-approver",
         `${requirement.reason ?? "this command needs approval"}, and no one can be asked here; ` +
-          "the command did not run",
+          `the command did not run${this.#noApproverHint === null ? "" : ` (${this.#noApproverHint})`}`,
         "policy",
       );
     }

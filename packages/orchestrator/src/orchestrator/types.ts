@@ -151,6 +151,11 @@ export interface ToolOrchestratorOptions {
   readonly rules?: Policy;
   /** Who is asked; without one, whatever needs asking is rejected with the reason. */
   readonly approver?: Approver | null;
+  /**
+   * Without an approver: how the person could allow such a command where this orchestrator runs (the
+   * CLI's `--approver`, the daemon's `conch approve`), appended to the rejection the model reads.
+   */
+  readonly noApproverHint?: string;
   /** Backends by platform; by default one holding this platform's backend (bwrap on Linux). */
   readonly sandboxRegistry?: SandboxRegistry;
   /** Where truncated output is saved in full; null to keep none. */

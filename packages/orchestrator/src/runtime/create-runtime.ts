@@ -25,6 +25,8 @@ export interface CreateRuntimeOptions {
   readonly sandbox?: ConfigSandboxMode;
   readonly profile?: ToolProfileName;
   readonly approver?: Approver | null;
+  /** See `ToolOrchestratorOptions.noApproverHint`. */
+  readonly noApproverHint?: string;
   readonly execute?: Execute;
 }
 
@@ -73,6 +75,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     sandboxWorkspace: workspace.options,
     rules: policy,
     approver: options.approver ?? null,
+    ...(options.noApproverHint === undefined ? {} : { noApproverHint: options.noApproverHint }),
     spill,
     audit,
     env: {
