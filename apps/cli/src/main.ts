@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { UsageError } from "./errors.js";
 import { MAIN_HELP } from "./help.js";
+import { EXIT_BROKEN_PIPE, outputClosed, watchOutput } from "./output/closed-output.js";
 
 type Command = (args: readonly string[]) => Promise<number>;
 
@@ -62,6 +63,13 @@ async function report(error: unknown): Promise<number> {
 
 /** Runs conch with its arguments (without node and the script) and returns the exit code. */
 export async function main(args: readonly string[]): Promise<number> {
+  watchOutput();
+  const code = await dispatch(args);
+  // Whatever the command said, a reader that went away is what the exit status reports.
+  return outputClosed.aborted ? EXIT_BROKEN_PIPE : code;
+}
+
+async function dispatch(args: readonly string[]): Promise<number> {
   try {
     const [name, ...rest] = args;
     if (name === undefined || name === "--help" || name === "-h" || name === "help") {

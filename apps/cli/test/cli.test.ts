@@ -144,6 +144,30 @@ describe("conch run when its own output goes away", () => {
     const [, pid] = /pid=(\d+)/.exec(printed) ?? [];
     expect(isAlive(Number(pid))).toBe(false);
   });
+
+  it.each([
+    ["run --json", ["run", "--json", "--", "sh", "-c", "sleep 0.2"], ""],
+    ["exec --json", ["exec", "--json", "sleep 0.2"], ""],
+    ["tool call", ["tool", "call", "shell_command", '{"command":"sleep 0.2"}'], ""],
+    ["replay", ["replay", "-"], '{"tool":"shell_command","arguments":{"command":"sleep 0.2"}}\n'],
+  ])("%s exits 141 without a stack trace when its reader is gone", (_name, args, input) => {
+    // `| true`: the reader exits at once, so conch's one write meets a closed pipe.
+    const result = spawnSync(
+      "bash",
+      [
+        "-c",
+        'printf %s "$1" | "${@:2}" | true; echo "exit ${PIPESTATUS[1]}"',
+        "bash",
+        input,
+        process.execPath,
+        BIN,
+        ...args,
+      ],
+      { env, encoding: "utf8" },
+    );
+    expect(result.stdout).toBe("exit 141\n");
+    expect(result.stderr).toBe("");
+  });
 });
 
 describe("conch exec", () => {

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { visibleText } from "@conch/approval";
 import { type ExecResult, type OutputDelta, type RunOptions, run } from "@conch/exec-core";
 import { UsageError } from "../errors.js";
+import { EXIT_BROKEN_PIPE, outputClosed } from "../output/closed-output.js";
 import { jsonLine } from "../output/json-line.js";
 import { openRuntime, POLICY_SPECS, type PolicyOptions } from "./policy-options.js";
 
@@ -32,7 +33,6 @@ export const EXIT_SANDBOX_UNAVAILABLE = 3;
 export const EXIT_REJECTED = 4;
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-const EXIT_BROKEN_PIPE = 128 + constants.signals.SIGPIPE;
 
 /** The directory conch was started in, or a usage error naming --cwd when it was deleted meanwhile. */
 export function currentDirectory(command: string): string {
@@ -60,33 +60,25 @@ async function live<T>(
 ): Promise<number> {
   const controller = new AbortController();
   let received: NodeJS.Signals | undefined;
-  let outputClosed = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     received ??= signal;
     controller.abort();
   };
-  const onOutputError = (): void => {
-    outputClosed = true;
-    controller.abort();
-  };
+  const signal = AbortSignal.any([controller.signal, outputClosed]);
   // Our stdout may be a slow pipe: wait for it to drain rather than buffer the command's output.
   const forward = ({ stream, data }: OutputDelta): Promise<void> | undefined => {
     const out = process[stream];
-    if (outputClosed || out.write(data)) return undefined;
+    if (outputClosed.aborted || out.write(data)) return undefined;
     return new Promise((resolve) => out.once("drain", resolve));
   };
-  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
-  process.stdout.on("error", onOutputError);
-  process.stderr.on("error", onOutputError);
+  for (const stop of STOP_SIGNALS) process.on(stop, onSignal);
   try {
-    const value = await body({ signal: controller.signal, ...(json ? {} : { onOutput: forward }) });
-    if (outputClosed) return EXIT_BROKEN_PIPE;
+    const value = await body({ signal, ...(json ? {} : { onOutput: forward }) });
+    if (outputClosed.aborted) return EXIT_BROKEN_PIPE;
     const code = finish(value);
     return received === undefined ? code : 128 + constants.signals[received];
   } finally {
-    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
-    process.stdout.off("error", onOutputError);
-    process.stderr.off("error", onOutputError);
+    for (const stop of STOP_SIGNALS) process.off(stop, onSignal);
   }
 }
 

@@ -7,6 +7,7 @@ import { invalidResult } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { REPLAY_HELP } from "../help.js";
+import { outputClosed } from "../output/closed-output.js";
 import { jsonLine } from "../output/json-line.js";
 import { currentDirectory } from "./execute.js";
 import { openRuntime, POLICY_SPECS, policyOptions } from "./policy-options.js";
@@ -85,6 +86,12 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
 
   const { runtime, close } = await openRuntime(cwd, { ...policy, approver });
   const controller = new AbortController();
+  // Nobody reads the results any more: stop, as on a signal (the sessions die below; main exits 141).
+  const stopOnClosedOutput = (): void => {
+    controller.abort();
+    lines?.close();
+  };
+  outputClosed.addEventListener("abort", stopOnClosedOutput, { once: true });
   let received: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
     received ??= signal;
@@ -115,6 +122,7 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
     return received === undefined ? 0 : 128 + constants.signals[received];
   } finally {
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, onSignal);
+    outputClosed.removeEventListener("abort", stopOnClosedOutput);
     await runtime.orchestrator.terminateSessions();
     await close();
   }
