@@ -108,6 +108,52 @@ describe.runIf(process.platform === "linux")("conch replay", () => {
     expect([shellPid, sleepPid].filter(isAlive)).toEqual([]);
   });
 
+  it('lets a line name the session an earlier line started: "$N" and "$last"', () => {
+    const file = join(dir, "refs.jsonl");
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({
+          tool: "exec_command",
+          arguments: { cmd: "bash -i", tty: true, yield_time_ms: 500 },
+        }),
+        "",
+        JSON.stringify({
+          tool: "write_stdin",
+          arguments: { session_id: "$1", chars: "echo one-$((1+1))\n" },
+        }),
+        JSON.stringify({
+          tool: "write_stdin",
+          arguments: { session_id: "$last", chars: "exit\n", yield_time_ms: 3000 },
+        }),
+        JSON.stringify({ tool: "write_stdin", arguments: { session_id: "$3", chars: "" } }),
+        JSON.stringify({ tool: "write_stdin", arguments: { session_id: "$9", chars: "" } }),
+      ].join("\n"),
+    );
+    const result = spawnSync(process.execPath, [BIN, "replay", "--sandbox", "danger-full-access", file], {
+      cwd: dir,
+      env,
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line);
+    const id = lines[0]?.result.session_id as number;
+    expect(lines[1]?.text).toContain("one-2");
+    expect(lines[2]?.text).toContain("Process exited with code 0");
+    expect(lines[3]).toEqual({
+      tool: "write_stdin",
+      text: 'line 5: session_id: "$3" names the session line 3 started, and it started none',
+      result: expect.objectContaining({ status: "invalid" }),
+    });
+    expect(lines[4]?.text).toBe(
+      'line 6: session_id: "$9" names the session line 9 started, and that line is not before this one',
+    );
+    expect(id).toBeGreaterThanOrEqual(1000);
+  });
+
   it("reads a file of calls, in the terminal profile too", () => {
     const file = join(dir, "calls.jsonl");
     writeFileSync(

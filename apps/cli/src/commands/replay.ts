@@ -3,7 +3,7 @@ import { access } from "node:fs/promises";
 import { constants } from "node:os";
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
-import { invalidResult } from "@conch/orchestrator";
+import { invalidResult, type ToolCallResult } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { REPLAY_HELP } from "../help.js";
@@ -18,6 +18,11 @@ const SPECS = {
   cwd: { type: "string" },
   help: { type: "boolean" },
 } as const;
+
+/** Tools that name an existing session rather than start one. */
+function startsNoSession(tool: string): boolean {
+  return tool === "write_stdin" || (tool.startsWith("terminal_") && tool !== "terminal_open");
+}
 
 interface Call {
   readonly tool: string;
@@ -42,6 +47,44 @@ function parseLine(line: string, number: number): Call | string {
     return `line ${number}: unknown field ${JSON.stringify(unknown[0])} (expected only: tool, arguments)`;
   }
   return { tool, arguments: args ?? {} };
+}
+
+// The argument fields that name a session: exec_command's write_stdin uses `session_id`, the terminal
+// tools `id`.
+const SESSION_FIELDS = ["session_id", "id"] as const;
+const REFERENCE = /^\$(?:(\d+)|last)$/;
+
+/**
+ * The call with `"$N"` (the session line N started) or `"$last"` (the last session any earlier line
+ * started) in a session field replaced by that session's id, or the reason it cannot be. Ids are random,
+ * so a file cannot know them; it can know which of its lines started one.
+ */
+function resolveReferences(
+  call: Call,
+  number: number,
+  started: ReadonlyMap<number, number>,
+  last: number | null,
+): Call | string {
+  if (typeof call.arguments !== "object" || call.arguments === null || Array.isArray(call.arguments)) {
+    return call;
+  }
+  const args: Record<string, unknown> = { ...(call.arguments as Record<string, unknown>) };
+  for (const field of SESSION_FIELDS) {
+    const value = args[field];
+    const match = typeof value === "string" ? REFERENCE.exec(value) : null;
+    if (match === null) continue;
+    const line = match[1] === undefined ? null : Number(match[1]);
+    const id = line === null ? last : started.get(line);
+    if (id === undefined || id === null) {
+      return line === null
+        ? `line ${number}: ${field}: "$last" names the last session an earlier line started, and none did`
+        : `line ${number}: ${field}: "$${line}" names the session line ${line} started, and ${
+            line >= number ? "that line is not before this one" : "it started none"
+          }`;
+    }
+    args[field] = id;
+  }
+  return { tool: call.tool, arguments: args };
 }
 
 /**
@@ -105,19 +148,27 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
     // Iterated at once: readline drops the lines it reads while nobody is listening.
     lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
     let number = 0;
+    // The session each line started, for "$N" and "$last" in later lines.
+    const started = new Map<number, number>();
+    let last: number | null = null;
     for await (const line of lines) {
       number++;
       if (line.trim() === "") continue;
       if (controller.signal.aborted) break;
-      const call = parseLine(line, number);
-      const out =
+      const parsed = parseLine(line, number);
+      const call: Call | string =
+        typeof parsed === "string" ? parsed : resolveReferences(parsed, number, started, last);
+      const tool: string | null = typeof parsed === "string" ? null : parsed.tool;
+      const out: ToolCallResult =
         typeof call === "string"
-          ? { tool: null, ...invalidResult("", call) }
-          : {
-              tool: call.tool,
-              ...(await set.call(call.tool, call.arguments, { signal: controller.signal })),
-            };
-      process.stdout.write(jsonLine({ tool: out.tool, text: out.text, result: out.result }));
+          ? invalidResult(tool ?? "", call)
+          : await set.call(call.tool, call.arguments, { signal: controller.signal });
+      const session = out.result.session_id;
+      if (typeof call !== "string" && typeof session === "number" && !startsNoSession(call.tool)) {
+        started.set(number, session);
+        last = session;
+      }
+      process.stdout.write(jsonLine({ tool, text: out.text, result: out.result }));
     }
     return received === undefined ? 0 : 128 + constants.signals[received];
   } finally {
