@@ -153,9 +153,11 @@ describe.runIf(process.platform === "linux")("session tools", () => {
       `Terminal ${id} closed; its processes were killed.`,
     );
     expect(isAlive(root)).toBe(false);
-    expect((await set.call("terminal_read", { id })).text).toBe(`Unknown process id ${id}`);
+    expect((await set.call("terminal_read", { id })).text).toBe(
+      `Unknown terminal id ${id} (terminal_list shows the open ones)`,
+    );
 
-    const exits = await set.call("terminal_open", { command: "echo bye; exit 4" });
+    const exits = await set.call("terminal_open", { command: "echo bye; exit 4", tty: false });
     expect(exits.text).toBe(
       `Terminal ID: ${exits.result.session_id}\nStatus: exited with code 4\nOutput:\nbye\n`,
     );
@@ -164,6 +166,25 @@ describe.runIf(process.platform === "linux")("session tools", () => {
     expect((await set.call("terminal_write", { id: exitedId, input: "\u0003" })).text).toBe(
       `Terminal ${exitedId} has exited; nothing was written.`,
     );
+  });
+
+  it("terminal_open gives a REPL a terminal by default, so it stays open for input", async () => {
+    const { set } = await tools("terminal");
+    const opened = await set.call("terminal_open", { command: "python3 -i -q" });
+    expect(opened.text).toMatch(/^Terminal ID: \d+\nStatus: running\n/);
+    const id = opened.result.session_id as number;
+    await set.call("terminal_write", { id, input: "print(6 * 7)\n" });
+    expect((await set.call("terminal_read", { id, wait_ms: 2000 })).text).toContain("42");
+    expect((await set.call("terminal_close", { id })).text).toBe(
+      `Terminal ${id} closed; its processes were killed.`,
+    );
+    // Without one, the error says so in this profile's words, not exec_command's.
+    const piped = await set.call("terminal_open", { command: "sleep 30", tty: false });
+    const pipedId = piped.result.session_id as number;
+    expect((await set.call("terminal_write", { id: pipedId, input: "x\n" })).text).toBe(
+      `terminal ${pipedId} was opened without a tty, so its stdin is closed; open it again with terminal_open and "tty": true`,
+    );
+    await set.call("terminal_close", { id: pipedId });
   });
 
   it("durable one-shot: a shell_command still running at its timeout becomes a session to poll", async () => {

@@ -36,7 +36,7 @@ export function invalidResult(tool: string, text: string, code = "INVALID_REQUES
 }
 
 /** A call that could not be carried out (a bug, or an error with a Conch code): nothing ran. */
-function failedResult(tool: string, text: string, code: string): ToolCallResult {
+export function failedResult(tool: string, text: string, code: string): ToolCallResult {
   return { text: message(text), result: { tool, status: "failed", ...NOT_RUN, error_code: code } };
 }
 

@@ -29,7 +29,7 @@ import { truncateMiddle } from "../format/truncate.js";
 import { formatUnifiedExecResult } from "../format/unified-exec-result.js";
 import { spillNotice } from "../spill/spill-notice.js";
 import { defineTool } from "./define-tool.js";
-import { errorResult, NOT_RUN, notRunResult, sessionData } from "./model-result.js";
+import { errorResult, failedResult, NOT_RUN, notRunResult, sessionData } from "./model-result.js";
 import { forgetSessionText, sessionText } from "./session-text.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
@@ -173,6 +173,25 @@ export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = defineToo
   },
 });
 
+/**
+ * A terminal tool's error in the terminal profile's words: its id is a terminal's, and a terminal without
+ * a tty is reopened with terminal_open (Codex's messages name exec_command, which this profile lacks).
+ */
+function terminalError(tool: string, id: number, error: unknown): ToolCallResult {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "UNKNOWN_SESSION") {
+    return failedResult(tool, `Unknown terminal id ${id} (terminal_list shows the open ones)`, code);
+  }
+  if (code === "STDIN_CLOSED") {
+    return failedResult(
+      tool,
+      `terminal ${id} was opened without a tty, so its stdin is closed; open it again with terminal_open and "tty": true`,
+      code,
+    );
+  }
+  return errorResult(tool, error);
+}
+
 function isRunning(sessions: SessionStore, id: number): boolean {
   return sessions.list().some((session) => session.id === id && session.running);
 }
@@ -250,7 +269,7 @@ export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = def
         result: { tool: "terminal_write", status: "ok", ...NOT_RUN, session_id: input.id, running },
       };
     } catch (error) {
-      return errorResult("terminal_write", error);
+      return terminalError("terminal_write", input.id, error);
     }
   },
 });
@@ -271,7 +290,7 @@ export const terminalReadTool: ToolDefinition<typeof TerminalReadSchema> = defin
       );
       return await terminalResult("terminal_read", response, false, context);
     } catch (error) {
-      return errorResult("terminal_read", error);
+      return terminalError("terminal_read", input.id, error);
     }
   },
 });
@@ -296,7 +315,7 @@ export const terminalSignalTool: ToolDefinition<typeof TerminalSignalSchema> = d
         result: { tool: "terminal_signal", status: "ok", ...NOT_RUN, session_id: input.id, running },
       };
     } catch (error) {
-      return errorResult("terminal_signal", error);
+      return terminalError("terminal_signal", input.id, error);
     }
   },
 });
@@ -315,7 +334,7 @@ export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = def
         result: { tool: "terminal_close", status: "ok", ...NOT_RUN },
       };
     } catch (error) {
-      return errorResult("terminal_close", error);
+      return terminalError("terminal_close", input.id, error);
     }
   },
 });

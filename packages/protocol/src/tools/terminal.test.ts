@@ -15,7 +15,7 @@ const cases: [string, z.ZodObject, unknown, unknown, string[], string[]][] = [
     "terminal_open",
     TerminalOpenSchema,
     { command: "python3" },
-    { command: "python3", tty: false },
+    { command: "python3", tty: true },
     ["command"],
     ["command", "cwd", "tty"],
   ],

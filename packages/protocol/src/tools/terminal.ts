@@ -23,9 +23,9 @@ export const TerminalOpenSchema = z.strictObject({
     ),
   tty: z
     .boolean()
-    .default(false)
+    .default(true)
     .describe(
-      "Run in a pseudo-terminal (needed for REPLs and full-screen programs such as vim or less). Default false: plain pipes.",
+      "Run in a pseudo-terminal (default true: what REPLs, shells and full-screen programs such as vim or less need). false: plain pipes, stdin closed.",
     ),
 });
 export type TerminalOpenParams = z.infer<typeof TerminalOpenSchema>;
