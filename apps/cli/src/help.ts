@@ -99,16 +99,18 @@ Evaluates ARGV against exec-policy rules and prints what \`codex execpolicy chec
 Exit status: 0; 2 for a usage error or a bad rules file (file:line: what is wrong).
 `;
 
-export const SANDBOX_HELP: string = `Usage: conch sandbox [--policy MODE] [--network] [--writable-root DIR]... [--cwd DIR]
+export const SANDBOX_HELP: string = `Usage: conch sandbox [--sandbox MODE] [--network] [--writable-root DIR]... [--cwd DIR]
                      [--timeout-ms N] [--json] -- ARGV...
        conch sandbox --check
 
-Runs ARGV under the sandbox only (no approval), streams its output, and exits with its code. On
-Linux the sandbox is bubblewrap plus a seccomp filter: / read-only, the cwd, /tmp and $TMPDIR
-writable (with .git, .conch and .agents kept read-only), no network.
+Runs ARGV under the sandbox only (no approval), streams its output, and exits with its code: the
+sandbox a tool call in this directory gets. On Linux that is bubblewrap plus a seccomp filter: /
+read-only, the cwd writable (with .git, .conch and .agents kept read-only), a private /tmp, the usual
+secrets and Conch's own files unreadable, no network.
 
 Options:
-  --policy MODE        workspace-write (default), read-only, or danger-full-access (no sandbox)
+  --sandbox MODE       workspace-write (default), read-only, or danger-full-access (no sandbox);
+                       --policy is the same option's old name
   --network            allow network access (workspace-write)
   --writable-root DIR  another writable directory (workspace-write); repeatable
   --cwd DIR            directory to run in (default: the current one)

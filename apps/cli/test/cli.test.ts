@@ -86,12 +86,16 @@ describe("conch run", () => {
     expect(parsed).toMatchObject({
       command: ["sh", "-c", "echo hi; exit 4"],
       cwd: dir,
-      exitCode: 4,
+      exit_code: 4,
       stdout: "hi\n",
       output: "hi\n",
-      timedOut: false,
+      timed_out: false,
       canceled: false,
+      stdout_bytes: 3,
+      sandbox: "bwrap",
     });
+    // The camelCase keys of earlier releases, kept for one release.
+    expect(parsed).toMatchObject({ exitCode: 4, timedOut: false, durationMs: parsed.duration_ms });
   });
 
   it("streams output live and on Ctrl-C kills the whole tree and exits 130", async () => {
@@ -227,7 +231,7 @@ describe("errors and help", () => {
     [
       ["run", "--cwd", "/no/such/dir", "true"],
       2,
-      "conch: invalid request: cwd: no such directory: /no/such/dir\n",
+      "conch run: --cwd: no such directory: /no/such/dir\nRun 'conch run --help' for usage.\n",
     ],
     [
       ["run", "--cwd=", "true"],

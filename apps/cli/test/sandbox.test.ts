@@ -42,7 +42,7 @@ describe.runIf(works)("conch sandbox", () => {
   });
 
   it("writes nowhere under read-only, and outside the cwd under danger-full-access", () => {
-    expect(conch("sandbox", "--policy", "read-only", "--", "touch", "ro.txt").status).not.toBe(0);
+    expect(conch("sandbox", "--sandbox", "read-only", "--", "touch", "ro.txt").status).not.toBe(0);
     expect(existsSync(join(dir, "ro.txt"))).toBe(false);
     const outside = join(dir, "..", `conch-free-${process.pid}`);
     expect(conch("sandbox", "--policy", "danger-full-access", "--", "touch", outside).status).toBe(0);
@@ -82,7 +82,16 @@ describe.runIf(works)("conch sandbox", () => {
     expect(alive).toEqual([]);
   });
 
-  it("rejects a bad policy with a usage error", () => {
+  it("rejects a bad mode with a usage error, under either name of the option", () => {
+    expect(conch("sandbox", "--sandbox", "open", "--", "true")).toEqual({
+      status: 2,
+      stdout: "",
+      stderr:
+        "conch sandbox: --sandbox: expected one of read-only, workspace-write, danger-full-access, received \"open\"\nRun 'conch sandbox --help' for usage.\n",
+    });
+    expect(conch("sandbox", "--sandbox", "read-only", "--policy", "read-only", "--", "true").stderr).toBe(
+      "conch sandbox: --sandbox and --policy are the same option: give one\nRun 'conch sandbox --help' for usage.\n",
+    );
     expect(conch("sandbox", "--policy", "open", "--", "true")).toEqual({
       status: 2,
       stdout: "",

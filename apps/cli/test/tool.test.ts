@@ -1,6 +1,6 @@
 // conch tool list|call, and conch run/exec through the orchestrator. Commands that write do so in a temp
 // directory created here; the user's config and state are replaced by temp ones.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -86,6 +86,50 @@ describe("conch tool list", () => {
 });
 
 describe("conch tool call", () => {
+  it("names --cwd and exits 2 when it is not a directory, as every command does", () => {
+    for (const command of [
+      ["tool", "call", "shell_command", "{}"],
+      ["run", "true"],
+      ["replay", "-"],
+    ]) {
+      const [first, second] = command;
+      const name = first === "tool" ? `tool ${second}` : first;
+      expect(
+        conch([
+          ...command.slice(0, first === "tool" ? 2 : 1),
+          "--cwd",
+          "/no/such/dir",
+          ...command.slice(first === "tool" ? 2 : 1),
+        ]),
+      ).toEqual({
+        status: 2,
+        stdout: "",
+        stderr: `conch ${name}: --cwd: no such directory: /no/such/dir\nRun 'conch ${name} --help' for usage.\n`,
+      });
+    }
+  });
+
+  it("exits 130 after Ctrl-C, with the text of what the call got to, and kills what it started", async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, "tool", "call", "shell_command", '{"command":"echo started; sleep 300"}'],
+      {
+        cwd: dir,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    child.kill("SIGINT");
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    expect(code).toBe(130);
+    expect(stdout).toMatch(/^Exit code: 130\n/);
+  });
+
   it("prints exactly the model's text, or with --json the structured result too", () => {
     const text = conch([
       "tool",

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { constants } from "node:os";
 import { resolve } from "node:path";
 import { visibleText } from "@conch/approval";
@@ -35,12 +36,24 @@ export const EXIT_REJECTED = 4;
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /** The directory conch was started in, or a usage error naming --cwd when it was deleted meanwhile. */
-export function currentDirectory(command: string): string {
+function currentDirectory(command: string): string {
   try {
     return process.cwd();
   } catch {
     throw new UsageError("the current directory no longer exists; pass --cwd DIR", command);
   }
+}
+
+/**
+ * The directory a command works in: `--cwd` (absolute, or relative to where conch started) or the current
+ * one, checked to be a directory, else the same usage error for every command (exit 2).
+ */
+export function commandDirectory(option: unknown, command: string, label = "--cwd"): string {
+  const cwd = resolve(typeof option === "string" ? option : currentDirectory(command));
+  if (statSync(cwd, { throwIfNoEntry: false })?.isDirectory() !== true) {
+    throw new UsageError(`${label}: no such directory: ${cwd}`, command);
+  }
+  return cwd;
 }
 
 interface LiveContext {
@@ -82,13 +95,28 @@ async function live<T>(
   }
 }
 
+/** `durationMs` → `duration_ms`: the CLI's JSON is snake_case, as the tool results are. */
+function snakeCase(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/**
+ * The result as `--json` prints it: snake_case keys, as `tool call --json` and the tool results use.
+ * The camelCase keys of earlier releases are still written beside them, for one release, so that scripts
+ * reading them keep working meanwhile (see the changeset).
+ */
+function jsonResult(fields: Record<string, unknown>): Record<string, unknown> {
+  const snake = Object.fromEntries(Object.entries(fields).map(([key, value]) => [snakeCase(key), value]));
+  return { ...snake, ...fields };
+}
+
 function reportResult(
   result: ExecResult,
   options: ExecuteOptions,
   extra: Record<string, unknown> = {},
 ): void {
   if (options.json) {
-    process.stdout.write(jsonLine({ ...result, ...extra }));
+    process.stdout.write(jsonLine(jsonResult({ ...result, ...extra })));
   } else if (result.timedOut) {
     process.stderr.write(
       `conch: timed out after ${options["timeout-ms"]} ms; the command and everything it started were killed\n`,
@@ -114,7 +142,7 @@ export async function execute(
   policy: PolicyOptions,
 ): Promise<number> {
   const timeoutMs = options["timeout-ms"];
-  const cwd = resolve(options.cwd ?? currentDirectory(command));
+  const cwd = commandDirectory(options.cwd, command);
   const { runtime, close } = await openRuntime(cwd, policy);
   try {
     return await live(
@@ -165,7 +193,7 @@ export async function executeDirect(
   options: ExecuteOptions,
   prepare?: RunOptions["prepare"],
 ): Promise<number> {
-  const cwd = options.cwd ?? currentDirectory(command);
+  const cwd = commandDirectory(options.cwd, command);
   const timeoutMs = options["timeout-ms"];
   return live(
     options.json === true,

@@ -23,7 +23,7 @@ import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXPLAIN_HELP } from "../help.js";
 import { jsonLine } from "../output/json-line.js";
-import { currentDirectory } from "./execute.js";
+import { commandDirectory } from "./execute.js";
 
 const SPECS = {
   json: { type: "boolean" },
@@ -68,7 +68,7 @@ export async function explainCommand(args: readonly string[]): Promise<number> {
     script = positionals[0] as string;
     argv = ["bash", "-lc", script];
   }
-  const cwd = (options.cwd as string | undefined) ?? currentDirectory("explain");
+  const cwd = commandDirectory(options.cwd, "explain");
   const rulesFiles = (options.rules as string[] | undefined) ?? [];
   const policy = rulesFiles.length > 0 ? await loadPolicyFiles(rulesFiles) : loadPolicy([]);
   const analysis: Analysis =

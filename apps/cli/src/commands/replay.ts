@@ -1,7 +1,6 @@
 import { createReadStream, constants as fsConstants } from "node:fs";
 import { access } from "node:fs/promises";
 import { constants } from "node:os";
-import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { invalidResult, type ToolCallResult } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
@@ -9,7 +8,7 @@ import { UsageError } from "../errors.js";
 import { REPLAY_HELP } from "../help.js";
 import { outputClosed } from "../output/closed-output.js";
 import { jsonLine } from "../output/json-line.js";
-import { currentDirectory } from "./execute.js";
+import { commandDirectory } from "./execute.js";
 import { openRuntime, POLICY_SPECS, policyOptions } from "./policy-options.js";
 
 const SPECS = {
@@ -114,7 +113,7 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
   }
   // Reading the calls from stdin leaves nobody to answer there: deny unless told otherwise.
   const approver = options.approver === undefined && source === "-" ? "none" : policy.approver;
-  const cwd = resolve((options.cwd as string | undefined) ?? currentDirectory("replay"));
+  const cwd = commandDirectory(options.cwd, "replay");
   if (source !== "-") {
     try {
       await access(source, fsConstants.R_OK);

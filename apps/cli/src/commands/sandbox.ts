@@ -11,7 +11,7 @@ import { UsageError } from "../errors.js";
 import { SANDBOX_HELP } from "../help.js";
 import {
   COMMON_SPECS,
-  currentDirectory,
+  commandDirectory,
   EXIT_SANDBOX_UNAVAILABLE,
   type ExecuteOptions,
   executeDirect,
@@ -19,6 +19,8 @@ import {
 
 const SPECS = {
   ...COMMON_SPECS,
+  sandbox: { type: "string" },
+  // The old name, still read: every other command says --sandbox.
   policy: { type: "string" },
   network: { type: "boolean" },
   "writable-root": { type: "string", multiple: true },
@@ -51,23 +53,27 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
     process.stdout.write(`conch sandbox: ${backend.name} works here (namespaces and seccomp)\n`);
     return 0;
   }
-  const mode = (options.policy as string | undefined) ?? "workspace-write";
+  if (options.sandbox !== undefined && options.policy !== undefined) {
+    throw new UsageError("--sandbox and --policy are the same option: give one", "sandbox");
+  }
+  const flag = options.policy === undefined ? "--sandbox" : "--policy";
+  const mode = ((options.sandbox ?? options.policy) as string | undefined) ?? "workspace-write";
   if (!(POLICIES as readonly string[]).includes(mode)) {
     throw new UsageError(
-      `--policy: expected one of ${POLICIES.join(", ")}, received ${JSON.stringify(mode)}`,
+      `${flag}: expected one of ${POLICIES.join(", ")}, received ${JSON.stringify(mode)}`,
       "sandbox",
     );
   }
   const roots = (options["writable-root"] as string[] | undefined) ?? [];
   if (mode !== "workspace-write" && (roots.length > 0 || options.network)) {
-    throw new UsageError("--network and --writable-root apply only to --policy workspace-write", "sandbox");
+    throw new UsageError("--network and --writable-root apply only to --sandbox workspace-write", "sandbox");
   }
   if (positionals.length === 0) throw new UsageError("missing the command to run after --", "sandbox");
   const policy: SandboxPolicy =
     mode === "workspace-write"
       ? { mode, writableRoots: roots, networkAccess: options.network === true }
       : ({ mode } as SandboxPolicy);
-  const cwd = (options.cwd as string | undefined) ?? currentDirectory("sandbox");
+  const cwd = commandDirectory(options.cwd, "sandbox");
   const backend = selectBackend(policy);
   if (backend === null) return executeDirect("sandbox", positionals, { ...(options as ExecuteOptions), cwd });
   const availability = await backend.available();

@@ -1,10 +1,11 @@
-import { resolve } from "node:path";
+import { constants } from "node:os";
 import { createToolSet, loadConfig, type ToolCallResult, ToolOrchestrator } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { TOOL_HELP } from "../help.js";
+import { outputClosed } from "../output/closed-output.js";
 import { jsonLine } from "../output/json-line.js";
-import { currentDirectory, EXIT_REJECTED, EXIT_SANDBOX_UNAVAILABLE } from "./execute.js";
+import { commandDirectory, EXIT_REJECTED, EXIT_SANDBOX_UNAVAILABLE } from "./execute.js";
 import { openRuntime, POLICY_SPECS, policyOptions } from "./policy-options.js";
 
 const LIST_SPECS = {
@@ -15,6 +16,7 @@ const LIST_SPECS = {
 } as const;
 
 const CALL_SPECS = { ...LIST_SPECS, ...POLICY_SPECS } as const;
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /** `conch tool call`'s exit code: 0 when the command ran (its own exit code is in the text). */
 function exitCodeOf(result: ToolCallResult): number {
@@ -39,7 +41,7 @@ async function list(args: readonly string[]): Promise<number> {
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`, "tool list");
   const policy = policyOptions(options, "tool list");
-  const cwd = resolve((options.cwd as string | undefined) ?? currentDirectory("tool list"));
+  const cwd = commandDirectory(options.cwd, "tool list");
   const profile = policy.profile ?? (await loadConfig({ cwd })).toolProfile;
   // Listing runs nothing: an orchestrator that could run nothing is enough to build the definitions.
   const orchestrator = new ToolOrchestrator({ cwd, approvalPolicy: "never", sandbox: { mode: "read-only" } });
@@ -84,27 +86,30 @@ async function call(args: readonly string[]): Promise<number> {
     );
   }
   const policy = policyOptions(options, "tool call");
-  const cwd = resolve((options.cwd as string | undefined) ?? currentDirectory("tool call"));
+  const cwd = commandDirectory(options.cwd, "tool call");
   const { runtime, close } = await openRuntime(cwd, policy);
   try {
     const set = await runtime.toolSet();
     const controller = new AbortController();
-    const abort = (): void => controller.abort();
-    process.once("SIGINT", abort);
-    process.once("SIGTERM", abort);
+    let received: NodeJS.Signals | undefined;
+    const abort = (signal: NodeJS.Signals): void => {
+      received ??= signal;
+      controller.abort();
+    };
+    for (const signal of STOP_SIGNALS) process.on(signal, abort);
     let result: ToolCallResult;
     try {
-      result = await set.call(name, json, { signal: controller.signal });
+      result = await set.call(name, json, { signal: AbortSignal.any([controller.signal, outputClosed]) });
     } finally {
-      process.off("SIGINT", abort);
-      process.off("SIGTERM", abort);
+      for (const signal of STOP_SIGNALS) process.off(signal, abort);
     }
     if (options.json) {
       process.stdout.write(jsonLine({ tool: name, text: result.text, result: result.result }));
     } else {
       process.stdout.write(`${result.text}\n`);
     }
-    return exitCodeOf(result);
+    // Interrupted: the text says what the call got to; the exit status says why it stopped, as run's does.
+    return received === undefined ? exitCodeOf(result) : 128 + constants.signals[received];
   } finally {
     // Nothing outlives one call: a session it started (exec_command, terminal_open) ends with it.
     await runtime.orchestrator.terminateSessions();

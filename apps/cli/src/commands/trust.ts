@@ -1,9 +1,8 @@
-import { resolve } from "node:path";
 import { trustProject } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { TRUST_HELP } from "../help.js";
-import { currentDirectory } from "./execute.js";
+import { commandDirectory } from "./execute.js";
 
 const SPECS = { revoke: { type: "boolean" }, help: { type: "boolean" } } as const;
 
@@ -18,7 +17,7 @@ export async function trustCommand(args: readonly string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 1) throw new UsageError("expected at most one DIR", "trust");
-  const cwd = resolve(positionals[0] ?? currentDirectory("trust"));
+  const cwd = commandDirectory(positionals[0], "trust", "DIR");
   const revoke = options.revoke === true;
   const { projectDir } = await trustProject({ cwd, revoke });
   process.stdout.write(
