@@ -168,6 +168,40 @@ describe.runIf(process.platform === "linux")("session tools", () => {
     );
   });
 
+  it.each([
+    ["python3 -i -q", "print(6 * 7)\n", "42"],
+    ["node -i", "6 * 7\n", "42"],
+  ])(
+    "Ctrl-C interrupts a sandboxed %s and leaves it running (the sandbox does not take the SIGINT)",
+    async (cmd, input, answer) => {
+      const { set } = await tools("codex");
+      const started = await set.call("exec_command", { cmd, tty: true, yield_time_ms: 1500 });
+      expect(started.result).toMatchObject({ running: true, sandbox: "bwrap" });
+      const id = started.result.session_id as number;
+      const interrupted = await set.call("write_stdin", {
+        session_id: id,
+        chars: "\u0003",
+        yield_time_ms: 1000,
+      });
+      expect(interrupted.text).toContain(`Process running with session ID ${id}`);
+      const after = await set.call("write_stdin", { session_id: id, chars: input, yield_time_ms: 1500 });
+      expect(after.text).toContain(answer);
+      expect(after.result).toMatchObject({ running: true });
+
+      const terminal = await tools("terminal");
+      const opened = await terminal.set.call("terminal_open", { command: cmd });
+      const tid = opened.result.session_id as number;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await terminal.set.call("terminal_signal", { id: tid, signal: "INT" })).text).toBe(
+        `Sent SIGINT to terminal ${tid}.`,
+      );
+      await terminal.set.call("terminal_write", { id: tid, input });
+      const read = await terminal.set.call("terminal_read", { id: tid, wait_ms: 1500 });
+      expect(read.text).toMatch(/^Terminal ID: \d+\nStatus: running\n/);
+      expect(read.text).toContain(answer);
+    },
+  );
+
   it("terminal_open gives a REPL a terminal by default, so it stays open for input", async () => {
     const { set } = await tools("terminal");
     const opened = await set.call("terminal_open", { command: "python3 -i -q" });

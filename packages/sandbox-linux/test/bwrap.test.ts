@@ -238,15 +238,16 @@ describeWithBwrap("bwrap backend, workspace-write without network", () => {
 
   it("reads anywhere but writes nowhere under read-only, with an empty /tmp of its own", async () => {
     const readOnly = rules({ mode: "read-only", tmp: { kind: "empty", targets: ["/tmp"] } });
+    const scratch = `conch-scratch-${process.pid}`;
     const result = await sh(
-      `cat ${join(outside, "target")} && echo x > /tmp/scratch && ls -A /tmp && echo x > inside-ro`,
+      `cat ${join(outside, "target")} && echo x > /tmp/${scratch} && ls -A /tmp && echo x > inside-ro`,
       ws,
       readOnly,
     );
     expect(result.code).not.toBe(0);
-    expect(result.output).toMatch(/^originalscratch\n.*Read-only file system/s);
+    expect(result.output).toMatch(new RegExp(`^original${scratch}\\n.*Read-only file system`, "s"));
     expect(existsSync(join(ws, "inside-ro"))).toBe(false);
-    expect(existsSync("/tmp/scratch")).toBe(false);
+    expect(existsSync(`/tmp/${scratch}`)).toBe(false);
   });
 
   it("leaves nothing behind when the sandbox is killed", async () => {

@@ -121,7 +121,9 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
         placeholder: hiddenFilePlaceholder(),
       });
       // bwrap closes the seccomp descriptor once read; the caller's own extra descriptors stay.
-      const command = withInheritedFdsClosed(probed.shell, 2 + spec.extraFds.length, spec.argv);
+      const command = withInheritedFdsClosed(probed.shell, 2 + spec.extraFds.length, spec.argv, {
+        tty: transformOptions.tty === true,
+      });
       return {
         argv: [probed.bwrap, ...args, ...command],
         cwd: spec.cwd,

@@ -9,11 +9,24 @@
  * before the loop. The loop also meets the descriptor its own glob read /proc/self/fd through, closed
  * by then; closing it again is silent. The command's argv follows as positional parameters, which the
  * shell never parses, and `exec --` keeps a first word that starts with `-` a command.
+ *
+ * On a terminal (`tty`) the command is not exec'd but run as a foreground job (`set -m`): a process
+ * group of its own that bash hands the terminal to. Without bwrap's --new-session (which would take the
+ * terminal away), bwrap itself would otherwise be in the foreground group and die of the SIGINT that a
+ * Ctrl-C sends, ending a REPL (python3 -i, node) that handled it. The shell stays, waits, and exits
+ * with the job's status.
  */
-export function withInheritedFdsClosed(shell: string, keep: number, argv: readonly string[]): string[] {
+export function withInheritedFdsClosed(
+  shell: string,
+  keep: number,
+  argv: readonly string[],
+  options: { tty?: boolean } = {},
+): string[] {
   if (!Number.isInteger(keep) || keep < 2) {
     throw new Error(`The last descriptor to keep must be an integer of 2 or more, received ${keep}`);
   }
-  const script = `for f in /proc/self/fd/*; do f=\${f##*/}; ((f > ${keep})) && exec {f}>&-; done; exec -- "$@"`;
-  return [shell, "-p", "-c", script, "conch", ...argv];
+  const close = `for f in /proc/self/fd/*; do f=\${f##*/}; ((f > ${keep})) && exec {f}>&-; done`;
+  // Not the script's last command, so bash cannot turn it into an exec (which would skip the job).
+  const run = options.tty === true ? 'set -m; "$@"; exit $?' : 'exec -- "$@"';
+  return [shell, "-p", "-c", `${close}; ${run}`, "conch", ...argv];
 }
