@@ -4,7 +4,7 @@ import { isShellDetectError, SHELL_DETECT_ERROR_CODES, ShellDetectError } from "
 
 describe("SHELL_DETECT_ERROR_CODES", () => {
   it("is a subset of the protocol's codes", () => {
-    expect(SHELL_DETECT_ERROR_CODES).toEqual(["SHELL_NOT_FOUND", "UNSUPPORTED_SHELL"]);
+    expect(SHELL_DETECT_ERROR_CODES).toEqual(["INVALID_REQUEST", "SHELL_NOT_FOUND", "UNSUPPORTED_SHELL"]);
     expect(SHELL_DETECT_ERROR_CODES.filter((code) => !CONCH_ERROR_CODES.includes(code))).toEqual([]);
   });
 });
@@ -29,19 +29,29 @@ describe("ShellDetectError", () => {
 });
 
 describe("isShellDetectError", () => {
-  const brand = Symbol.for("conch.error");
+  const conch = Symbol.for("conch.error");
+  const own = Symbol.for("conch.shell-detect.error");
 
   it("accepts errors from this or another copy of the package", () => {
     expect(isShellDetectError(new ShellDetectError("SHELL_NOT_FOUND", "x"))).toBe(true);
     expect(
-      isShellDetectError(Object.assign(new Error("x"), { code: "UNSUPPORTED_SHELL", [brand]: true })),
+      isShellDetectError(
+        Object.assign(new Error("x"), { code: "UNSUPPORTED_SHELL", [conch]: true, [own]: true }),
+      ),
     ).toBe(true);
   });
 
+  it("rejects another package's error, even with a code this package also uses", () => {
+    // What an ExecError from @conch/exec-core looks like: the common brand, a shared code.
+    expect(
+      isShellDetectError(Object.assign(new Error("x"), { code: "INVALID_REQUEST", [conch]: true })),
+    ).toBe(false);
+  });
+
   it("rejects other Conch codes, unbranded errors and non-errors", () => {
-    expect(isShellDetectError(Object.assign(new Error("x"), { code: "SPAWN_FAILED", [brand]: true }))).toBe(
-      false,
-    );
+    expect(
+      isShellDetectError(Object.assign(new Error("x"), { code: "SPAWN_FAILED", [conch]: true, [own]: true })),
+    ).toBe(false);
     expect(isShellDetectError(Object.assign(new Error("x"), { code: "SHELL_NOT_FOUND" }))).toBe(false);
     expect(isShellDetectError(null)).toBe(false);
     expect(isShellDetectError("SHELL_NOT_FOUND")).toBe(false);

@@ -8,17 +8,20 @@ describe("@conch/shell-detect public surface", () => {
       "SHELL_DETECT_ERROR_CODES",
       "SHELL_TYPES",
       "ShellDetectError",
+      "captureShellSnapshot",
       "deriveExecArgs",
       "detectShell",
       "isShellDetectError",
+      "isSnapshotCurrent",
       "resolveShell",
       "shellTypeOf",
+      "snapshotExecArgs",
     ]);
   });
 
   it("imports @conch/protocol for types only, so zod never loads at run time", () => {
     const srcDir = new URL(".", import.meta.url);
-    const imports = readdirSync(srcDir)
+    const imports = readdirSync(srcDir, { recursive: true, encoding: "utf8" })
       .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
       .flatMap((file) => [
         ...readFileSync(new URL(file, srcDir), "utf8").matchAll(

@@ -10,3 +10,11 @@ export { type DeriveExecArgsOptions, deriveExecArgs } from "./exec-args.js";
 export type { ShellLookupOptions } from "./host.js";
 export { resolveShell } from "./resolve-shell.js";
 export { SHELL_TYPES, type Shell, type ShellType, shellTypeOf } from "./shell-type.js";
+export {
+  type CaptureShellSnapshotOptions,
+  type CaptureShellSnapshotResult,
+  captureShellSnapshot,
+} from "./snapshot/capture.js";
+export { isSnapshotCurrent, type SnapshotCurrencyOptions } from "./snapshot/is-snapshot-current.js";
+export type { ShellSnapshot, SnapshotSource } from "./snapshot/shell-snapshot.js";
+export { snapshotExecArgs } from "./snapshot/snapshot-exec-args.js";
