@@ -19,8 +19,11 @@
 // Commands that run other commands are searched too: the script of a Bourne-family shell's `-c` in any
 // spelling (for sh-like shells also as read without `$'…'`), the command text of other shells (read as
 // bash, best effort), command and process substitutions, the action of `trap`, the words of `eval`,
-// `su -c`, `script -c`, `watch`, a `mapfile -C` callback, and `find -exec|-execdir|-ok|-okdir`. Scripts
-// are read by `analyze()`; commands whose name is not literal (`$cmd -rf x`) never match.
+// `su -c`, `script -c`, `watch`, a `mapfile -C` callback, `compgen`/`complete -C` and `-W`, `fc -e`,
+// `history -s`, `bind -x`, the command substitutions in text a builtin evaluates (`test -v 'a[$(…)]'`),
+// `find -exec|-execdir|-ok|-okdir`, and the commands, scripts and programs options give (`jobs -x`,
+// `git rebase --exec`, `git bisect run`, `tar --to-command`, `ssh -o ProxyCommand=`; command-options.ts).
+// Scripts are read by `analyze()`; commands whose name is not literal (`$cmd -rf x`) never match.
 // Not covered: danger configured outside argv (clean.requireForce=false, a `+` push refspec in config,
 // an alias in a config file), branch deletion by push (`--delete`, `:branch`), a script piped into a
 // shell, and scripts nested past MAX_SCRIPT_DEPTH or the analysis budget (such a command is never known
@@ -29,8 +32,25 @@ import { posix } from "node:path";
 import { unquoteDoubleQuoted } from "../analyze/words.js";
 import type { Analysis, OpaquePart, SimpleCommand } from "../types.js";
 import { AnalysisBudget } from "./budget.js";
+import { builtinFindings, isShellBuiltin } from "./builtins.js";
 import { executableName } from "./command-name.js";
 import {
+  type CommandOption,
+  commandOptions,
+  gitCommandOptions,
+  runnerHasCommandOptions,
+} from "./command-options.js";
+import {
+  assignedName,
+  evaluatesAssignmentText,
+  evaluatesExpansion,
+  INTEGER,
+  isPlainName,
+  readsVariables,
+  substitutionsIn,
+} from "./evaluation.js";
+import {
+  type GitSetting,
   gitCommandLineSettings,
   gitSubcommands,
   isGitAliasSetting,
@@ -41,7 +61,7 @@ import { skipOptions } from "./options.js";
 import { type LookedThrough, lookThrough, runnerTable, WATCH_GRAMMAR } from "./runners.js";
 import { type SafetyOptions, wrapperTable } from "./safety-options.js";
 import { anyShellScript, isReadShell, scriptReadings, shellName, unreadShellText } from "./shell.js";
-import type { Reach, UnreadReason } from "./unread.js";
+import type { Reach, ReachedCommand, UnreadReason } from "./unread.js";
 
 export const DANGEROUS_KINDS: readonly [
   "forced-rm",
@@ -159,15 +179,20 @@ const ANALYSER_UNREAD: ReadonlySet<string> = new Set([
   "dynamic-command-name",
 ]);
 
-// Variables that make a program run code they name: bash sources BASH_ENV and imports BASH_FUNC_*
-// functions, zsh reads ZDOTDIR/.zshenv, PS4 and PROMPT_COMMAND hold commands, SHELLOPTS/BASHOPTS can
-// turn on xtrace (which expands PS4); git runs GIT_PAGER, GIT_EDITOR, GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF
-// and the like, reads settings from GIT_CONFIG_*, and helpers from GIT_EXEC_PATH; many programs run
-// PAGER, EDITOR and VISUAL; the dynamic loader loads LD_PRELOAD and LD_AUDIT into any program.
+// Variables that make a program run code they name: bash sources BASH_ENV and imports
+// BASH_FUNC_* functions, zsh reads ZDOTDIR/.zshenv, PS4 and PROMPT_COMMAND hold commands, SHELLOPTS/
+// BASHOPTS can turn on xtrace (which expands PS4), fc runs FCEDIT; git runs GIT_PAGER, GIT_EDITOR,
+// GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF and the like, reads settings from GIT_CONFIG_*, and helpers from
+// GIT_EXEC_PATH; many programs run PAGER, EDITOR and VISUAL, man runs MANPAGER and BROWSER and takes
+// options from MANOPT, less runs LESSOPEN/LESSCLOSE and takes commands from LESS and LESSKEY*, vim runs
+// VIMINIT/EXINIT, tar, zip and rsync take options or a remote shell from TAR_OPTIONS, ZIPOPT, RSYNC_RSH,
+// sudo runs SUDO_ASKPASS; the dynamic loader loads LD_PRELOAD and LD_AUDIT into any program.
 const COMMAND_VARIABLE = new RegExp(
-  "^(BASH_ENV|ZDOTDIR|BASH_FUNC_[^=]*|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GIT_EXEC_PATH|GIT_CONFIG\\w*|" +
-    "GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_SSH|GIT_SSH_COMMAND|GIT_ASKPASS|SSH_ASKPASS|" +
-    "GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|PAGER|EDITOR|VISUAL|LD_PRELOAD|LD_AUDIT)(\\+?=|$)",
+  "^(BASH_ENV|ZDOTDIR|BASH_FUNC_[^=]*|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|FCEDIT|GIT_EXEC_PATH|" +
+    "GIT_CONFIG\\w*|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_SSH|GIT_SSH_COMMAND|GIT_ASKPASS|" +
+    "SSH_ASKPASS|SUDO_ASKPASS|GIT_EXTERNAL_DIFF|GIT_PROXY_COMMAND|PAGER|EDITOR|VISUAL|MANPAGER|MANOPT|" +
+    "BROWSER|SYSTEMD_PAGER|LESS|LESSOPEN|LESSCLOSE|LESSKEY\\w*|VIMINIT|EXINIT|TAR_OPTIONS|ZIPOPT|" +
+    "RSYNC_RSH|RSYNC_CONNECT_PROG|LD_PRELOAD|LD_AUDIT)(\\+?=|$)",
 );
 
 // Where the analysis of a script that is too deep or too large starts, for the unread part's text.
@@ -183,6 +208,7 @@ async function matchArgv(
   dynamic: ReadonlySet<string>,
   context: Context,
   depth: number,
+  inShell = false,
 ): Promise<DangerousMatch | null> {
   const through = lookThrough(argv, context.runners);
   if (context.reach) noteCommandVariables(argv, through.words, context);
@@ -194,7 +220,7 @@ async function matchArgv(
     if (runners.includes("xargs") && runners.at(-1) !== "xargs") {
       unread(context, "input-command", joinWords(argv));
     }
-    return null;
+    return runnerOptions(through, dynamic, context, depth);
   }
   let name = executableName(first);
   // `git-push` (in git's exec path) is git running its built-in push.
@@ -204,14 +230,18 @@ async function matchArgv(
   }
   const args = words.slice(1);
   if (context.reach) {
-    noteRunnerStages(through, dynamic, context);
-    reached(context.reach, words, dynamic);
+    noteRunnerStages(through, dynamic, context, inShell);
+    reached(context.reach, words, dynamic, inShell && runsAsBuiltin(words, through.runners.length, through));
     noteUnreadCommand(words, dynamic, through, context);
   } else {
     const kind = directKind(name, words, args);
     if (kind !== null) return { kind, argv: [...words], reason: DANGEROUS_REASONS[kind] };
   }
 
+  const fromRunners = await runnerOptions(through, dynamic, context, depth);
+  if (fromRunners !== null) return fromRunners;
+  const evaluated = await matchEvaluatedText(words, dynamic, context, depth);
+  if (evaluated !== null) return evaluated;
   if (name === "find") {
     for (const command of findExecCommands(args)) {
       const found =
@@ -225,29 +255,211 @@ async function matchArgv(
   if (shell !== null) {
     return matchShell(argv, shell, words === argv ? nested : null, dynamic, through, context, depth);
   }
-  const script = embeddedScript(name, words);
-  if (script === null) return null;
-  if (script.words.some((word) => dynamic.has(word))) unread(context, "dynamic-script", joinWords(words));
-  return matchScript(scriptSource(script.text), null, context, depth);
+  const options = await matchCommandOptions(
+    [name],
+    words,
+    commandOptions(name, words),
+    dynamic,
+    context,
+    depth,
+  );
+  if (options !== null) return options;
+  for (const script of embeddedScripts(name, words)) {
+    if (script.words.some((word) => dynamic.has(word))) unread(context, "dynamic-script", joinWords(words));
+    const found = await matchScript(scriptSource(script.text), null, context, depth);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
-function reached(reach: Reach, words: readonly string[], dynamic: ReadonlySet<string>): void {
+/**
+ * Whether the command a runner stage (index, or every runner for the command behind them) names is run
+ * by the shell itself: a builtin named bare, behind nothing but `command` and `builtin`.
+ */
+function runsAsBuiltin(words: readonly string[], stage: number, through: LookedThrough): boolean {
+  const first = words[0];
+  return (
+    first !== undefined &&
+    !first.includes("/") &&
+    isShellBuiltin(first) &&
+    through.runners.slice(0, stage).every((runner) => runner.name === "command" || runner.name === "builtin")
+  );
+}
+
+/** The command options of the runners passed (`perf stat --pre CMD`, `valgrind --db-command=CMD`). */
+async function runnerOptions(
+  through: LookedThrough,
+  dynamic: ReadonlySet<string>,
+  context: Context,
+  depth: number,
+): Promise<DangerousMatch | null> {
+  for (const runner of through.runners) {
+    if (!runnerHasCommandOptions(runner.name)) continue;
+    const words = runner.words.slice(runner.start);
+    const found = await matchCommandOptions(
+      [runner.name],
+      words,
+      commandOptions(runner.name, words),
+      dynamic,
+      context,
+      depth,
+    );
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * The options that give a program a command (see command-options.ts): the line is unread unless the
+ * option runs its command as written, and shell text and programs in them are read as scripts.
+ */
+async function matchCommandOptions(
+  label: readonly string[],
+  words: readonly string[],
+  options: readonly CommandOption[],
+  dynamic: ReadonlySet<string>,
+  context: Context,
+  depth: number,
+): Promise<DangerousMatch | null> {
+  for (const option of options) {
+    const written = option.indexes.map((index) => words[index] ?? "");
+    const literal = written.every((word) => !dynamic.has(word));
+    const text = joinWords(option.indexes[0] === 0 ? label : [...label, ...written]);
+    if (option.kind !== "argv" && option.kind !== "reached-script") unread(context, "command-option", text);
+    if (!literal) unread(context, "dynamic-script", text);
+    if (depth + 1 >= MAX_SCRIPT_DEPTH) continue;
+    let found: DangerousMatch | null = null;
+    if (option.kind === "argv" && option.argv !== undefined) {
+      found = await matchArgv(option.argv, null, dynamic, context, depth + 1);
+    } else if (
+      literal &&
+      option.value !== null &&
+      (option.kind === "script" || option.kind === "program" || option.kind === "reached-script")
+    ) {
+      found = await matchScript(option.value, null, context, depth + 1);
+    }
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+// A subscript holding a command substitution: the shape of text bash runs when it evaluates it, as a
+// name, an arithmetic operand, or the value of an integer variable (`declare -i x; x='a[$(rm f)]'`).
+const EVALUABLE = /\[[^\]]*(\$\(|`)/;
+const NAMED_DESCRIPTOR = /^\{([A-Za-z_][A-Za-z0-9_]*\[.*\])\}$/s;
+// Builtins that evaluate their operands (or, with -i, their values) arithmetically or as names.
+const EVALUATING: ReadonlySet<string> = new Set([
+  "export",
+  "declare",
+  "typeset",
+  "local",
+  "readonly",
+  "let",
+  "[[",
+  "[",
+  "test",
+  "unset",
+  "read",
+  "mapfile",
+  "readarray",
+  "getopts",
+  "wait",
+  "shift",
+  "exit",
+  "return",
+  "break",
+  "continue",
+]);
+
+/**
+ * A builtin's use that is not read: unmodelled, or with text it evaluates. The command substitutions of
+ * its literal words shaped like an evaluated subscript (the others are read where they are written) are
+ * read as scripts.
+ */
+async function matchEvaluatedText(
+  words: readonly string[],
+  dynamic: ReadonlySet<string>,
+  context: Context,
+  depth: number,
+): Promise<DangerousMatch | null> {
+  const first = words[0] as string;
+  if (dynamic.has(first)) return null;
+  const name = executableName(first);
+  const findings = builtinFindings([name, ...words.slice(1)], (index) => dynamic.has(words[index] as string));
+  const texts = new Set<string>();
+  for (const finding of findings) {
+    unread(context, finding.reason, finding.text ?? joinWords(words));
+    if (finding.reason === "evaluated-text" && finding.text !== null && !dynamic.has(finding.text)) {
+      texts.add(finding.text);
+    }
+  }
+  for (const word of words.slice(1)) {
+    if (EVALUATING.has(name) && EVALUABLE.test(word) && !dynamic.has(word)) texts.add(word);
+    // `{NAME}>file` stores the descriptor in NAME, evaluating a subscript in it; tree-sitter reads the
+    // `{…}` as a word of the command. Its quoted substitutions are not read anywhere else.
+    const descriptor = NAMED_DESCRIPTOR.exec(word)?.[1];
+    if (descriptor !== undefined && !isPlainName(descriptor)) {
+      unread(context, "evaluated-text", word);
+      texts.add(word);
+    }
+  }
+  for (const text of texts) {
+    const found = await matchSubstitutions(text, null, context, depth);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** The command substitutions written in text, read as scripts, except those the analysis read already. */
+async function matchSubstitutions(
+  text: string,
+  analysis: Analysis | null,
+  context: Context,
+  depth: number,
+): Promise<DangerousMatch | null> {
+  if (depth + 1 >= MAX_SCRIPT_DEPTH) return null;
+  for (const inner of substitutionsIn(text)) {
+    if (analysis?.opaque.some((part) => part.text === `$(${inner})` || part.text === `\`${inner}\``))
+      continue;
+    const found = await matchScript(inner, null, context, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+function reached(
+  reach: Reach,
+  words: readonly string[],
+  dynamic: ReadonlySet<string>,
+  builtin = false,
+): void {
   const indexes =
     dynamic.size === 0 ? [] : words.flatMap((word, index) => (dynamic.has(word) ? [index] : []));
-  reach.commands.push(indexes.length === 0 ? { argv: [...words] } : { argv: [...words], dynamic: indexes });
+  const command: ReachedCommand =
+    indexes.length === 0 ? { argv: [...words] } : { argv: [...words], dynamic: indexes };
+  if (builtin) command.builtin = true;
+  reach.commands.push(command);
 }
 
 // A command behind more runners than this is reported as too deep rather than listed runner by runner.
 const MAX_RUNNER_STAGES = 16;
 
 /** Each runner's own command (`timeout 5 sudo ls`, then `sudo ls`), so rules about runners apply too. */
-function noteRunnerStages(through: LookedThrough, dynamic: ReadonlySet<string>, context: Context): void {
+function noteRunnerStages(
+  through: LookedThrough,
+  dynamic: ReadonlySet<string>,
+  context: Context,
+  inShell: boolean,
+): void {
   const reach = context.reach as Reach;
   if (through.runners.length > MAX_RUNNER_STAGES) {
     unread(context, "too-deep", preview(joinWords(through.runners[0]?.words ?? [])));
     return;
   }
-  for (const runner of through.runners) reached(reach, runner.words.slice(runner.start), dynamic);
+  for (const [stage, runner] of through.runners.entries()) {
+    const words = runner.words.slice(runner.start);
+    reached(reach, words, dynamic, inShell && runsAsBuiltin(words, stage, through));
+  }
 }
 
 // Builtins whose operands are assignments (`export BASH_ENV=x`) or names of variables they export.
@@ -262,6 +474,8 @@ function noteCommandVariables(argv: readonly string[], words: readonly string[],
   for (const word of [...before, ...declared]) {
     if (COMMAND_VARIABLE.test(word)) unread(context, "command-variable", word);
   }
+  // `env PATH=./bin ls`, `sudo PATH=… ls` (declarations are the builtins' findings).
+  for (const word of before) if (/^PATH\+?=/.test(word)) unread(context, "program-path", word);
 }
 
 const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
@@ -271,34 +485,30 @@ function joinWords(words: readonly string[]): string {
   return words.map((word) => (PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)).join(" ");
 }
 
-// Bash evaluates a variable's value as an arithmetic expression, and so runs `$(…)` in it, in `$((x))`,
-// `$[x]`, an array subscript (`${a[i]}`), `for ((…; x; …))`, `let`, `declare -i` and `[[ x -eq 1 ]]`;
-// `${x@P}` expands a value as a prompt, substitutions included. Only names the expression assigns itself
-// are known.
-// A name, not the letters of a number (`0x1f`, `16#ff`).
-const ARITHMETIC_NAME = /(?<![0-9A-Za-z_#])[A-Za-z_][A-Za-z0-9_]*/g;
-const ASSIGNED_NAME = /([A-Za-z_][A-Za-z0-9_]*)\s*(\+\+|--|(<<|>>|[-+*/%&|^])?=(?!=))/g;
+// Bash evaluates a variable's value as an arithmetic expression, and so runs `$(…)` in it (evaluation.ts):
+// `let`, `declare -i` and `[[ x -eq 1 ]]` take such expressions as operands.
 const ARITHMETIC_OPERATORS: ReadonlySet<string> = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
-const INTEGER = /^[-+]?\d+$/;
 
-/** True when an arithmetic expression reads a variable it does not assign first. */
-function readsVariables(expression: string): boolean {
-  const assigned = new Set([...expression.matchAll(ASSIGNED_NAME)].map((match) => match[1]));
-  return (expression.match(ARITHMETIC_NAME) ?? []).some((name) => !assigned.has(name));
-}
+// Opaque parts whose text may hold an expansion that evaluates a value: the expansion itself, and the
+// words of loops, heredoc bodies, here-strings and assignments, which are not reported one by one.
+const EXPANDING_PARTS: ReadonlySet<string> = new Set([
+  "parameter-expansion",
+  "control-flow",
+  "heredoc",
+  "herestring",
+  "assignment-prefix",
+]);
 
-/** An expansion or loop of the analysis that evaluates a variable's value as code. */
+/** An expansion, loop or assignment of the analysis that evaluates a variable's value as code. */
 function evaluatesValues(part: OpaquePart): boolean {
   const { reason, text } = part;
   if (reason === "control-flow") {
     const header = /^for\s*\(\((.*?)\)\)/s.exec(text);
-    return header !== null && readsVariables(header[1] as string);
+    if (header !== null && readsVariables(header[1] as string)) return true;
   }
-  if (reason !== "parameter-expansion") return false;
-  if (text.startsWith("$((")) return readsVariables(text.slice(3, -2));
-  if (text.startsWith("$[")) return readsVariables(text.slice(2, -1));
-  const subscript = /^\$\{!?[A-Za-z_][A-Za-z0-9_]*\[([^\]]*)\]/.exec(text)?.[1];
-  return (subscript !== undefined && !/^(\d+|@|\*)$/.test(subscript)) || /@P\}$/.test(text);
+  // A heredoc whose delimiter is quoted (`<<'EOF'`) expands nothing in its body.
+  if (reason === "heredoc" && /^<<-?[^\n]*['"\\]/.test(text)) return false;
+  return EXPANDING_PARTS.has(reason) && evaluatesExpansion(text);
 }
 
 /** A builtin that evaluates its operands arithmetically with a variable in them. */
@@ -328,11 +538,13 @@ function noteUnreadCommand(
   const first = words[0] as string;
   const name = executableName(first);
   const args = words.slice(1);
-  // `{}` is what find -exec and xargs -I put a file name in; a literal `{}` program does not exist.
+  // `{}` is what find -exec and xargs -I put a file name in; a literal `{}` program does not exist; `jobs
+  // -x` puts a process group id where a job spec (`%1`) is.
   if (
     dynamic.has(first) ||
     first.includes("{}") ||
-    through.placeholders.some((placeholder) => first.includes(placeholder))
+    through.placeholders.some((placeholder) => first.includes(placeholder)) ||
+    (first.startsWith("%") && through.runners.some((runner) => runner.name === "jobs"))
   ) {
     unread(context, "dynamic-command-name", first);
   }
@@ -399,7 +611,10 @@ async function matchGit(
   const aliases = settings.filter(isGitAliasSetting);
   if (context.reach) {
     for (const { setting } of aliases) unread(context, "git-alias", setting);
-    for (const setting of settings) {
+    for (const setting of [
+      ...settings,
+      ...subcommands.flatMap(({ index }) => writtenSettings(words, index)),
+    ]) {
       if (isGitProgramSetting(setting)) unread(context, "git-config", setting.setting);
     }
     for (const subcommand of subcommands) {
@@ -408,6 +623,12 @@ async function matchGit(
       if (subcommand.index > 1)
         reached(context.reach, ["git", ...words.slice(subcommand.index)], NO_DYNAMIC_WORDS);
     }
+  }
+  for (const subcommand of subcommands) {
+    const options = gitCommandOptions(words, subcommand.index);
+    const label = ["git", subcommand.name];
+    const found = await matchCommandOptions(label, words, options, dynamic, context, depth);
+    if (found !== null) return found;
   }
   for (const { value } of aliases) {
     if (value === null || depth + 1 >= MAX_SCRIPT_DEPTH) continue;
@@ -425,6 +646,81 @@ async function matchGit(
   return null;
 }
 
+// `git config` options that take a value, and those after which it only reads or removes settings.
+const CONFIG_VALUE_OPTIONS: ReadonlySet<string> = new Set([
+  "-f",
+  "--file",
+  "--blob",
+  "--type",
+  "--default",
+  "--comment",
+  "--value",
+  "--url",
+]);
+const CONFIG_READS =
+  /^(--get|--unset|--list|-l$|--edit|-e$|--rename-section|--remove-section|--show|--name-only|--null|-z$)/;
+const CONFIG_READ_COMMANDS: ReadonlySet<string> = new Set([
+  "get",
+  "list",
+  "unset",
+  "edit",
+  "rename-section",
+  "remove-section",
+  "get-color",
+  "get-colorbool",
+]);
+
+/**
+ * The setting `git config [set|--add|--replace-all] KEY VALUE` writes, if it writes one: a later git
+ * command then runs the program it names (`git config core.pager './p'; git log`).
+ */
+function configSetting(words: readonly string[], index: number): GitSetting[] {
+  const operands: string[] = [];
+  for (let at = index + 1; at < words.length; at += 1) {
+    const word = words[at] as string;
+    if (word.startsWith("-") && word !== "-") {
+      if (CONFIG_READS.test(word)) return [];
+      if (CONFIG_VALUE_OPTIONS.has(word)) at += 1;
+      continue;
+    }
+    operands.push(word);
+  }
+  if (operands[0] !== undefined && CONFIG_READ_COMMANDS.has(operands[0])) return [];
+  const [key, value] = operands[0] === "set" ? operands.slice(1) : operands;
+  if (key === undefined || value === undefined) return [];
+  return [{ setting: `${key}=${value}`, key: key.toLowerCase(), value }];
+}
+
+/**
+ * The settings a git subcommand writes into a repository's config: `git clone -c KEY=VALUE`
+ * (`--config`) into the new one, `git config KEY VALUE` into this one.
+ */
+function writtenSettings(words: readonly string[], index: number): GitSetting[] {
+  if (words[index] === "config") return configSetting(words, index);
+  if (words[index] !== "clone") return [];
+  const settings: GitSetting[] = [];
+  for (let at = index + 1; at < words.length; at += 1) {
+    const word = words[at] as string;
+    if (word === "--") break;
+    const setting =
+      word === "-c" || word === "--config"
+        ? words[at + 1]
+        : word.startsWith("--config=")
+          ? word.slice("--config=".length)
+          : word.startsWith("-c") && !word.startsWith("--")
+            ? word.slice(2)
+            : undefined;
+    if (setting === undefined) continue;
+    const equals = setting.indexOf("=");
+    settings.push({
+      setting,
+      key: (equals === -1 ? setting : setting.slice(0, equals)).toLowerCase(),
+      value: equals === -1 ? null : setting.slice(equals + 1),
+    });
+  }
+  return settings;
+}
+
 async function matchScript(
   script: string,
   nested: Analysis | null,
@@ -440,17 +736,29 @@ async function matchScript(
     unread(context, "too-large", preview(script));
     return null;
   }
-  if (context.reach) {
-    for (const part of analysis.opaque) {
-      if (ANALYSER_UNREAD.has(part.reason)) unread(context, part.reason as UnreadReason, part.text);
-      if (part.reason === "assignment-prefix" && COMMAND_VARIABLE.test(part.text)) {
-        unread(context, "command-variable", part.text);
-      }
-      if (evaluatesValues(part)) unread(context, "dynamic-script", part.text);
-    }
+  for (const part of analysis.opaque) {
+    if (ANALYSER_UNREAD.has(part.reason)) unread(context, part.reason as UnreadReason, part.text);
+    if (evaluatesValues(part)) unread(context, "dynamic-script", part.text);
+    if (part.reason !== "assignment-prefix") continue;
+    if (COMMAND_VARIABLE.test(part.text)) unread(context, "command-variable", part.text);
+    if (assignedName(part.text) === "PATH") unread(context, "program-path", part.text);
+    const evaluated = evaluatesAssignmentText(part.text);
+    if (evaluated) unread(context, "evaluated-text", part.text);
+    // A subscript bash evaluates runs the substitutions in it, quoted ones too (`a['$(rm f)']=1`), and so
+    // does a value shaped like one once an integer variable or an expansion evaluates it.
+    if (!evaluated && !EVALUABLE.test(part.text)) continue;
+    const found = await matchSubstitutions(part.text, analysis, context, depth);
+    if (found !== null) return found;
   }
   for (const command of analysis.commands) {
-    const found = await matchArgv(command.argv, command.nested, dynamicWords(command), context, depth + 1);
+    const found = await matchArgv(
+      command.argv,
+      command.nested,
+      dynamicWords(command),
+      context,
+      depth + 1,
+      true,
+    );
     if (found !== null) return found;
   }
   // The analyser lists the commands of loops, conditionals, groups and functions, but a substitution is
@@ -488,31 +796,67 @@ function substitutionScript(part: OpaquePart): string | null {
 
 /**
  * The shell source a command runs, and the words it is made of: a trap action, eval's words, watch's
- * words (run by sh), a `mapfile -C` callback (run by eval).
+ * words (run by sh), a `mapfile -C` callback (run by eval), `compgen`/`complete -C CMD` (run for the
+ * completions) and `-W WORDS` (expanded, substitutions and all), `fc -e EDITOR` (run on a file of history),
+ * `history -s TEXT` (which `fc -s` then runs), `bind -x 'KEYS: CMD'`.
  */
-function embeddedScript(name: string, words: readonly string[]): { text: string; words: string[] } | null {
+function embeddedScripts(name: string, words: readonly string[]): { text: string; words: string[] }[] {
   switch (name) {
     case "trap": {
       // Codex: the action is the first operand (after an optional `--`); `trap -p`/`-l` have none.
       const action = words[1] === "--" ? words[2] : words[1];
-      return action === undefined || action.startsWith("-") ? null : { text: action, words: [action] };
+      return action === undefined || action.startsWith("-") ? [] : [{ text: action, words: [action] }];
     }
     case "eval":
-      return { text: words.slice(1).join(" "), words: words.slice(1) };
+      return [{ text: words.slice(1).join(" "), words: words.slice(1) }];
     case "watch": {
       const commandStart = skipOptions(words, 1, WATCH_GRAMMAR, { strict: false }) ?? words.length;
       const command = words.slice(commandStart);
-      return { text: command.join(" "), words: command };
+      return [{ text: command.join(" "), words: command }];
     }
     case "mapfile":
-    case "readarray": {
-      const option = words.indexOf("-C");
-      const callback = option === -1 ? undefined : words[option + 1];
-      return callback === undefined ? null : { text: callback, words: [callback] };
+    case "readarray":
+      return optionValues(words, "C", "dnOsuc").map((callback) => ({ text: callback, words: [callback] }));
+    case "compgen":
+    case "complete":
+      return [
+        ...optionValues(words, "C", "oAGWFXPS").map((command) => ({ text: command, words: [command] })),
+        ...optionValues(words, "W", "oAGCFXPS").map((list) => ({ text: `: ${list}`, words: [list] })),
+      ];
+    case "fc":
+      return optionValues(words, "e", "").map((editor) => ({ text: `${editor} "$FILE"`, words: [editor] }));
+    case "history": {
+      const at = words.findIndex((word, index) => index > 0 && /^-[^-]*s/.test(word));
+      const text = at === -1 ? [] : words.slice(at + 1);
+      return text.length === 0 ? [] : [{ text: text.join(" "), words: text }];
     }
+    case "bind":
+      return optionValues(words, "x", "mqurfl").map((binding) => {
+        const colon = binding.indexOf(":");
+        return { text: colon === -1 ? binding : binding.slice(colon + 1), words: [binding] };
+      });
     default:
-      return null;
+      return [];
   }
+}
+
+/** The values of a builtin's option `letter` (attached or the next word), other `valueLetters` aside. */
+function optionValues(words: readonly string[], letter: string, valueLetters: string): string[] {
+  const values: string[] = [];
+  for (let index = 1; index < words.length; index += 1) {
+    const word = words[index] as string;
+    if (word === "--" || !word.startsWith("-") || word === "-") break;
+    for (let at = 1; at < word.length; at += 1) {
+      const char = word[at] as string;
+      if (char !== letter && !valueLetters.includes(char)) continue;
+      const attached = at + 1 < word.length ? word.slice(at + 1) : null;
+      const value = attached ?? words[index + 1];
+      if (attached === null) index += 1;
+      if (char === letter && value !== undefined) values.push(value);
+      break;
+    }
+  }
+  return values;
 }
 
 /** The commands of `find … -exec CMD ;`, `-execdir`, `-ok`, `-okdir` (ending at `;` or `+`). */

@@ -3,9 +3,12 @@
 // SCRIPT completely (nothing opaque), it only joins commands with `&&`, `||`, `;` and `|`, it redirects
 // nothing but reads and duplications between the standard streams, and every simple command in it,
 // nested scripts included, is known safe in turn. An sh or dash script must pass under both quoting
-// rules it may run with (see `scriptReadings`).
+// rules it may run with (see `scriptReadings`). And the command line must be read completely, as
+// `reachableCommands` reads it: no builtin outside the modelled list, no text bash evaluates, no option
+// that gives a program a command.
 import type { Analysis, Operator, Redirect } from "../types.js";
 import { AnalysisBudget } from "./budget.js";
+import { reachableCommands } from "./dangerous.js";
 import { isSafeToCallWithExec } from "./safe-commands.js";
 import { type SafetyOptions, wrapperTable } from "./safety-options.js";
 import { scriptReadings, shellScript } from "./shell.js";
@@ -59,7 +62,11 @@ export function isHarmlessRedirect(redirect: Redirect): boolean {
  * `bash -lc` script made only of such commands. Never runs anything; a script is read by `analyze()`.
  */
 export async function isKnownSafeCommand(argv: readonly string[], options?: SafetyOptions): Promise<boolean> {
-  return isSafeArgv(argv, null, { wrappers: wrapperTable(options), budget: new AnalysisBudget() }, 0);
+  const context = { wrappers: wrapperTable(options), budget: new AnalysisBudget() };
+  if (!(await isSafeArgv(argv, null, context, 0))) return false;
+  // Depth was bounded above already (more tightly); `reachableCommands` only stops listing runners.
+  const { unread } = await reachableCommands(argv, options);
+  return unread.every((part) => part.reason === "too-deep");
 }
 
 interface Context {

@@ -3,6 +3,8 @@
 // of the known-safe check, these grammars list every option with a value (time's `-o FILE` too) so the
 // value is not taken for the command, and unknown options are skipped rather than trusted. Runners that
 // hand a string to a shell (`script -c`, `flock FILE -c`, `su -c`, `sg`, `parallel`) become that shell.
+// Bash's `jobs -x CMD` runs CMD, zsh's precommand modifiers (`noglob`, `nocorrect`, `-`) run the command
+// after them, and `perf record|stat|trace` runs the command it measures.
 import { executableName } from "./command-name.js";
 import { ASSIGNMENT, type OptionGrammar, type ReadOption, readOption, skipOptions } from "./options.js";
 import type { WrapperTable } from "./wrappers.js";
@@ -201,7 +203,59 @@ const BUILT_IN_RUNNERS: ReadonlyMap<string, Runner> = new Map([
   ["torsocks", runner([], ["-u", "-p", "-a", "-P"])],
   ["proxychains", runner([], ["-f"])],
   ["proxychains4", runner([], ["-f"])],
+  ["noglob", runner([], [])],
+  ["nocorrect", runner([], [])],
+  ["-", runner([], [])],
 ]);
+
+// `jobs -x CMD ARGS`: bash replaces job specs in the words and runs CMD.
+const JOBS_GRAMMAR: OptionGrammar = {
+  flags: new Set(["-l", "-n", "-p", "-r", "-s", "-x"]),
+  valueOptions: new Set(),
+};
+
+// The options of `perf record`, `perf stat` and `perf trace` that take a value, so it is not taken for the
+// command they measure.
+const PERF_SUBCOMMANDS: ReadonlySet<string> = new Set(["record", "stat", "trace"]);
+const PERF_GRAMMAR: OptionGrammar = {
+  flags: new Set(),
+  valueOptions: new Set([
+    ..."eptCrGoxIMDFcmujk".split("").map((letter) => `-${letter}`),
+    "--event",
+    "--pid",
+    "--tid",
+    "--cpu",
+    "--repeat",
+    "--cgroup",
+    "--output",
+    "--field-separator",
+    "--interval-print",
+    "--metrics",
+    "--pre",
+    "--post",
+    "--log-fd",
+    "--delay",
+    "--freq",
+    "--count",
+    "--mmap-pages",
+    "--uid",
+    "--branch-filter",
+    "--call-graph",
+    "--clockid",
+    "--max-size",
+    "--affinity",
+    "--control",
+    "--filter",
+    "--duration",
+    "--max-events",
+    "--filter-pids",
+    "--max-stack",
+    "--min-stack",
+    "--for-each-cgroup",
+    "--td-level",
+    "--realtime",
+  ]),
+};
 
 // Options after which sudo and doas start a shell, reading commands from input when no command follows.
 const SHELL_OPTIONS: ReadonlySet<string> = new Set(["-s", "--shell", "-i", "--login"]);
@@ -454,6 +508,17 @@ export function lookThrough(argv: readonly string[], runners: ReadonlyMap<string
       if (lastSpecial >= commandStart) return result(start === 0 ? words : words.slice(start));
       passed.push({ name, words, start });
       start = commandStart;
+      continue;
+    }
+    if (name === "jobs" || (name === "perf" && PERF_SUBCOMMANDS.has(words[start + 1] ?? ""))) {
+      const optionsFrom = name === "perf" ? start + 2 : start + 1;
+      const grammar = name === "perf" ? PERF_GRAMMAR : JOBS_GRAMMAR;
+      const afterOptions = skipOptions(words, optionsFrom, grammar, { strict: false }) ?? words.length;
+      const runs =
+        name === "perf" || words.slice(optionsFrom, afterOptions).some((word) => /^-[^-]*x/.test(word));
+      if (!runs) return result(start === 0 ? words : words.slice(start));
+      passed.push({ name, words, start });
+      start = afterOptions;
       continue;
     }
     const handedToShell = shellCommand(name, words, start);

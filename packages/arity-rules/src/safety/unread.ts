@@ -19,6 +19,10 @@ export const UNREAD_REASONS: readonly [
   "git-alias",
   "git-config",
   "command-variable",
+  "unmodelled-builtin",
+  "evaluated-text",
+  "command-option",
+  "program-path",
 ] = [
   // The analyser could not read the script's structure.
   "parse-error",
@@ -46,6 +50,19 @@ export const UNREAD_REASONS: readonly [
   "git-config",
   // A variable naming code for a program to run: BASH_ENV, BASH_FUNC_*, PS4, GIT_PAGER, EDITOR, LD_PRELOAD.
   "command-variable",
+  // A shell builtin outside the modelled list (builtins.ts), or used in a way it does not model: `compgen`,
+  // `fc`, `bind`, `history`, `printf -v`, `declare -i`, `set -k`, zsh's `zmodload`.
+  "unmodelled-builtin",
+  // Text bash evaluates as code where it takes a variable name or a number: an array subscript given to a
+  // builtin (`test -v 'a[$(rm f)]'`, `declare 'a[$(rm f)]=1'`, `read "$name"`), an assignment with a
+  // subscript (`a[x]=1`), or a value a special variable evaluates (`RANDOM='a[$(rm f)]'`).
+  "evaluated-text",
+  // An option that gives a program a command, a script or a program to run: `git rebase --exec`,
+  // `tar --to-command`, `ssh -o ProxyCommand=`, `rsync -e`, `vim -c`, `sed 's/x/y/e'` (command-options.ts).
+  "command-option",
+  // PATH set on the command line (`PATH=./bin:$PATH`, `export PATH=…`, `env PATH=… cmd`): a bare name may
+  // then run another program. Rules still match the name; nothing after it is known to be what it says.
+  "program-path",
 ] as const;
 
 export type UnreadReason = (typeof UNREAD_REASONS)[number];
@@ -64,6 +81,12 @@ export interface ReachedCommand {
    * any words, or none. Absent when every word is literal.
    */
   dynamic?: number[];
+  /**
+   * True when the shell runs it itself (a builtin or keyword such as `echo`, `cd`, `[[`, named bare in a
+   * script, directly or behind `command`/`builtin`): its name is not looked up on PATH. Absent for
+   * programs, and for a builtin's name given to a program that runs it (`env echo`, `xargs echo`).
+   */
+  builtin?: true;
 }
 
 /** What a command line runs, as far as reading it can tell. */

@@ -1,0 +1,835 @@
+// Options through which a program is given a command, a script or another program to run: `git rebase
+// --exec`, `tar --to-command=`, `ssh -o ProxyCommand=`, `rsync -e`, `man -P`, `vim -c`, `gdb -ex`,
+// `sed 's/x/y/e'`, `awk '{ system("…") }'`. Such a program is another program in the README's sense (rules
+// name programs, and a rule about `rm` cannot see into `vim`), but these pass their command where a reader
+// can see it, so they are modelled: the command line is not read completely, and where the value is shell
+// text or a program's command line it is also read as a script, so the danger search and the restrictive
+// rules see the commands in it. The list is not exhaustive; the sandbox contains the rest.
+
+/**
+ * - `script`: shell text the program runs (read as a script; the line is unread);
+ * - `program`: a program with its arguments (read as a script; the line is unread);
+ * - `text`: commands in the program's own language, vim's, gdb's, sed's, awk's (the line is unread);
+ * - `file`: a file of commands or settings (the line is unread);
+ * - `remote`: a command run on another host (the line is unread);
+ * - `argv`: a command the program runs as written, `git bisect run CMD…` (read as a command);
+ * - `reached-script`: shell text run as it is written, `git difftool -x` (read as a script).
+ */
+type CommandOptionKind = "script" | "program" | "text" | "file" | "remote" | "argv" | "reached-script";
+
+export interface CommandOption {
+  readonly kind: CommandOptionKind;
+  /** The option as the program reads it (`--to-command` for `--to-c=…`, `-x`), when it is one. */
+  readonly option?: string;
+  /** Indexes of the words that give it: the option and its value. */
+  readonly indexes: readonly number[];
+  /** The shell text or program it gives, when the words hold one. */
+  readonly value: string | null;
+  /** For `argv`: the command's words. */
+  readonly argv?: readonly string[];
+}
+
+interface LongOption {
+  readonly kind: CommandOptionKind;
+  /** The shortest abbreviation that still means this option (getopt_long takes unique prefixes). */
+  readonly min?: number;
+  /** The value is optional, and then only attached (`--html[=BROWSER]`). */
+  readonly optional?: boolean;
+}
+
+interface OptionSpec {
+  /** Long options that give a command, by name with their dashes (one dash where `singleDash`). */
+  readonly long?: Readonly<Record<string, LongOption>>;
+  /** Other options whose exact name is a prefix of one above (`--checkpoint`, `--rsh`). */
+  readonly exact?: readonly string[];
+  /** Short letters that give a command, with the value attached or in the next word. */
+  readonly short?: Readonly<Record<string, CommandOptionKind>>;
+  /** Other short letters that take a value: they end a cluster, and may take the next word. */
+  readonly valueLetters?: string;
+  /** Short letters that give a command only in an attached value, which is optional (`man -H[BROWSER]`). */
+  readonly optionalShort?: Readonly<Record<string, CommandOptionKind>>;
+  /** Other short letters whose optional value is only attached (`sed -i[SUFFIX]`). */
+  readonly optionalLetters?: string;
+  /** Long options are written with one dash or two, and never clustered (gdb, emacs). */
+  readonly singleDash?: boolean;
+}
+
+/** The value a table holds for a key of its own (not `constructor` or `toString` from its prototype). */
+function own<T>(table: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return table !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+function long(kind: CommandOptionKind, min?: number, optional?: boolean): LongOption {
+  return { kind, ...(min === undefined ? {} : { min }), ...(optional === undefined ? {} : { optional }) };
+}
+
+/** The long option a word names (`--to-c` for `--to-command`), by name, or undefined. */
+function longOption(name: string, spec: OptionSpec): [string, LongOption] | undefined {
+  if (spec.exact?.includes(name)) return undefined;
+  const exact = own(spec.long, name);
+  if (exact !== undefined) return [name, exact];
+  // Any prefix counts, even one getopt would find ambiguous: reading too much is the safe mistake.
+  const dashes = name.startsWith("--") ? 2 : 1;
+  for (const [option, spec_] of Object.entries(spec.long ?? {})) {
+    const min = spec_.min ?? Math.min(option.length, dashes + 2);
+    if (name.length >= min && name.length > dashes && option.startsWith(name)) return [option, spec_];
+  }
+  return undefined;
+}
+
+/**
+ * The command options among `words[start…]` as `spec` describes them, up to `--` (options may follow
+ * operands, as getopt_long permutes them).
+ */
+function scan(words: readonly string[], start: number, spec: OptionSpec): CommandOption[] {
+  const found: CommandOption[] = [];
+  for (let index = start; index < words.length; index += 1) {
+    const word = words[index] as string;
+    if (word === "--") break;
+    if (!word.startsWith("-") || word === "-") continue;
+    if (word.startsWith("--") || spec.singleDash === true) {
+      const equals = word.indexOf("=");
+      const name = equals === -1 ? word : word.slice(0, equals);
+      const option = longOption(spec.singleDash === true ? name.replace(/^--?/, "-") : name, spec);
+      if (option === undefined) continue;
+      const [resolved, { kind, optional }] = option;
+      if (equals !== -1) {
+        found.push({ kind, option: resolved, indexes: [index], value: word.slice(equals + 1) });
+      } else if (optional === true) {
+        found.push({ kind, option: resolved, indexes: [index], value: null });
+      } else {
+        found.push({ kind, option: resolved, indexes: [index, index + 1], value: words[index + 1] ?? null });
+        index += 1;
+      }
+      continue;
+    }
+    for (let at = 1; at < word.length; at += 1) {
+      const letter = word[at] as string;
+      const kind = own(spec.short, letter);
+      const option = `-${letter}`;
+      const attached = at + 1 < word.length ? word.slice(at + 1) : null;
+      if (kind !== undefined) {
+        if (attached !== null) found.push({ kind, option, indexes: [index], value: attached });
+        else {
+          found.push({ kind, option, indexes: [index, index + 1], value: words[index + 1] ?? null });
+          index += 1;
+        }
+        break;
+      }
+      const optionalKind = own(spec.optionalShort, letter);
+      if (optionalKind !== undefined) {
+        found.push({ kind: optionalKind, option, indexes: [index], value: attached });
+        break;
+      }
+      if (spec.optionalLetters?.includes(letter)) break;
+      if (spec.valueLetters?.includes(letter)) {
+        if (attached === null) index += 1;
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+// ---- tar ----
+
+const TAR: OptionSpec = {
+  long: {
+    "--to-command": long("script"),
+    "--use-compress-program": long("program"),
+    "--rsh-command": long("program"),
+    "--rmt-command": long("program"),
+    "--info-script": long("script"),
+    "--new-volume-script": long("script"),
+    "--checkpoint-action": long("script"),
+  },
+  exact: ["--checkpoint"],
+  short: { I: "program", F: "script" },
+  valueLetters: "bCfgHKLNTVX",
+};
+
+function tarOptions(words: readonly string[]): CommandOption[] {
+  const found: CommandOption[] = [];
+  let start = 1;
+  // Old-style `tar xIf PROG ARCHIVE`: the first word's letters, each taking the next word in turn.
+  const first = words[1];
+  if (first !== undefined && !first.startsWith("-")) {
+    let next = 2;
+    for (const letter of first) {
+      const kind = own(TAR.short, letter);
+      if (kind !== undefined) found.push({ kind, indexes: [1, next], value: words[next] ?? null });
+      if (kind !== undefined || TAR.valueLetters?.includes(letter)) next += 1;
+    }
+    start = next;
+  }
+  for (const option of scan(words, start, TAR)) {
+    if (option.option !== "--checkpoint-action") {
+      found.push(option);
+      continue;
+    }
+    // `--checkpoint-action=exec=CMD` runs CMD; its other actions (dot, echo, sleep=, …) do not.
+    const exec = /(?:^|,)\s*exec=(.*)$/s.exec(option.value ?? "");
+    if (exec !== null) found.push({ ...option, value: exec[1] as string });
+    else if ((option.value ?? "").includes("exec")) found.push({ ...option, value: null });
+  }
+  return found;
+}
+
+// ---- ssh, scp, sftp, sshfs ----
+
+// ssh_config keywords (case-insensitive) whose value is a command, a program or more configuration.
+const SSH_KEYWORDS: ReadonlyMap<string, CommandOptionKind> = new Map([
+  ["proxycommand", "script"],
+  ["localcommand", "script"],
+  ["knownhostscommand", "script"],
+  ["remotecommand", "remote"],
+  ["pkcs11provider", "file"],
+  ["securitykeyprovider", "file"],
+  ["xauthlocation", "program"],
+  ["include", "file"],
+  ["match", "script"],
+  // sshfs's own options.
+  ["ssh_command", "program"],
+  ["sftp_server", "remote"],
+]);
+
+const SSH: Readonly<Record<string, OptionSpec>> = {
+  ssh: { short: { o: "text", F: "file", I: "file" }, valueLetters: "bceilmpBDEJLOPQRSwW" },
+  slogin: { short: { o: "text", F: "file", I: "file" }, valueLetters: "bceilmpBDEJLOPQRSwW" },
+  scp: { short: { o: "text", F: "file", S: "program", D: "program" }, valueLetters: "ciJlPX" },
+  sftp: { short: { o: "text", F: "file", S: "program", D: "program" }, valueLetters: "BbciJlPRsX" },
+  sshfs: { short: { o: "text", F: "file" }, valueLetters: "p" },
+};
+
+function sshOptions(name: string, spec: OptionSpec, words: readonly string[]): CommandOption[] {
+  const found: CommandOption[] = [];
+  for (const option of scan(words, 1, spec)) {
+    if (option.kind !== "text") {
+      found.push(option);
+      continue;
+    }
+    // `-o Key=Value`, `-oKey=Value`, `-o 'Key Value'`; sshfs also takes `-o a,b=c`.
+    for (const setting of name === "sshfs" ? (option.value ?? "").split(",") : [option.value ?? ""]) {
+      const match = /^\s*([A-Za-z0-9_]+)\s*(?:=\s*|\s+)(.*)$/s.exec(setting);
+      const kind = match === null ? undefined : SSH_KEYWORDS.get((match[1] as string).toLowerCase());
+      if (kind === undefined || match === null) continue;
+      const value = (match[2] as string).trim();
+      if (value.toLowerCase() !== "none") found.push({ ...option, kind, value });
+    }
+  }
+  return found;
+}
+
+// ---- sed (GNU) ----
+
+/**
+ * True when a sed script may run a command: GNU sed's `e` command, the `e` flag of `s`, or anything this
+ * reader does not know. Addresses, `s` and `y` with any delimiter, labels, text of a/i/c and file names
+ * of r/w are read past.
+ */
+export function sedRunsCommands(script: string): boolean {
+  let at = 0;
+  const end = script.length;
+  const skipBlanks = (): void => {
+    while (at < end && /[ \t]/.test(script[at] as string)) at += 1;
+  };
+  const toLineEnd = (): void => {
+    while (at < end && script[at] !== "\n") at += 1;
+  };
+  // A delimited part (`/re/`, `\cREc`, the parts of `s` and `y`), from just after the opening delimiter.
+  const delimited = (delimiter: string): boolean => {
+    while (at < end && script[at] !== delimiter) {
+      if (script[at] === "\\") at += 1;
+      else if (script[at] === "\n") return false;
+      at += 1;
+    }
+    if (at >= end) return false;
+    at += 1;
+    return true;
+  };
+  const address = (): boolean => {
+    const char = script[at];
+    if (char === "/" || char === "\\") {
+      const delimiter = char === "/" ? "/" : (script[at + 1] ?? "");
+      at += char === "/" ? 1 : 2;
+      if (!delimited(delimiter)) return false;
+      while (script[at] === "I" || script[at] === "M") at += 1;
+      return true;
+    }
+    const number = /^(\$|\d+(~\d+)?|\+\d+|~\d+)/.exec(script.slice(at));
+    if (number !== null) at += number[0].length;
+    return true;
+  };
+  while (at < end) {
+    skipBlanks();
+    const char = script[at];
+    if (char === undefined) break;
+    if (char === "\n" || char === ";" || char === "}" || char === "{") {
+      at += 1;
+      continue;
+    }
+    if (char === "#") {
+      toLineEnd();
+      continue;
+    }
+    if (!address()) return true;
+    skipBlanks();
+    if (script[at] === ",") {
+      at += 1;
+      skipBlanks();
+      if (!address()) return true;
+    }
+    skipBlanks();
+    while (script[at] === "!") {
+      at += 1;
+      skipBlanks();
+    }
+    const command = script[at];
+    if (command === undefined) break;
+    at += 1;
+    if (command === "{") continue;
+    if ("=dDgGhHlnNpPqQxzFLvl".includes(command)) {
+      while (at < end && !/[;\n}]/.test(script[at] as string)) at += 1;
+      continue;
+    }
+    if (":btT".includes(command)) {
+      // A label ends at a newline or `;`.
+      while (at < end && script[at] !== "\n" && script[at] !== ";") at += 1;
+      continue;
+    }
+    if ("rRwWaic".includes(command)) {
+      // A file name, or a/i/c's text (with escaped newlines), runs to the end of the line.
+      while (at < end && script[at] !== "\n") at += script[at] === "\\" ? 2 : 1;
+      continue;
+    }
+    if (command === "s" || command === "y") {
+      const delimiter = script[at];
+      if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") return true;
+      at += 1;
+      if (!delimited(delimiter) || !delimited(delimiter)) return true;
+      if (command === "y") continue;
+      while (at < end && /[gpiImMe0-9]/.test(script[at] as string)) {
+        if (script[at] === "e") return true;
+        at += 1;
+      }
+      if (script[at] === "w") toLineEnd();
+      continue;
+    }
+    // `e` runs a command (or the pattern space); anything else is unknown.
+    return true;
+  }
+  return false;
+}
+
+const SED: OptionSpec = {
+  long: { "--expression": long("text", 3), "--file": long("file", 4) },
+  short: { e: "text", f: "file" },
+  valueLetters: "l",
+  optionalLetters: "i",
+};
+
+function sedOptions(words: readonly string[]): CommandOption[] {
+  // `--sandbox` rejects e, r and w.
+  if (words.some((word, index) => index > 0 && word.length >= 4 && "--sandbox".startsWith(word))) return [];
+  const options = scan(words, 1, SED);
+  const found = options.filter((option) => option.kind === "file");
+  const scripts = options.filter((option) => option.kind === "text");
+  if (scripts.length === 0 && found.length === 0) {
+    const index = firstOperand(words, SED);
+    if (index !== -1) scripts.push({ kind: "text", indexes: [index], value: words[index] as string });
+  }
+  for (const script of scripts) if (sedRunsCommands(script.value ?? "")) found.push(script);
+  return found;
+}
+
+/** The index of the first word that is not an option or an option's value, or -1. */
+function firstOperand(words: readonly string[], spec: OptionSpec): number {
+  for (let index = 1; index < words.length; index += 1) {
+    const word = words[index] as string;
+    if (word === "--") return index + 1 < words.length ? index + 1 : -1;
+    if (!word.startsWith("-") || word === "-") return index;
+    if (word.startsWith("--")) {
+      const name = word.includes("=") ? null : longOption(word, spec);
+      if (name !== null && name !== undefined && name[1].optional !== true) index += 1;
+      continue;
+    }
+    for (let at = 1; at < word.length; at += 1) {
+      const letter = word[at] as string;
+      if (spec.optionalLetters?.includes(letter)) break;
+      if (own(spec.short, letter) !== undefined || spec.valueLetters?.includes(letter)) {
+        if (at + 1 === word.length) index += 1;
+        break;
+      }
+    }
+  }
+  return -1;
+}
+
+// ---- awk ----
+
+/**
+ * True when an awk program may run a command: `system(…)`, a pipe to or from one (`print | "cmd"`,
+ * `"cmd" | getline`, gawk's `|&`), or `@load`/`@include`. Strings, regular expressions and comments are
+ * read past, so `/a|b/` and `"x|y"` are not pipes.
+ */
+export function awkRunsCommands(program: string): boolean {
+  let code = "";
+  let previous = "";
+  for (let at = 0; at < program.length; at += 1) {
+    const char = program[at] as string;
+    if (char === '"') {
+      at += 1;
+      while (at < program.length && program[at] !== '"') at += program[at] === "\\" ? 2 : 1;
+      code += '""';
+      previous = '"';
+      continue;
+    }
+    if (char === "#") {
+      while (at < program.length && program[at] !== "\n") at += 1;
+      code += "\n";
+      continue;
+    }
+    // A `/` after an operand divides; anywhere else it starts a regular expression.
+    if (char === "/" && !/[A-Za-z0-9_)\]$."]/.test(previous)) {
+      at += 1;
+      let bracket = false;
+      while (at < program.length && (bracket || program[at] !== "/")) {
+        if (program[at] === "\\") at += 1;
+        else if (program[at] === "[") bracket = true;
+        else if (program[at] === "]") bracket = false;
+        at += 1;
+      }
+      code += "//";
+      previous = "/";
+      continue;
+    }
+    code += char;
+    if (!/\s/.test(char)) previous = char;
+  }
+  return /(?<!\|)\|(?!\|)|\bsystem\b|@load|@include/.test(code);
+}
+
+const AWK: OptionSpec = {
+  long: {
+    "--file": long("file"),
+    "--exec": long("file", 4),
+    "--include": long("file", 4),
+    "--load": long("file", 4),
+    "--source": long("text", 4),
+  },
+  short: { f: "file", E: "file", i: "file", l: "file", e: "text", W: "file" },
+  valueLetters: "vF",
+  optionalLetters: "dopD",
+};
+
+function awkOptions(words: readonly string[]): CommandOption[] {
+  // gawk's `--sandbox` (-S) rejects system(), pipes and redirections.
+  if (
+    words.some(
+      (word, index) => index > 0 && (word === "-S" || (word.length >= 5 && "--sandbox".startsWith(word))),
+    )
+  ) {
+    return [];
+  }
+  const options = scan(words, 1, AWK);
+  const found = options.filter((option) => option.kind === "file");
+  const programs = options.filter((option) => option.kind === "text");
+  if (programs.length === 0 && found.length === 0) {
+    const index = firstOperand(words, AWK);
+    if (index !== -1) programs.push({ kind: "text", indexes: [index], value: words[index] as string });
+  }
+  for (const program of programs) if (awkRunsCommands(program.value ?? "")) found.push(program);
+  return found;
+}
+
+// ---- vim and friends ----
+
+const VIM: OptionSpec = {
+  long: {
+    "--cmd": long("text", 5),
+    "--remote-send": long("text", 13),
+    "--remote-expr": long("text", 13),
+  },
+  short: { c: "text", S: "file", u: "file", U: "file", s: "file", l: "file" },
+  valueLetters: "TiwWt",
+  optionalLetters: "oOpVq",
+};
+const VIM_NAMES: ReadonlySet<string> = new Set([
+  "vim",
+  "vi",
+  "nvim",
+  "ex",
+  "view",
+  "rvim",
+  "rview",
+  "gvim",
+  "gview",
+  "vimdiff",
+  "gvimdiff",
+  "nvimdiff",
+  "evim",
+  "eview",
+  "vimx",
+]);
+// `-u NONE` and friends load nothing.
+const VIM_NO_FILE: ReadonlySet<string> = new Set(["NONE", "NORC", "DEFAULTS"]);
+
+function vimOptions(name: string, words: readonly string[]): CommandOption[] {
+  const found = scan(words, 1, VIM).filter(
+    (option) => option.kind !== "file" || !VIM_NO_FILE.has(option.value ?? ""),
+  );
+  for (let index = 1; index < words.length; index += 1) {
+    const word = words[index] as string;
+    if (word === "--") break;
+    // `+N` goes to a line and `+/pattern` searches; `+cmd` runs an Ex command.
+    if (word.startsWith("+") && !/^\+(\d*|\/.*)$/s.test(word)) {
+      found.push({ kind: "text", indexes: [index], value: word.slice(1) });
+    }
+    // In Ex mode (-e, -E, `ex`) commands are read from input when it is not a terminal.
+    if (/^-[A-Za-z]*[eE]/.test(word) && !word.startsWith("--")) {
+      found.push({ kind: "text", indexes: [index], value: null });
+    }
+  }
+  if (name === "ex") found.push({ kind: "text", indexes: [0], value: null });
+  return found;
+}
+
+// ---- the others ----
+
+const PROGRAMS: Readonly<Record<string, OptionSpec>> = {
+  rsync: {
+    long: {
+      "--rsh": long("program"),
+      "--rsync-path": long("remote", 5),
+      "--remote-option": long("remote", 5),
+      "--config": long("file", 5),
+    },
+    short: { e: "program", M: "remote" },
+    valueLetters: "BfT@",
+  },
+  man: {
+    long: {
+      "--pager": long("script", 4),
+      "--html": long("program", 4, true),
+      "--config-file": long("file", 4),
+    },
+    short: { P: "script", C: "file" },
+    optionalShort: { H: "program" },
+    valueLetters: "eLmMrSspRET",
+    optionalLetters: "X",
+  },
+  sort: { long: { "--compress-program": long("program", 4) }, valueLetters: "kStT" },
+  zip: { long: { "--unzip-command": long("script", 5) } },
+  gdb: {
+    long: {
+      "-ex": long("text", 3),
+      "-iex": long("text", 4),
+      "-eval-command": long("text", 3),
+      "-init-eval-command": long("text", 7),
+      "-x": long("file", 2),
+      "-ix": long("file", 3),
+      "-command": long("file", 4),
+      "-init-command": long("file", 7),
+    },
+    singleDash: true,
+  },
+  lldb: {
+    long: {
+      "--one-line": long("text", 5),
+      "--one-line-before-file": long("text", 12),
+      "--one-line-on-crash": long("text", 12),
+      "--source": long("file", 5),
+      "--source-before-file": long("file", 10),
+      "--source-on-crash": long("file", 10),
+    },
+    short: { o: "text", O: "text", k: "text", s: "file", S: "file", K: "file" },
+    valueLetters: "acflnp",
+  },
+  less: {
+    long: {
+      "--lesskey-file": long("file", 10),
+      "--lesskey-src": long("file", 10),
+      "--lesskey-content": long("text", 10),
+    },
+    short: { k: "file" },
+    valueLetters: "bhjoOpPtTxyz#",
+  },
+  emacs: {
+    long: {
+      "-eval": long("text", 3),
+      "-execute": long("text", 3),
+      "-l": long("file", 2),
+      "-load": long("file", 3),
+      "-f": long("text", 2),
+      "-funcall": long("text", 3),
+      "-script": long("file", 3),
+      "-x": long("file", 2),
+      "-u": long("file", 2),
+      "-user": long("file", 3),
+    },
+    singleDash: true,
+  },
+  npx: { long: { "--call": long("script", 4) }, short: { c: "script" } },
+  nodemon: { long: { "--exec": long("script", 4) }, short: { x: "script" } },
+  "nix-shell": { long: { "--run": long("script", 5), "--command": long("script", 5) } },
+  sqlite3: { long: { "-init": long("file", 5), "-cmd": long("text", 4) }, singleDash: true },
+  perf: { long: { "--pre": long("script", 5), "--post": long("script", 6) } },
+  wget: { long: { "--use-askpass": long("program", 6) } },
+  valgrind: { long: { "--db-command": long("script", 5) } },
+};
+
+// sqlite3's dot-commands that run a program or pipe to or from one.
+const SQLITE_COMMAND = /(^|\n)\s*\.(sh|sy|once|out|read|import|excel)/i;
+
+function otherOptions(name: string, words: readonly string[]): CommandOption[] {
+  const spec = own(PROGRAMS, name);
+  if (spec === undefined) return [];
+  const found = scan(words, 1, spec);
+  if (name === "zip") {
+    // `-TT CMD` (a two-letter option) and `-TT=CMD`.
+    for (let index = 1; index < words.length; index += 1) {
+      const word = words[index] as string;
+      if (!word.startsWith("-TT")) continue;
+      const attached = word.slice(3).replace(/^=/, "");
+      found.push(
+        attached === ""
+          ? { kind: "script", indexes: [index, index + 1], value: words[index + 1] ?? null }
+          : { kind: "script", indexes: [index], value: attached },
+      );
+    }
+  }
+  if (name === "less") {
+    // `+cmd` runs less commands at start; `!cmd` and `|mcmd` among them run shell commands.
+    for (let index = 1; index < words.length; index += 1) {
+      const word = words[index] as string;
+      if (word.startsWith("+") && /[!|]/.test(word))
+        found.push({ kind: "text", indexes: [index], value: null });
+    }
+  }
+  if (name === "sqlite3") {
+    for (const [index, word] of words.entries()) {
+      if (index > 0 && SQLITE_COMMAND.test(word)) found.push({ kind: "text", indexes: [index], value: null });
+    }
+    return found.filter(
+      (option) => option.kind === "file" || option.value === null || SQLITE_COMMAND.test(option.value),
+    );
+  }
+  return found;
+}
+
+/** `gdb … --args PROG ARGS` and `lldb … -- PROG ARGS`: the program debugged, which `run` starts. */
+function debuggedProgram(name: string, words: readonly string[]): CommandOption[] {
+  const marker = name === "gdb" ? words.findIndex((word) => word === "--args" || word === "-args") : -1;
+  const start = name === "lldb" ? words.indexOf("--") : marker;
+  if (start === -1 || start + 1 >= words.length) return [];
+  return [{ kind: "argv", indexes: [start], value: null, argv: words.slice(start + 1) }];
+}
+
+/** `nix develop|shell … -c|--command CMD ARGS…` runs CMD with ARGS. */
+function nixCommand(words: readonly string[]): CommandOption[] {
+  if (words[1] !== "develop" && words[1] !== "shell") return [];
+  const at = words.findIndex((word, index) => index > 1 && (word === "-c" || word === "--command"));
+  return at === -1 || at + 1 >= words.length
+    ? []
+    : [{ kind: "argv", option: words[at] as string, indexes: [at], value: null, argv: words.slice(at + 1) }];
+}
+
+// tmux commands that run shell text (new-session 'cmd', run-shell, if-shell, send-keys typed into a
+// shell, …) or read a file of tmux commands (source-file).
+const TMUX_COMMANDS: ReadonlySet<string> = new Set([
+  "new-session",
+  "new",
+  "new-window",
+  "neww",
+  "split-window",
+  "splitw",
+  "respawn-pane",
+  "respawnp",
+  "respawn-window",
+  "respawnw",
+  "run-shell",
+  "run",
+  "if-shell",
+  "if",
+  "pipe-pane",
+  "pipep",
+  "display-popup",
+  "popup",
+  "send-keys",
+  "send",
+  "source-file",
+  "source",
+  "command-prompt",
+  "confirm-before",
+  "bind-key",
+  "bind",
+  "set-hook",
+]);
+
+function tmuxCommands(words: readonly string[]): CommandOption[] {
+  const found = scan(words, 1, { short: { c: "script", f: "file" }, valueLetters: "LST" }).filter(
+    (option) =>
+      option.indexes[0] === 1 || words.slice(1, option.indexes[0]).every((word) => word.startsWith("-")),
+  );
+  for (const [index, word] of words.entries()) {
+    if (index > 0 && TMUX_COMMANDS.has(word)) found.push({ kind: "text", indexes: [index], value: null });
+  }
+  return found;
+}
+
+// Runners (looked through in runners.ts) whose own options may give a command.
+const RUNNERS_WITH_COMMAND_OPTIONS: ReadonlySet<string> = new Set(["perf", "valgrind"]);
+
+/** True when the runner `name` has options that give a command (`perf stat --pre`). */
+export function runnerHasCommandOptions(name: string): boolean {
+  return RUNNERS_WITH_COMMAND_OPTIONS.has(name);
+}
+
+/**
+ * The command options of one command (`words[0]` is the program, after runners): see the kinds. Git is
+ * read by `gitCommandOptions`.
+ */
+export function commandOptions(name: string, words: readonly string[]): CommandOption[] {
+  if (name === "tar" || name === "gtar" || name === "bsdtar") return tarOptions(words);
+  const ssh = own(SSH, name);
+  if (ssh !== undefined) return sshOptions(name, ssh, words);
+  if (name === "sed" || name === "gsed") return sedOptions(words);
+  if (name === "awk" || name === "gawk" || name === "mawk" || name === "nawk" || name === "original-awk") {
+    return awkOptions(words);
+  }
+  if (VIM_NAMES.has(name)) return vimOptions(name, words);
+  if (name === "gdb" || name === "lldb")
+    return [...otherOptions(name, words), ...debuggedProgram(name, words)];
+  if (name === "npm" && (words[1] === "exec" || words[1] === "x"))
+    return scan(words, 2, PROGRAMS.npx as OptionSpec);
+  if (name === "npm") return scan(words, 1, { long: { "--script-shell": long("program", 6) } });
+  if (name === "nix") return nixCommand(words);
+  // at and batch read the commands they schedule from input or a file.
+  if (name === "at" || name === "batch") return [{ kind: "text", indexes: [0], value: null }];
+  if (name === "tmux") return tmuxCommands(words);
+  return otherOptions(name, words);
+}
+
+// ---- git ----
+
+// Merge strategies git has built in; any other name runs a `git-merge-NAME` program found on PATH.
+const GIT_STRATEGIES: ReadonlySet<string> = new Set([
+  "ort",
+  "recursive",
+  "resolve",
+  "octopus",
+  "ours",
+  "subtree",
+]);
+
+const GIT: Readonly<Record<string, OptionSpec>> = {
+  rebase: {
+    long: { "--exec": long("script", 4), "--strategy": long("program", 6) },
+    short: { x: "script", s: "program" },
+    valueLetters: "XC",
+  },
+  difftool: {
+    long: { "--extcmd": long("reached-script", 4) },
+    short: { x: "reached-script" },
+    valueLetters: "t",
+  },
+  "ls-remote": {
+    long: { "--upload-pack": long("script", 3), "--exec": long("script", 4) },
+    short: { u: "script" },
+  },
+  fetch: { long: { "--upload-pack": long("script", 3) } },
+  pull: {
+    long: { "--upload-pack": long("script", 3), "--strategy": long("program", 6) },
+    short: { s: "program" },
+    valueLetters: "X",
+  },
+  clone: {
+    long: { "--upload-pack": long("script", 3), "--template": long("file", 4) },
+    short: { u: "script" },
+    valueLetters: "obj",
+  },
+  init: { long: { "--template": long("file", 4) } },
+  push: { long: { "--receive-pack": long("script", 3), "--exec": long("script", 4) } },
+  "fetch-pack": { long: { "--upload-pack": long("script", 3), "--exec": long("script", 4) } },
+  "send-pack": { long: { "--receive-pack": long("script", 3), "--exec": long("script", 4) } },
+  archive: { long: { "--exec": long("script", 4) }, valueLetters: "o" },
+  "send-email": {
+    long: {
+      "--sendmail-cmd": long("script", 4),
+      "--to-cmd": long("script", 5),
+      "--cc-cmd": long("script", 5),
+      "--header-cmd": long("script", 4),
+      "--smtp-server": long("program", 12),
+    },
+  },
+  "filter-branch": {
+    long: {
+      "--env-filter": long("script", 12),
+      "--tree-filter": long("script", 13),
+      "--index-filter": long("script", 14),
+      "--parent-filter": long("script", 15),
+      "--msg-filter": long("script", 12),
+      "--commit-filter": long("script", 15),
+      "--tag-name-filter": long("script", 17),
+      "--setup": long("script", 7),
+    },
+  },
+  grep: {
+    long: { "--open-files-in-pager": long("program", 4, true) },
+    optionalShort: { O: "program" },
+    valueLetters: "efABCm",
+  },
+  merge: { long: { "--strategy": long("program", 6) }, short: { s: "program" }, valueLetters: "XmF" },
+  "cherry-pick": { long: { "--strategy": long("program", 6) }, valueLetters: "Xm" },
+  revert: { long: { "--strategy": long("program", 6) }, valueLetters: "Xm" },
+  daemon: { long: { "--access-hook": long("program", 4) } },
+};
+
+/**
+ * The command options of a git subcommand (`words[index]`), as git reads them: see the kinds. A merge
+ * strategy git does not have built in is a program; `git grep -O` runs a pager; `git bisect run CMD…`
+ * runs CMD; `git submodule foreach` runs its text with sh; `git for-each-repo` runs a git command; `git
+ * hook run` runs a hook the repository holds.
+ */
+export function gitCommandOptions(words: readonly string[], index: number): CommandOption[] {
+  const subcommand = words[index] as string;
+  const args = index + 1;
+  switch (subcommand) {
+    case "bisect":
+      return words[args] === "run" && args + 1 < words.length
+        ? [{ kind: "argv", indexes: [args], value: null, argv: words.slice(args + 1) }]
+        : [];
+    case "submodule":
+    case "submodule--helper": {
+      const at = words.indexOf("foreach", args);
+      if (at === -1) return [];
+      let start = at + 1;
+      while (words[start] === "--quiet" || words[start] === "-q" || words[start] === "--recursive")
+        start += 1;
+      if (words[start] === "--") start += 1;
+      if (start >= words.length) return [];
+      const indexes = [at, ...words.slice(start).map((_, offset) => start + offset)];
+      return [{ kind: "script", indexes, value: words.slice(start).join(" ") }];
+    }
+    case "for-each-repo": {
+      const end = words.indexOf("--", args);
+      let start = end === -1 ? args : end + 1;
+      while (end === -1 && words[start]?.startsWith("--config")) start += words[start]?.includes("=") ? 1 : 2;
+      return start < words.length
+        ? [{ kind: "argv", indexes: [index], value: null, argv: ["git", ...words.slice(start)] }]
+        : [];
+    }
+    case "hook":
+      return words[args] === "run" ? [{ kind: "file", indexes: [args], value: null }] : [];
+  }
+  const spec = own(GIT, subcommand);
+  if (spec === undefined) return [];
+  return scan(words, args, spec).filter((option) => {
+    if (option.option === "--strategy" || (option.option === "-s" && option.kind === "program")) {
+      return !GIT_STRATEGIES.has(option.value ?? "");
+    }
+    // `--smtp-server` names a host, or a sendmail-like program by its path.
+    if (option.option === "--smtp-server") return (option.value ?? "").includes("/");
+    return true;
+  });
+}
