@@ -18,6 +18,7 @@ export {
   type ApprovalPolicy,
   type ApprovalRequirement,
   type ApprovalRequirementInput,
+  type ProgramLookup,
   REQUIREMENT_TYPES,
   type RequirementType,
   SANDBOX_PERMISSIONS,

@@ -1,13 +1,14 @@
 // Whether a command may run, must be approved first, or must never run: Codex's
 // `create_exec_approval_requirement_for_command`, over Conch's analyser and rules.
-import { type ReachedCommand, reachableCommands, type UnreadPart } from "@conch/arity-rules";
+import { type Reach, type ReachedCommand, reachableCommands, type UnreadPart } from "@conch/arity-rules";
 import { type Decision, strictestDecision } from "../rules/decision.js";
 import { evaluatePolicy } from "../rules/evaluate.js";
 import { executableName, normalizeAbsolutePath } from "../rules/host-executable.js";
 import { matchCommand, possibleRestrictiveMatches } from "../rules/match.js";
-import type { Policy, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
+import type { Policy, PrefixRule, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
 import { deriveRequestedPrefixRule, prefixRuleForAllow, prefixRuleForPrompt } from "./amendment.js";
 import { commandsForPolicy } from "./policy-commands.js";
+import { programResolver, type UntrustedProgram } from "./program-resolution.js";
 import {
   escalationRejectedReason,
   forbiddenReason,
@@ -17,8 +18,9 @@ import {
   promptReason,
   unreadPromptReason,
   unreadRejectedReason,
+  untrustedProgramReason,
 } from "./reasons.js";
-import type { ApprovalRequirement, ApprovalRequirementInput } from "./types.js";
+import type { ApprovalRequirement, ApprovalRequirementInput, ProgramLookup } from "./types.js";
 import { type HeuristicVerdict, judgeUnmatchedCommand } from "./unmatched-command.js";
 
 function forbidden(reason: string): ApprovalRequirement {
@@ -33,21 +35,31 @@ function forbidden(reason: string): ApprovalRequirement {
  * never counts as known safe; rules that prompt for or forbid a command inside it still apply. When the
  * rules prompt for or forbid anything at all, a command line that cannot be read completely (see
  * `reachableCommands`) needs approval at least, and is refused under `never`. The sandbox is lifted only
- * when every part is certainly read and allowed by a rule that says `sandbox = "none"`.
- * Never runs anything.
+ * when every part is certainly read and allowed by a rule that says `sandbox = "none"`. With `programs`,
+ * a command line that reaches a program that is not the one its name says (see `ProgramLookup`) has no
+ * part known safe or allowed by a rule, and keeps the sandbox. Never runs anything; `programs` is
+ * resolved by reading file metadata only.
  */
 export async function approvalRequirement(input: ApprovalRequirementInput): Promise<ApprovalRequirement> {
-  const { argv, policy, approvalPolicy, sandboxPolicy, sandboxPermissions } = input;
+  const { argv, policy, approvalPolicy, sandboxPolicy, sandboxPermissions, programs } = input;
   if (sandboxPermissions === "require_escalated" && approvalPolicy !== "on-request") {
     return forbidden(escalationRejectedReason(approvalPolicy));
   }
 
   const parsed = await commandsForPolicy(argv);
+  // Rules that prompt for or forbid a program apply to whatever runs it, however it is reached: behind
+  // wrappers and runners (`timeout 5 rm`, `sudo rm`), in substitutions, eval, trap or find -exec, and in
+  // scripts judged as a whole. Rules that allow apply only to the parsed commands.
+  const reach = await reachableCommands(argv);
+  const resolved = programs === undefined ? null : await resolvePrograms(argv, reach, programs);
+  const untrusted = resolved?.untrusted ?? null;
+  // A program that is not the one its name says is not what an allow rule or the known-safe list means.
+  const ruling = untrusted === null ? policy : withoutAllowRules(policy);
   const context = {
     approvalPolicy,
     sandboxPolicy,
     sandboxPermissions,
-    usedComplexParsing: !parsed.mayBeKnownSafe,
+    usedComplexParsing: !parsed.mayBeKnownSafe || reach.unread.length > 0 || untrusted !== null,
   };
   const verdicts = new Map<string, HeuristicVerdict>();
   for (const command of parsed.commands) {
@@ -60,17 +72,15 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
   };
   const fallback = (command: readonly string[]): Decision => verdictOf(command).decision;
 
-  const evaluation = evaluatePolicy(policy, parsed.commands, { fallback });
-  // Rules that prompt for or forbid a program apply to whatever runs it, however it is reached: behind
-  // wrappers and runners (`timeout 5 rm`, `sudo rm`), in substitutions, eval, trap or find -exec, and in
-  // scripts judged as a whole. Rules that allow apply only to the commands above.
-  const reach = await reachableCommands(argv);
+  const evaluation = evaluatePolicy(ruling, parsed.commands, { fallback });
+  // A PATH set on the command line changes which program a name runs, not which name a rule sees.
+  const unreadParts = reach.unread.filter((part) => part.reason !== "program-path");
   const judged = new Set([argv, ...parsed.commands].map((command) => JSON.stringify(command)));
   const reached: ReachedCommand[] = [
     ...parsed.innerCommands.map((command) => ({ argv: command })),
     ...reach.commands,
   ].filter((command) => !judged.has(JSON.stringify(command.argv)));
-  const mentioned = mentionedRestrictions(argv, reach.unread, policy);
+  const mentioned = mentionedRestrictions(argv, unreadParts, policy);
   const restrictions = [
     ...reached.flatMap((command) =>
       matchCommand(policy, command.argv, "restrictive").filter((match) => match.decision !== "allow"),
@@ -85,13 +95,13 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
   const matchedRules: RuleMatch[] = [...evaluation.matchedRules, ...restrictions];
   // A command line that cannot be read completely may run a program a rule restricts without naming it
   // where a rule could see it (`a=rm; $a f`, `echo rm f | sh`): it needs approval at least.
-  const unread = hasRestrictiveRules(policy) ? (reach.unread[0] ?? null) : null;
+  const unread = hasRestrictiveRules(policy) ? (unreadParts[0] ?? null) : null;
   const ruled = strictestDecision(matchedRules.map((match) => match.decision)) as Decision;
   const uncertain = unread !== null || possible.length > 0;
   const decision = uncertain && ruled === "allow" ? "prompt" : ruled;
   // A heredoc command's words are not all of what runs, so no rule is proposed from them; nor when the
   // prompt comes from what could not be read, since no allow rule would lift it.
-  const proposalsAllowed = !parsed.usedComplexParsing && !uncertain;
+  const proposalsAllowed = !parsed.usedComplexParsing && !uncertain && untrusted === null;
   const uncertainReason = (rejected: boolean): string | null => {
     if (unread !== null)
       return rejected ? unreadRejectedReason(argv, unread) : unreadPromptReason(argv, unread);
@@ -120,7 +130,10 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
         : null;
       return {
         type: "needs-approval",
-        reason: ruleReason ?? uncertainReason(false),
+        reason:
+          ruleReason ??
+          uncertainReason(false) ??
+          (untrusted === null ? null : untrustedProgramReason(argv, untrusted)),
         proposedRule: requested ?? (proposalsAllowed ? prefixRuleForPrompt(matchedRules) : null),
         bypassSandbox: false,
       };
@@ -133,6 +146,7 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
         bypassSandbox:
           parsed.mayBeKnownSafe &&
           reach.unread.length === 0 &&
+          (resolved === null || (untrusted === null && resolved.certain)) &&
           [...parsed.commands, ...reached.map((command) => command.argv)].every((command) =>
             liftsSandbox(policy, command),
           ),
@@ -158,6 +172,61 @@ function liftsSandbox(policy: Policy, command: readonly string[]): boolean {
   return matchCommand(policy, command, listed ? "resolve" : "exact").some(
     (match) => match.decision === "allow" && match.sandbox === "none",
   );
+}
+
+/** The policy without its allow rules, for a command line whose programs are not what their names say. */
+function withoutAllowRules(policy: Policy): Policy {
+  const rulesByProgram = new Map<string, PrefixRule[]>();
+  for (const [program, rules] of policy.rulesByProgram) {
+    const restrictive = rules.filter((rule) => rule.decision !== "allow");
+    if (restrictive.length > 0) rulesByProgram.set(program, restrictive);
+  }
+  return { ...policy, rulesByProgram };
+}
+
+// Builtins that change the shell's working directory, which relative paths are resolved against.
+const DIRECTORY_CHANGES: ReadonlySet<string> = new Set(["cd", "pushd", "popd"]);
+
+/**
+ * The first program the command line reaches that is not the one its name says, and whether every one
+ * of them certainly resolves where it does now (see `Resolution`). Builtins the shell runs itself and
+ * names known only when the command runs are not looked up; a name inside a command line that sets PATH
+ * resolves nowhere known.
+ */
+async function resolvePrograms(
+  argv: readonly string[],
+  reach: Reach,
+  lookup: ProgramLookup,
+): Promise<{ untrusted: UntrustedProgram | null; certain: boolean }> {
+  const changesDirectory = reach.commands.some(
+    (command) => command.builtin === true && DIRECTORY_CHANGES.has(command.argv[0] ?? ""),
+  );
+  const pathChanged = reach.unread.some((part) => part.reason === "program-path");
+  const resolve = programResolver(lookup, changesDirectory);
+  let certain = true;
+  const seen = new Set<string>();
+  for (const command of reach.commands) {
+    const [program] = command.argv;
+    if (command.builtin === true || program === undefined || program === "" || command.dynamic?.includes(0)) {
+      continue;
+    }
+    if (seen.has(program)) continue;
+    seen.add(program);
+    // The command line itself and its runners (suffixes of argv) start before anything in it sets PATH.
+    const outermost =
+      command.argv.length <= argv.length &&
+      command.argv.every((word, index) => word === argv[argv.length - command.argv.length + index]);
+    if (pathChanged && !outermost && !program.includes("/")) {
+      return {
+        untrusted: { name: program, resolved: null, target: null, entry: null, reason: "path-changed" },
+        certain: false,
+      };
+    }
+    const resolution = await resolve(program);
+    if (resolution.untrusted !== null) return { untrusted: resolution.untrusted, certain: false };
+    certain &&= resolution.certain;
+  }
+  return { untrusted: null, certain };
 }
 
 function hasRestrictiveRules(policy: Policy): boolean {

@@ -2,6 +2,7 @@
 // is Codex's word for word, so a model trained on Codex recognises it.
 import type { DangerousMatch, UnreadPart, UnreadReason } from "@conch/arity-rules";
 import type { PrefixRuleMatch, RuleMatch } from "../rules/types.js";
+import type { UntrustedProgram } from "./program-resolution.js";
 import { renderCommand } from "./render-command.js";
 import type { ApprovalPolicy } from "./types.js";
 
@@ -77,6 +78,10 @@ const UNREAD_DESCRIPTIONS: Readonly<Record<UnreadReason, string>> = {
   "git-alias": "a git alias or a command git does not provide",
   "git-config": "a git setting that may name a program to run",
   "command-variable": "a variable naming code for a program to run",
+  "unmodelled-builtin": "a shell builtin the analyser does not model",
+  "evaluated-text": "text bash evaluates as code where it takes a variable name or a number",
+  "command-option": "an option that gives a program a command, a script or a program to run",
+  "program-path": "a PATH the command line sets, so a name may run another program",
 };
 
 function unreadText(unread: UnreadPart): string {
@@ -119,4 +124,33 @@ export function possibleRuleRejectedReason(argv: readonly string[], match: Prefi
     `\`${renderCommand(argv)}\` rejected: ${possibleRuleText(match)}, and AskForApproval is set to Never. ` +
     "Write the word literally"
   );
+}
+
+/** What a program that is not the one its name says resolved to, in words a model can act on. */
+function untrustedText(program: UntrustedProgram): string {
+  const name = program.name.slice(program.name.lastIndexOf("/") + 1);
+  const means = `so it is not the ${name} the rules and the known-safe list mean`;
+  const { resolved, target, entry } = program;
+  const verb = program.name.includes("/") ? "is" : "resolves to";
+  switch (program.reason) {
+    case "writable-root":
+      return target === null
+        ? `\`${program.name}\` ${verb} ${resolved}, inside the workspace, ${means}`
+        : `\`${program.name}\` ${verb} ${resolved}, inside the workspace (a link to ${target}, which the agent can change), ${means}`;
+    case "leads-into-writable-root":
+      return `\`${program.name}\` ${verb} ${resolved}, which leads to ${target}, inside the workspace, ${means}`;
+    case "relative-entry":
+      return entry === ""
+        ? `\`${program.name}\` resolves to ${resolved} through an empty PATH entry (the working directory), ${means}`
+        : `\`${program.name}\` resolves to ${resolved} through the relative PATH entry \`${entry}\`, ${means}`;
+    case "path-changed":
+      return `\`${program.name}\` is looked up through a PATH the command line sets, so it may not be the ${name} the rules and the known-safe list mean`;
+    case "not-resolved":
+      return `\`${program.name}\` could not be resolved before it runs, so it may not be the ${name} the rules and the known-safe list mean`;
+  }
+}
+
+/** Why a command that reaches a program that is not the one its name says needs approval. */
+export function untrustedProgramReason(argv: readonly string[], program: UntrustedProgram): string {
+  return `\`${renderCommand(argv)}\` requires approval: ${untrustedText(program)}`;
 }
