@@ -24,12 +24,12 @@ function conch(...args: string[]): { status: number | null; stdout: string; stde
 const works = process.platform === "linux" && conch("sandbox", "--check").status === 0;
 
 describe.runIf(works)("conch sandbox", () => {
-  it("says the sandbox works", () => {
-    expect(conch("sandbox", "--check")).toEqual({
-      status: 0,
-      stdout: "conch sandbox: bwrap works here (namespaces and seccomp)\n",
-      stderr: "",
-    });
+  it("says the sandbox works, and whether commands get the user's shell snapshot", () => {
+    const result = conch("sandbox", "--check");
+    expect(result).toEqual({ status: 0, stdout: expect.any(String), stderr: "" });
+    expect(result.stdout).toMatch(
+      /^conch sandbox: bwrap works here \(namespaces and seccomp\)\nconch sandbox: \S+'s login environment is captured once \(\S+\.sh\); commands run non-login with it\n$/,
+    );
   });
 
   it("writes in the cwd but not outside it, with the command's exit code", () => {

@@ -20,6 +20,7 @@ describe("@conch/exec-core public surface", () => {
       "buildEnv",
       "createRunMarker",
       "exitCodeOf",
+      "inheritedVariableFilter",
       "isExecError",
       "run",
     ]);

@@ -1,6 +1,12 @@
 // Anything exported here is public API of @conch/exec-core.
 export type { EnvPolicy, ExecRequest, ExecResult } from "@conch/protocol";
-export { buildEnv, CORE_ENV_VARS, DEFAULT_ENV_EXCLUDES, ENV_PINS } from "./env/build-env.js";
+export {
+  buildEnv,
+  CORE_ENV_VARS,
+  DEFAULT_ENV_EXCLUDES,
+  ENV_PINS,
+  inheritedVariableFilter,
+} from "./env/build-env.js";
 export { EXEC_ERROR_CODES, ExecError, type ExecErrorCode, isExecError } from "./errors.js";
 export { HeadTailBuffer } from "./output/head-tail-buffer.js";
 export { createRunMarker, RUN_MARKER_VAR } from "./process/run-marker.js";

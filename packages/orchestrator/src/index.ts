@@ -73,6 +73,7 @@ export type { CollectedOutput } from "./output/collected-output.js";
 export type { CollectorResult } from "./output/output-collector.js";
 export { loadRulesDirs } from "./rules/load-rules-dirs.js";
 export { type ConchRuntime, type CreateRuntimeOptions, createRuntime } from "./runtime/create-runtime.js";
+export type { ShellSnapshotStatus, ShellSnapshots } from "./runtime/shell-snapshots.js";
 export { type ConchSandboxWorkspace, conchSandboxWorkspace } from "./runtime/workspace-state.js";
 export { SPILL_NOTICE_EXAMPLE_LINES, spillNotice } from "./spill/spill-notice.js";
 export {

@@ -175,9 +175,18 @@ describe.runIf(process.platform === "linux")("session tools", () => {
     "Ctrl-C interrupts a sandboxed %s and leaves it running (the sandbox does not take the SIGINT)",
     async (cmd, input, answer) => {
       const { set } = await tools("codex");
+      // Polls until `text` shows (a loaded machine starts a REPL slowly), at most ~20 s.
+      const until = async (id: number, text: string): Promise<string> => {
+        let seen = "";
+        for (let i = 0; i < 20 && !seen.includes(text); i++) {
+          seen += (await set.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 1000 })).text;
+        }
+        return seen;
+      };
       const started = await set.call("exec_command", { cmd, tty: true, yield_time_ms: 1500 });
       expect(started.result).toMatchObject({ running: true, sandbox: "bwrap" });
       const id = started.result.session_id as number;
+      if (!started.text.includes(">")) await until(id, ">");
       const interrupted = await set.call("write_stdin", {
         session_id: id,
         chars: "\u0003",
@@ -185,20 +194,36 @@ describe.runIf(process.platform === "linux")("session tools", () => {
       });
       expect(interrupted.text).toContain(`Process running with session ID ${id}`);
       const after = await set.call("write_stdin", { session_id: id, chars: input, yield_time_ms: 1500 });
-      expect(after.text).toContain(answer);
-      expect(after.result).toMatchObject({ running: true });
+      expect(after.text.includes(answer) ? after.text : await until(id, answer)).toContain(answer);
+      expect((await set.call("write_stdin", { session_id: id, chars: "" })).text).toContain(
+        `Process running with session ID ${id}`,
+      );
 
       const terminal = await tools("terminal");
       const opened = await terminal.set.call("terminal_open", { command: cmd });
       const tid = opened.result.session_id as number;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      let screen = opened.text;
+      for (let i = 0; i < 20 && !screen.includes(">"); i++) {
+        screen += (await terminal.set.call("terminal_read", { id: tid, wait_ms: 1000 })).text;
+      }
       expect((await terminal.set.call("terminal_signal", { id: tid, signal: "INT" })).text).toBe(
         `Sent SIGINT to terminal ${tid}.`,
       );
+      // Typed only once the interrupt is handled and a prompt is back, or the ^C would discard it.
+      let prompt = "";
+      for (let i = 0; i < 20 && !prompt.includes(">"); i++) {
+        prompt += (await terminal.set.call("terminal_read", { id: tid, wait_ms: 1000 })).text.replace(
+          /^[\s\S]*?Output:\n/,
+          "",
+        );
+      }
       await terminal.set.call("terminal_write", { id: tid, input });
-      const read = await terminal.set.call("terminal_read", { id: tid, wait_ms: 1500 });
-      expect(read.text).toMatch(/^Terminal ID: \d+\nStatus: running\n/);
-      expect(read.text).toContain(answer);
+      let read = "";
+      for (let i = 0; i < 20 && !read.includes(answer); i++) {
+        read += (await terminal.set.call("terminal_read", { id: tid, wait_ms: 1000 })).text;
+      }
+      expect(read).toContain(answer);
+      expect(read).toMatch(/^Terminal ID: \d+\nStatus: running\n/);
     },
   );
 

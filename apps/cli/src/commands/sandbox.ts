@@ -1,4 +1,5 @@
-import { conchSandboxWorkspace, loadConfig } from "@conch/orchestrator";
+import { visibleText } from "@conch/approval";
+import { conchSandboxWorkspace, createRuntime, loadConfig } from "@conch/orchestrator";
 import {
   createSandboxWorkspace,
   registerBackend,
@@ -6,6 +7,7 @@ import {
   selectBackend,
 } from "@conch/sandbox-core";
 import { createLinuxBackend } from "@conch/sandbox-linux";
+import { detectShell } from "@conch/shell-detect";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { SANDBOX_HELP } from "../help.js";
@@ -29,6 +31,31 @@ const SPECS = {
 
 const POLICIES = ["read-only", "workspace-write", "danger-full-access"] as const;
 
+/**
+ * Whether login-shell commands get the user's snapshot, or run as login shells and why: a failed capture
+ * never blocks a command, so this is where a person learns of one.
+ */
+async function reportShellSnapshot(cwd: string): Promise<void> {
+  const runtime = await createRuntime({ cwd, approver: null });
+  try {
+    const shell = detectShell();
+    if (runtime.shellSnapshots === null) {
+      process.stdout.write(
+        "conch sandbox: shell snapshots are off (shell_snapshot = false): commands run login shells\n",
+      );
+      return;
+    }
+    const status = await runtime.shellSnapshots.status(shell);
+    process.stdout.write(
+      status.ok
+        ? `conch sandbox: ${shell.path}'s login environment is captured once (${status.path}); commands run non-login with it\n`
+        : `conch sandbox: no snapshot of ${shell.path}'s login environment, so commands run login shells: ${visibleText(status.reason)}\n`,
+    );
+  } finally {
+    await runtime.close();
+  }
+}
+
 function unavailable(reason: string, fix: string): number {
   process.stderr.write(`conch sandbox: the sandbox is unavailable: ${reason}\nfix: ${fix}\n`);
   return EXIT_SANDBOX_UNAVAILABLE;
@@ -51,6 +78,7 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
       );
     }
     process.stdout.write(`conch sandbox: ${backend.name} works here (namespaces and seccomp)\n`);
+    await reportShellSnapshot(commandDirectory(options.cwd, "sandbox"));
     return 0;
   }
   if (options.sandbox !== undefined && options.policy !== undefined) {

@@ -65,27 +65,33 @@ function globToRegExp(pattern: string): RegExp {
 }
 
 /**
- * The child's environment: the parent's variables per `inherit`, minus names matching `exclude` and values
- * that are URLs with a password (unless the name is in `allow`), then the pins, then `set`. The parent
- * environment is a parameter so callers and tests can pass their own.
+ * Which inherited variables `policy` passes on: per `inherit` (`core` only CORE_ENV_VARS, `none`
+ * nothing), minus names matching `exclude` and values that are URLs with a password, unless the name is
+ * in `allow`. What a shell snapshot may carry is decided by the same test.
+ */
+export function inheritedVariableFilter(policy: EnvPolicy = {}): (name: string, value: string) => boolean {
+  const inherit = policy.inherit ?? "all";
+  const excludes = (policy.exclude ?? DEFAULT_ENV_EXCLUDES).map(globToRegExp);
+  const allowed = new Set(policy.allow ?? []);
+  return (name, value) => {
+    if (inherit === "none" || (inherit === "core" && !CORE_ENV_VARS.includes(name))) return false;
+    const secret = excludes.some((re) => re.test(name)) || URL_WITH_PASSWORD.test(value);
+    return !secret || allowed.has(name);
+  };
+}
+
+/**
+ * The child's environment: the parent's variables `policy` passes on (`inheritedVariableFilter`), then
+ * the pins, then `set`. The parent environment is a parameter so callers and tests can pass their own.
  */
 export function buildEnv(
   policy: EnvPolicy = {},
   parentEnv: Readonly<Record<string, string | undefined>> = process.env,
 ): Record<string, string> {
   const env: Record<string, string> = Object.create(null);
-  const inherit = policy.inherit ?? "all";
-  if (inherit !== "none") {
-    const excludes = (policy.exclude ?? DEFAULT_ENV_EXCLUDES).map(globToRegExp);
-    const allowed = new Set(policy.allow ?? []);
-    const names = inherit === "all" ? Object.keys(parentEnv) : CORE_ENV_VARS;
-    for (const name of names) {
-      const value = parentEnv[name];
-      if (value === undefined) continue;
-      const secret = excludes.some((re) => re.test(name)) || URL_WITH_PASSWORD.test(value);
-      if (secret && !allowed.has(name)) continue;
-      env[name] = value;
-    }
+  const passes = inheritedVariableFilter(policy);
+  for (const [name, value] of Object.entries(parentEnv)) {
+    if (value !== undefined && passes(name, value)) env[name] = value;
   }
   Object.assign(env, ENV_PINS, policy.set);
   return env;

@@ -130,6 +130,12 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       case "durable_one_shot":
         values.durableOneShot = boolean(key, value);
         break;
+      case "shell_snapshot":
+        values.shellSnapshot = boolean(key, value);
+        break;
+      case "shell_snapshot_ttl_s":
+        values.shellSnapshotTtlS = positiveInteger(key, value);
+        break;
       case "home_workspace":
         values.homeWorkspace = boolean(key, value);
         break;

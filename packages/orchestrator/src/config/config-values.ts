@@ -58,6 +58,8 @@ export interface ConfigFileValues {
   spillRetentionDays?: number;
   rulesDirs?: string[];
   durableOneShot?: boolean;
+  shellSnapshot?: boolean;
+  shellSnapshotTtlS?: number;
   homeWorkspace?: boolean;
   trustProjectRules?: boolean;
   auditLog?: string;
@@ -79,6 +81,8 @@ export const CONFIG_KEYS: readonly string[] = [
   "spill_retention_days",
   "rules_dirs",
   "durable_one_shot",
+  "shell_snapshot",
+  "shell_snapshot_ttl_s",
   "home_workspace",
   "trust_project_rules",
   "audit_log",

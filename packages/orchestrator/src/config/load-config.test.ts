@@ -70,6 +70,8 @@ describe("loadConfig", () => {
       spillRetentionDays: 7,
       rulesDirs: [join(home, ".config", "conch", "rules")],
       durableOneShot: false,
+      shellSnapshot: true,
+      shellSnapshotTtlS: 3600,
       homeWorkspace: false,
       auditLog: null,
       projectDir: null,
@@ -96,6 +98,8 @@ describe("loadConfig", () => {
         "spill_retention_days = 3",
         'rules_dirs = ["rules", "/etc/conch/rules"]',
         "durable_one_shot = true",
+        "shell_snapshot = false",
+        "shell_snapshot_ttl_s = 60",
         "home_workspace = true",
         'audit_log = "logs/audit.jsonl"',
       ].join("\n"),
@@ -115,6 +119,8 @@ describe("loadConfig", () => {
       spillRetentionDays: 3,
       rulesDirs: [join(home, "rules"), "/etc/conch/rules"],
       durableOneShot: true,
+      shellSnapshot: false,
+      shellSnapshotTtlS: 60,
       homeWorkspace: true,
       auditLog: join(home, "logs", "audit.jsonl"),
       projectDir: null,
@@ -176,6 +182,8 @@ describe("loadConfig", () => {
       spillRetentionDays: 1,
       rulesDirs: [join(home, ".config", "conch", "rules")],
       durableOneShot: true,
+      shellSnapshot: true,
+      shellSnapshotTtlS: 3600,
       homeWorkspace: false,
       auditLog: null,
       projectDir: project,
@@ -379,7 +387,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, home_workspace, trust_project_rules, audit_log, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, received an unknown key`,
     );
   });
 

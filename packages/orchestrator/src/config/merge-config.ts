@@ -31,6 +31,10 @@ export interface ConfigSettings {
   readonly spillRetentionDays: number;
   readonly rulesDirs: readonly string[];
   readonly durableOneShot: boolean;
+  /** Capture the login environment once and run commands non-login with it (shell-detect snapshots). */
+  readonly shellSnapshot: boolean;
+  /** A snapshot older than this many seconds is captured again. */
+  readonly shellSnapshotTtlS: number;
   /** Accept the home directory (or one holding it) as a writable root (see `allowHomeRoot`). */
   readonly homeWorkspace: boolean;
   /** The audit log file; null for `<state dir>/audit.jsonl`. */
@@ -39,6 +43,7 @@ export interface ConfigSettings {
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
 export const DEFAULT_SPILL_RETENTION_DAYS = 7;
+const DEFAULT_SHELL_SNAPSHOT_TTL_S = 3600;
 
 /** The settings with nothing configured; `rulesDirs` defaults to `<config dir>/rules`. */
 export function defaultSettings(configDir: string): ConfigSettings {
@@ -57,6 +62,8 @@ export function defaultSettings(configDir: string): ConfigSettings {
     spillRetentionDays: DEFAULT_SPILL_RETENTION_DAYS,
     rulesDirs: [join(configDir, "rules")],
     durableOneShot: false,
+    shellSnapshot: true,
+    shellSnapshotTtlS: DEFAULT_SHELL_SNAPSHOT_TTL_S,
     homeWorkspace: false,
     auditLog: null,
   };
@@ -189,6 +196,9 @@ export async function applyProjectConfig(
     spillRetentionDays: lower("spill_retention_days", user.spillRetentionDays, values.spillRetentionDays),
     rulesDirs,
     durableOneShot: values.durableOneShot ?? user.durableOneShot,
+    // A project may turn snapshots off (its commands then run login shells) or refresh them sooner.
+    shellSnapshot: values.shellSnapshot === false ? false : user.shellSnapshot,
+    shellSnapshotTtlS: Math.min(user.shellSnapshotTtlS, values.shellSnapshotTtlS ?? user.shellSnapshotTtlS),
     homeWorkspace: values.homeWorkspace === false ? false : user.homeWorkspace,
     auditLog: user.auditLog,
   };

@@ -1,7 +1,9 @@
 // The one door (DESIGN.md §1): every command any tool runs goes through `ToolOrchestrator.run`, which
 // alone knows every step — the approval requirement, asking, the sandbox, running, the denial check and
 // the retry outside the sandbox. Codex's ToolOrchestrator (codex-rs/core/src/tools/orchestrator.rs).
+import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import {
   ApprovalCache,
   type ApprovalPolicy,
@@ -12,12 +14,13 @@ import {
   approvalRequirement,
   loadPolicy,
   type Policy,
+  type ProgramLookup,
   type ReviewDecision,
   type SandboxPermissions,
   storablePrefixRule,
   storeAlwaysAllowRule,
 } from "@conch/approval";
-import { ExecError, type ExecRequest, type ExecResult, run as execRun } from "@conch/exec-core";
+import { buildEnv, ExecError, type ExecRequest, type ExecResult, run as execRun } from "@conch/exec-core";
 import {
   createSandboxWorkspace,
   isLikelySandboxDenied,
@@ -45,6 +48,7 @@ import type {
   SessionOutcome,
   SessionRequest,
   SessionRunContext,
+  ShellSnapshotSource,
   ToolOrchestratorOptions,
 } from "./types.js";
 
@@ -85,6 +89,8 @@ export class ToolOrchestrator {
   // Resolved once, from the session's cwd and config, never from a call's workdir: its writable roots are
   // held by identity for the whole session.
   #workspace: SandboxWorkspace | null = null;
+  #programRoots: string[] | null = null;
+  readonly #shellSnapshots: ShellSnapshotSource | null;
 
   constructor(options: ToolOrchestratorOptions) {
     this.cwd = options.cwd;
@@ -100,6 +106,7 @@ export class ToolOrchestrator {
     this.#rulesStorePath = options.rulesStorePath ?? null;
     this.#execute = options.execute ?? execRun;
     this.#workspaceOptions = { ...options.sandboxWorkspace, cwd: options.cwd };
+    this.#shellSnapshots = options.shellSnapshots ?? null;
   }
 
   /** Where truncated output is saved, or null. */
@@ -185,12 +192,14 @@ export class ToolOrchestrator {
     context: SessionRunContext,
     backend: SandboxBackend | null,
   ): Promise<{ response: SessionResponse; sandbox: string }> {
+    // The snapshot first: a capture may make the file the sandbox's rules must let the command read.
+    const argv = await this.#spawnArgv(request);
     const rules = backend === null ? null : this.#sandboxRulesNow();
     const sandbox = backend?.name ?? "none";
     const started = performance.now();
     const response = await this.sessions.start(
       {
-        argv: request.argv,
+        argv,
         command: request.script ?? request.argv.join(" "),
         cwd: request.cwd,
         tty: request.tty,
@@ -250,6 +259,7 @@ export class ToolOrchestrator {
       sandboxPolicy: this.sandboxPolicy.mode,
       sandboxPermissions: permissions,
       prefixRule: request.prefixRule ?? null,
+      programs: this.#programLookup(request.cwd),
     });
     // Leaving a restricting sandbox takes a person's yes for this command, even when a rule lets it run
     // unasked inside the sandbox; only a rule that itself says `sandbox = "none"` lifts it.
@@ -384,7 +394,7 @@ export class ToolOrchestrator {
     context: RunContext,
     backend: SandboxBackend | null,
   ): Promise<Attempt> {
-    const exec: ExecRequest = { argv: [...request.argv], cwd: request.cwd };
+    const exec: ExecRequest = { argv: await this.#spawnArgv(request), cwd: request.cwd };
     if (request.timeoutMs !== undefined) exec.timeoutMs = request.timeoutMs;
     if (this.#env !== undefined) exec.env = this.#env;
     const collected = new OutputCollector({
@@ -419,6 +429,38 @@ export class ToolOrchestrator {
       denied: backend !== null && this.#deniedBySandboxResult(result, collected),
     });
     return { result, collected, sandbox };
+  }
+
+  /**
+   * What spawns: `argv`, or for a login-shell command the same script run non-login with the shell's
+   * snapshot (the profile's effect captured once, outside the sandbox), when there is one.
+   */
+  async #spawnArgv(request: CommandRequest): Promise<string[]> {
+    if (request.loginShell === undefined || request.script === undefined || this.#shellSnapshots === null) {
+      return [...request.argv];
+    }
+    return (await this.#shellSnapshots.argvFor(request.loginShell, request.script)) ?? [...request.argv];
+  }
+
+  /**
+   * Where the command's programs resolve, for the approval: its PATH as the environment policy builds it,
+   * and what a sandboxed command could have written (the session's writable roots). A program planted
+   * there (`.venv/bin/cat`) is not the one the rules and the known-safe list mean.
+   */
+  #programLookup(cwd: string): ProgramLookup {
+    this.#programRoots ??= [
+      this.cwd,
+      ...(this.sandboxPolicy.mode === "workspace-write" ? (this.sandboxPolicy.writableRoots ?? []) : []),
+    ]
+      .map((root) => resolve(this.cwd, root))
+      .map((root) => {
+        try {
+          return realpathSync(root);
+        } catch {
+          return root;
+        }
+      });
+    return { path: buildEnv(this.#env).PATH ?? "", cwd, writableRoots: this.#programRoots };
   }
 
   /**

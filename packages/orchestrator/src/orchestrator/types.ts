@@ -1,6 +1,7 @@
 import type { ApprovalPolicy, Approver, Policy, SandboxPermissions } from "@conch/approval";
 import type { EnvPolicy, ExecRequest, ExecResult, OutputDelta, RunOptions } from "@conch/exec-core";
 import type { SandboxPolicy, SandboxRegistry, SandboxWorkspaceOptions } from "@conch/sandbox-core";
+import type { Shell } from "@conch/shell-detect";
 import type { SessionResponse } from "@conch/unified-exec";
 import type { AuditDecider, AuditLog } from "../audit/audit-log.js";
 import type { CollectorResult } from "../output/output-collector.js";
@@ -14,6 +15,12 @@ export interface CommandRequest {
   readonly argv: readonly string[];
   /** The script, for a shell tool: the audit log records it instead of the argv. */
   readonly script?: string;
+  /**
+   * Set when `argv` runs `script` in this shell as a login shell (`deriveExecArgs(shell, script,
+   * { login: true })`): the orchestrator runs it with the shell's snapshot instead (non-login, the
+   * profile's effect applied), when it has one. The approval and the audit see `argv` as given.
+   */
+  readonly loginShell?: Shell;
   /** Absolute. */
   readonly cwd: string;
   /** Kill the command's tree after this long (exit 124); no limit when absent. */
@@ -134,6 +141,12 @@ export interface StartedSessionOutcome {
 
 export type SessionOutcome = RejectedOutcome | FailedOutcome | StartedSessionOutcome;
 
+/** Where a login-shell command gets the argv that runs it with the shell's snapshot (ShellSnapshots). */
+export interface ShellSnapshotSource {
+  /** The argv that runs `script` in `shell` with its snapshot, or null to run it as a login shell. */
+  argvFor(shell: Shell, script: string): Promise<string[] | null>;
+}
+
 /** The one-shot runner; exec-core's `run` unless a caller wraps it (to count spawns, say). */
 export type Execute = (request: ExecRequest, options: RunOptions) => Promise<ExecResult>;
 
@@ -164,6 +177,8 @@ export interface ToolOrchestratorOptions {
   readonly audit?: AuditLog | null;
   /** How each command's environment is built. */
   readonly env?: EnvPolicy;
+  /** The user's login environment per shell, applied to login-shell commands; null to run login shells. */
+  readonly shellSnapshots?: ShellSnapshotSource | null;
   /** The rules file `approved_always` appends to; null to offer no "always". */
   readonly rulesStorePath?: string | null;
   readonly execute?: Execute;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { ApprovalPolicy, Approver } from "@conch/approval";
-import { DEFAULT_ENV_EXCLUDES } from "@conch/exec-core";
+import { DEFAULT_ENV_EXCLUDES, ENV_PINS, type EnvPolicy, inheritedVariableFilter } from "@conch/exec-core";
 import type { ToolProfileName } from "@conch/protocol";
 import type { SandboxPolicy } from "@conch/sandbox-core";
 import { type AuditLog, createAuditLog } from "../audit/audit-log.js";
@@ -10,10 +10,22 @@ import { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { Execute } from "../orchestrator/types.js";
 import { loadRulesDirs } from "../rules/load-rules-dirs.js";
 import { createSpillStore } from "../spill/spill-store.js";
+import { conchStateDir } from "../spill/state-dir.js";
 import { createToolSet, type ToolSet } from "../tools/tool-set.js";
-import { conchSandboxWorkspace } from "./workspace-state.js";
+import { ShellSnapshots } from "./shell-snapshots.js";
+import { conchSandboxWorkspace, snapshotDir } from "./workspace-state.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Which variables a profile's exports may carry into commands: what the env policy passes from a
+ * parent, never a name Conch sets itself (its pins, TMPDIR, CONCH_*), which the snapshot would override.
+ */
+function snapshotKeep(policy: EnvPolicy): (name: string, value: string) => boolean {
+  const passes = inheritedVariableFilter(policy);
+  return (name, value) =>
+    !Object.hasOwn(ENV_PINS, name) && name !== "TMPDIR" && !name.startsWith("CONCH") && passes(name, value);
+}
 
 export interface CreateRuntimeOptions {
   /** The working directory: where commands run by default and where the project config is looked for. */
@@ -39,6 +51,8 @@ export interface ConchRuntime {
   /** The rules files loaded, in order. */
   readonly rulesFiles: readonly string[];
   readonly audit: AuditLog;
+  /** The login environments login-shell commands run with, or null when `shell_snapshot = false`. */
+  readonly shellSnapshots: ShellSnapshots | null;
   /** The tools of `profile`, with the config's output budget and durable one-shot setting. */
   toolSet(): Promise<ToolSet>;
   /** Waits until every audit line is written. */
@@ -67,6 +81,19 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     retentionMs: config.spillRetentionDays * DAY_MS,
   });
   const [storeDir] = config.rulesDirs;
+  const envPolicy: EnvPolicy = {
+    inherit: config.envInherit,
+    exclude: [...DEFAULT_ENV_EXCLUDES, ...config.envExclude],
+    allow: [...config.envAllow],
+  };
+  const shellSnapshots = config.shellSnapshot
+    ? new ShellSnapshots({
+        dir: snapshotDir(conchStateDir({ env })),
+        env,
+        keep: snapshotKeep(envPolicy),
+        ttlMs: config.shellSnapshotTtlS * 1000,
+      })
+    : null;
   const profile = options.profile ?? config.toolProfile;
   const orchestrator = new ToolOrchestrator({
     cwd: options.cwd,
@@ -78,11 +105,8 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     ...(options.noApproverHint === undefined ? {} : { noApproverHint: options.noApproverHint }),
     spill,
     audit,
-    env: {
-      inherit: config.envInherit,
-      exclude: [...DEFAULT_ENV_EXCLUDES, ...config.envExclude],
-      allow: [...config.envAllow],
-    },
+    env: envPolicy,
+    shellSnapshots,
     rulesStorePath: storeDir === undefined ? null : join(storeDir, "default.rules"),
     ...(options.execute === undefined ? {} : { execute: options.execute }),
   });
@@ -92,6 +116,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     profile,
     rulesFiles: files,
     audit,
+    shellSnapshots,
     toolSet: () =>
       createToolSet({
         profile,

@@ -32,6 +32,11 @@ function createPrivateFile(path: string): void {
   );
 }
 
+/** Where the shell snapshots go: under the state dir, readable inside the sandbox. */
+export function snapshotDir(stateDir: string): string {
+  return join(stateDir, "snapshots");
+}
+
 /** How Conch sandboxes the commands of one workspace, and where that workspace's spill files go. */
 export interface ConchSandboxWorkspace {
   readonly options: Omit<SandboxWorkspaceOptions, "cwd">;
@@ -54,7 +59,7 @@ export function conchSandboxWorkspace(
 ): ConchSandboxWorkspace {
   const stateDir = conchStateDir({ env });
   const id = workspaceId(cwd);
-  const ownDirs = [conchConfigDir({ env }), stateDir, ...config.rulesDirs];
+  const ownDirs = [conchConfigDir({ env }), stateDir, snapshotDir(stateDir), ...config.rulesDirs];
   const own = [...ownDirs, ...(config.auditLog === null ? [] : [config.auditLog])];
   if (mode !== "danger-full-access") {
     for (const dir of ownDirs) mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -67,7 +72,9 @@ export function conchSandboxWorkspace(
       env: { ...env },
       tmpDir: join(stateDir, "tmp", id),
       denyRead: [...own, ...config.denyRead],
-      allowRead: [spillDir, ...config.allowRead],
+      // Readable: this workspace's spill files (the model text tells the model to read them) and the shell
+      // snapshots (every login-shell command sources one).
+      allowRead: [spillDir, snapshotDir(stateDir), ...config.allowRead],
       protect: own,
       allowHomeRoot: config.homeWorkspace,
     },

@@ -12,7 +12,7 @@ import {
   type ShellParams,
   ShellSchema,
 } from "@conch/protocol";
-import { deriveExecArgs, resolveShell, type Shell } from "@conch/shell-detect";
+import { resolveShell, type Shell } from "@conch/shell-detect";
 import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
 import { truncateMiddle } from "../format/truncate.js";
@@ -20,6 +20,7 @@ import type { CommandRequest } from "../orchestrator/types.js";
 import { defineTool } from "./define-tool.js";
 import { notRunResult, sessionData, shellStyleResult } from "./model-result.js";
 import { sessionText } from "./session-text.js";
+import { shellScriptRequest } from "./shell-request.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
 async function runShellStyle(
@@ -63,8 +64,7 @@ export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = defin
   handler: (input: ShellCommandParams, context: ToolContext) => {
     const request: CommandRequest = {
       tool: "shell_command",
-      argv: deriveExecArgs(context.shell(), input.command, { login: input.login ?? true }),
-      script: input.command,
+      ...shellScriptRequest(context.shell(), input.command, input.login ?? true),
       cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
       timeoutMs: input.timeout_ms,
       maxOutputTokens: context.maxOutputTokens,
@@ -161,8 +161,7 @@ export const bashTool: ToolDefinition<typeof BashSchema> = defineTool({
     runShellStyle(
       {
         tool: "bash",
-        argv: deriveExecArgs(bashShell(context), input.command, { login: input.login ?? true }),
-        script: input.command,
+        ...shellScriptRequest(bashShell(context), input.command, input.login ?? true),
         cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
         timeoutMs: input.timeout_ms,
         maxOutputTokens: context.maxOutputTokens,

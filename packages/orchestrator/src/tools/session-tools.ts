@@ -21,7 +21,7 @@ import {
   type WriteStdinParams,
   WriteStdinSchema,
 } from "@conch/protocol";
-import { deriveExecArgs, resolveShell } from "@conch/shell-detect";
+import { resolveShell } from "@conch/shell-detect";
 import type { SessionResponse, SessionStore } from "@conch/unified-exec";
 import { generateChunkId } from "../format/chunk-id.js";
 import { removedControlsNote } from "../format/removed-controls-note.js";
@@ -31,6 +31,7 @@ import { spillNotice } from "../spill/spill-notice.js";
 import { defineTool } from "./define-tool.js";
 import { errorResult, failedResult, NOT_RUN, notRunResult, sessionData } from "./model-result.js";
 import { forgetSessionText, sessionText } from "./session-text.js";
+import { shellScriptRequest } from "./shell-request.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
 const SIGNALS: Readonly<Record<TerminalSignalParams["signal"], NodeJS.Signals>> = {
@@ -125,8 +126,7 @@ export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineT
     const outcome = await context.orchestrator.startSession(
       {
         tool: "exec_command",
-        argv: deriveExecArgs(shell, input.cmd, { login: input.login ?? true }),
-        script: input.cmd,
+        ...shellScriptRequest(shell, input.cmd, input.login ?? true),
         cwd,
         maxOutputTokens: input.max_output_tokens,
         tty: input.tty,
@@ -231,8 +231,7 @@ export const terminalOpenTool: ToolDefinition<typeof TerminalOpenSchema> = defin
     const outcome = await context.orchestrator.startSession(
       {
         tool: "terminal_open",
-        argv: deriveExecArgs(context.shell(), input.command, { login: true }),
-        script: input.command,
+        ...shellScriptRequest(context.shell(), input.command, true),
         cwd,
         maxOutputTokens: context.maxOutputTokens,
         tty: input.tty,
