@@ -176,7 +176,9 @@ describe.runIf(process.platform === "linux")("conch replay", () => {
       .map((line) => JSON.parse(line) as Line);
     expect(lines).toHaveLength(2);
     // terminal_open gives a terminal by default: its screen, so no trailing newline.
-    expect(lines[0]?.text).toMatch(/^Terminal ID: \d+\nStatus: exited with code 3\nOutput:\n(.*\n)?hello\n?$/);
+    expect(lines[0]?.text).toMatch(
+      /^Terminal ID: \d+\nStatus: exited with code 3\nOutput:\n(.*\n)?hello\n?$/,
+    );
     expect(lines[1]?.text).toContain("\texited 3\t");
     expect(
       spawnSync(process.execPath, [BIN, "replay", join(dir, "missing.jsonl")], { env, encoding: "utf8" })

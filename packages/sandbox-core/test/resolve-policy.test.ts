@@ -50,10 +50,17 @@ const SYSTEM_HIDDEN = ["/etc/gshadow", "/etc/shadow"]
   .filter((path) => existsSync(path))
   .map((path) => ({ path, type: "file", readable: [] }));
 let ACCOUNT_HIDDEN: { path: string; type: string; readable: string[] }[];
-const withAlwaysHidden = (own: { path: string; type: string; readable: string[] }[]) =>
-  [...own, ...ACCOUNT_HIDDEN.filter((entry) => !own.some((mine) => mine.path === entry.path))].sort((a, b) =>
-    a.path < b.path ? -1 : 1,
-  );
+const withAlwaysHidden = (
+  own: { path: string; type: string; readable: string[] }[],
+  allowed: string[] = [],
+) =>
+  [
+    ...own,
+    ...ACCOUNT_HIDDEN.filter(
+      (entry) =>
+        !own.some((mine) => mine.path === entry.path) && !allowed.some((name) => entry.path.endsWith(name)),
+    ),
+  ].sort((a, b) => (a.path < b.path ? -1 : 1));
 const ww = (extra: Record<string, unknown> = {}) => ({ mode: "workspace-write" as const, ...extra });
 /** An empty home, so the machine's own ~/.ssh does not show up in the rules. */
 let home: string;
@@ -320,15 +327,19 @@ describe("resolveSandboxPolicy: hidden reads", () => {
       allowRead: [spill, "~/.python_history"],
     });
     expect(rules.hidden).toEqual(
-      withAlwaysHidden([
-        { path: join(h, ".bash_history"), type: "file", readable: [] },
-        { path: join(h, ".cargo", "credentials.toml"), type: "file", readable: [] },
-        { path: join(h, ".config", "gh"), type: "dir", readable: [] },
-        { path: join(h, ".netrc"), type: "file", readable: [] },
-        { path: join(h, ".ssh"), type: "dir", readable: [] },
-        { path: realAws, type: "dir", readable: [] },
-        { path: state, type: "dir", readable: [spill] },
-      ]),
+      withAlwaysHidden(
+        [
+          { path: join(h, ".bash_history"), type: "file", readable: [] },
+          { path: join(h, ".cargo", "credentials.toml"), type: "file", readable: [] },
+          { path: join(h, ".config", "gh"), type: "dir", readable: [] },
+          { path: join(h, ".netrc"), type: "file", readable: [] },
+          { path: join(h, ".ssh"), type: "dir", readable: [] },
+          { path: realAws, type: "dir", readable: [] },
+          { path: state, type: "dir", readable: [spill] },
+          // allow_read's `~/` is every home's, the account's too.
+        ],
+        ["/.python_history"],
+      ),
     );
   });
 
