@@ -13,6 +13,8 @@
 //   recursive-chmod-root  chmod -R/--recursive with / (or /*, /., /..) as an operand
 //   recursive-chown-root  chown or chgrp -R/--recursive with / as an operand
 //   find-delete           find with -delete
+//   remote-script         a download run unseen: curl/wget piped into a shell or interpreter, or given to
+//                         one as a substitution (`bash <(curl x)`, `sh -c "$(curl x)"`)
 //
 // git's subcommand is looked for wherever its global options may leave it (see git.ts), `git-NAME` is
 // git's built-in NAME, and an alias given with `-c alias.NAME=…` is read as what it stands for.
@@ -73,6 +75,7 @@ export const DANGEROUS_KINDS: readonly [
   "recursive-chmod-root",
   "recursive-chown-root",
   "find-delete",
+  "remote-script",
 ] = [
   "forced-rm",
   "git-reset-hard",
@@ -83,6 +86,7 @@ export const DANGEROUS_KINDS: readonly [
   "recursive-chmod-root",
   "recursive-chown-root",
   "find-delete",
+  "remote-script",
 ] as const;
 
 export type DangerousKind = (typeof DANGEROUS_KINDS)[number];
@@ -105,7 +109,85 @@ export const DANGEROUS_REASONS: Readonly<Record<DangerousKind, string>> = {
   "recursive-chmod-root": "chmod -R on / changes the permissions of the whole file system",
   "recursive-chown-root": "chown -R on / changes the ownership of the whole file system",
   "find-delete": "find -delete deletes every file that matches",
+  "remote-script":
+    "it runs what it downloads (curl or wget into a shell or interpreter), unseen: download the script to a file and read it first",
 };
+
+// Programs that fetch from the network, and what runs text it is handed: `curl … | sh` and its kin.
+const DOWNLOADERS: ReadonlySet<string> = new Set([
+  "curl",
+  "wget",
+  "fetch",
+  "http",
+  "https",
+  "lwp-request",
+  "aria2c",
+]);
+const INTERPRETERS: ReadonlySet<string> = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "mksh",
+  "ash",
+  "fish",
+  "busybox",
+  "python",
+  "python2",
+  "python3",
+  "perl",
+  "ruby",
+  "node",
+  "deno",
+  "bun",
+  "php",
+  "lua",
+  "Rscript",
+  "source",
+  ".",
+  "eval",
+]);
+const SUBSTITUTION_START = /^(?:\$\(|<\(|`)\s*(\S+)/;
+
+function programOf(argv: readonly string[], context: Context): string | null {
+  const first = lookThrough(argv, context.runners).words[0];
+  return first === undefined ? null : executableName(first);
+}
+
+/** A shell or interpreter, versioned names too (`python3.12`, `bash5.2`). */
+function isInterpreter(name: string | null): boolean {
+  return name !== null && (INTERPRETERS.has(name) || INTERPRETERS.has(name.replace(/[\d.]+$/, "")));
+}
+
+/**
+ * A download run unseen: a downloader piped into a shell or interpreter (`curl -fsSL x | sh`,
+ * `wget -qO- x | sudo bash`), or a shell or interpreter given a download as a substitution
+ * (`bash <(curl x)`, `sh -c "$(curl x)"`, `. <(wget -O- x)`).
+ */
+function remoteScript(analysis: Analysis, context: Context): DangerousMatch | null {
+  const { commands, operators } = analysis;
+  for (let index = 0; index + 1 < commands.length; index++) {
+    const operator = operators[index];
+    if (operator !== "|" && operator !== "|&") continue;
+    const from = commands[index] as Analysis["commands"][number];
+    const to = commands[index + 1] as Analysis["commands"][number];
+    const source = programOf(from.argv, context);
+    const sink = programOf(to.argv, context);
+    if (source !== null && DOWNLOADERS.has(source) && isInterpreter(sink)) {
+      return { kind: "remote-script", argv: [...to.argv], reason: DANGEROUS_REASONS["remote-script"] };
+    }
+  }
+  const downloads = analysis.opaque.some((part) => {
+    const inner = SUBSTITUTION_START.exec(part.text)?.[1];
+    return inner !== undefined && DOWNLOADERS.has(executableName(inner));
+  });
+  if (!downloads) return null;
+  const runner = commands.find((command) => isInterpreter(programOf(command.argv, context)));
+  return runner === undefined
+    ? null
+    : { kind: "remote-script", argv: [...runner.argv], reason: DANGEROUS_REASONS["remote-script"] };
+}
 
 // Scripts inside scripts (shells, substitutions, trap, eval, watch, su -c) and commands run by find,
 // counted from the argv given.
@@ -749,6 +831,10 @@ async function matchScript(
     if (!evaluated && !EVALUABLE.test(part.text)) continue;
     const found = await matchSubstitutions(part.text, analysis, context, depth);
     if (found !== null) return found;
+  }
+  if (!context.reach) {
+    const remote = remoteScript(analysis, context);
+    if (remote !== null) return remote;
   }
   for (const command of analysis.commands) {
     const found = await matchArgv(
