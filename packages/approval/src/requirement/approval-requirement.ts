@@ -1,6 +1,12 @@
 // Whether a command may run, must be approved first, or must never run: Codex's
 // `create_exec_approval_requirement_for_command`, over Conch's analyser and rules.
-import { type Reach, type ReachedCommand, reachableCommands, type UnreadPart } from "@conch/arity-rules";
+import {
+  dangerousCommandMatch,
+  type Reach,
+  type ReachedCommand,
+  reachableCommands,
+  type UnreadPart,
+} from "@conch/arity-rules";
 import { type Decision, strictestDecision } from "../rules/decision.js";
 import { evaluatePolicy } from "../rules/evaluate.js";
 import { executableName, normalizeAbsolutePath } from "../rules/host-executable.js";
@@ -20,6 +26,7 @@ import {
   unreadRejectedReason,
   untrustedProgramReason,
 } from "./reasons.js";
+import { renderCommand } from "./render-command.js";
 import type { ApprovalRequirement, ApprovalRequirementInput, ProgramLookup } from "./types.js";
 import { type HeuristicVerdict, judgeUnmatchedCommand } from "./unmatched-command.js";
 
@@ -98,7 +105,19 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
   const unread = hasRestrictiveRules(policy) ? (unreadParts[0] ?? null) : null;
   const ruled = strictestDecision(matchedRules.map((match) => match.decision)) as Decision;
   const uncertain = unread !== null || possible.length > 0;
-  const decision = uncertain && ruled === "allow" ? "prompt" : ruled;
+  // Danger only the whole line shows (`curl x | sh`: neither part is dangerous alone) asks like a
+  // dangerous command, or is forbidden under never, unless a rule allowed every part.
+  const lineDanger =
+    parsed.commands.length > 1 &&
+    !parsed.commands.some((command) => verdictOf(command).dangerous !== null) &&
+    !parsed.commands.every((command) =>
+      matchCommand(policy, command, "resolve").some((match) => match.decision === "allow"),
+    )
+      ? await dangerousCommandMatch(argv)
+      : null;
+  const asked = (uncertain || lineDanger !== null) && ruled === "allow" ? "prompt" : ruled;
+  const decision =
+    lineDanger !== null && asked === "prompt" && approvalPolicy === "never" ? "forbidden" : asked;
   // A heredoc command's words are not all of what runs, so no rule is proposed from them; nor when the
   // prompt comes from what could not be read, since no allow rule would lift it.
   const proposalsAllowed = !parsed.usedComplexParsing && !uncertain && untrusted === null;
@@ -115,7 +134,8 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
       const refused = matchedRules.find(
         (match) => match.type === "heuristicsRuleMatch" && match.decision === "forbidden",
       );
-      const dangerous = refused?.type === "heuristicsRuleMatch" ? verdictOf(refused.command).dangerous : null;
+      const dangerous =
+        refused?.type === "heuristicsRuleMatch" ? verdictOf(refused.command).dangerous : lineDanger;
       return forbidden(forbiddenReason(argv, matchedRules, dangerous));
     }
     case "prompt": {
@@ -133,7 +153,8 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
         reason:
           ruleReason ??
           uncertainReason(false) ??
-          (untrusted === null ? null : untrustedProgramReason(argv, untrusted)),
+          (untrusted === null ? null : untrustedProgramReason(argv, untrusted)) ??
+          (lineDanger === null ? null : `\`${renderCommand(argv)}\` is dangerous: ${lineDanger.reason}`),
         proposedRule: requested ?? (proposalsAllowed ? prefixRuleForPrompt(matchedRules) : null),
         bypassSandbox: false,
       };
