@@ -1,12 +1,18 @@
 // `pnpm bench`: medians and ratios against a baseline measured in the same run. Not a test: nothing here
 // is asserted, the numbers are printed for people to read.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { run } from "@conch/exec-core";
-import { createAuditLog, createSpillStore, createToolSet, ToolOrchestrator } from "@conch/orchestrator";
+import {
+  createAuditLog,
+  createRuntime,
+  createSpillStore,
+  createToolSet,
+  ToolOrchestrator,
+} from "@conch/orchestrator";
 import { createSandboxWorkspace, resolveSandboxPolicy } from "@conch/sandbox-core";
 import { buildSeccompFilter, createLinuxBackend, seccompArchOf } from "@conch/sandbox-linux";
 
@@ -155,10 +161,10 @@ if (process.platform === "linux" && (await backend.available()).available) {
   // 6. A whole tool call through the orchestrator: validation, approval requirement (tree-sitter),
   // sandbox, run, formatting, audit line. HOME is an empty dir so that the login shell reads no user
   // profile (this machine's pyenv init alone costs ~110 ms per login shell).
-  // The home beside the workspace, not it: a home as the workspace is refused.
+  // A home of its own beside the workspace (a home that is or holds the workspace is refused).
   const scratch = mkdtempSync(join(tmpdir(), "conch-bench-"));
-  process.env.HOME = join(scratch, "home");
-  mkdirSync(process.env.HOME);
+  const emptyHome = mkdtempSync(join(tmpdir(), "conch-bench-home-"));
+  process.env.HOME = emptyHome;
   const orchestrator = new ToolOrchestrator({
     cwd: scratch,
     approvalPolicy: "on-request",
@@ -203,6 +209,35 @@ if (process.platform === "linux" && (await backend.available()).available) {
     "ms",
     "report",
   );
+
+  // 6b. Shell snapshots (issue 11): the same call with this machine's real profile (its home), captured
+  // once, vs an empty profile; and the login shell per command the snapshot replaces. Each case runs in
+  // a process of its own, whose HOME is the profile its commands see.
+  const snapshotCase = (mode, home, iterations) => {
+    const out = spawnSync(process.execPath, [`${here}/snapshot-worker.mjs`, mode, String(iterations)], {
+      encoding: "utf8",
+      env: { ...process.env, HOME: home },
+    });
+    if (out.status !== 0) throw new Error(`snapshot worker ${mode} failed: ${out.stderr}`);
+    return Number(out.stdout.trim());
+  };
+  const realHome = userInfo().homedir;
+  const empty = snapshotCase("snapshot", emptyHome, 100);
+  row(
+    `tool call shell_command true with this machine's profile (${realHome}), snapshot (median of 100)`,
+    "the same call, empty profile",
+    { baseline: empty, subject: snapshotCase("snapshot", realHome, 100) },
+    "ms",
+    "<= 1.2x",
+  );
+  row(
+    "  the same profile as a login shell per command (shell_snapshot = false)",
+    "the same call, empty profile",
+    { baseline: empty, subject: snapshotCase("login", realHome, 30) },
+    "ms",
+    "report",
+  );
+  rmSync(emptyHome, { recursive: true, force: true });
   rmSync(scratch, { recursive: true, force: true });
 
   const builds = [];
@@ -218,7 +253,7 @@ if (process.platform === "linux" && (await backend.available()).available) {
   spawnSync("git", ["init", "-q", repo]);
   const workspace = createSandboxWorkspace(
     { mode: "workspace-write" },
-    { cwd: repo, env: { ...process.env, HOME: homedir() }, tmpDir: join(repo, ".tmp-private") },
+    { cwd: repo, env: { ...process.env, HOME: userInfo().homedir }, tmpDir: join(repo, ".tmp-private") },
   );
   const checks = [];
   for (let i = 0; i < 2000; i++) {
