@@ -2,7 +2,7 @@
 // resolving and reading modules one by one, and a CLI starts for every command. Type checking stays with
 // tsc (`pnpm typecheck`); this only emits JavaScript. The workspace packages are read from source (the
 // `@conch/source` condition); what loads native code or wasm from its own package directory stays external
-// and is a dependency of this package.
+// and is a dependency of this package; the workspace packages it bundles are devDependencies.
 import { rm } from "node:fs/promises";
 import { build } from "esbuild";
 
@@ -20,6 +20,7 @@ await build({
   conditions: ["@conch/source"],
   external: ["web-tree-sitter", "tree-sitter-bash", "@lydell/node-pty", "@xterm/headless"],
   chunkNames: "chunks/[name]-[hash]",
-  sourcemap: "linked",
+  // Written beside the bundle for local debugging, but not linked from it: the tarball leaves maps out.
+  sourcemap: "external",
   logLevel: "warning",
 });

@@ -1,3 +1,3 @@
-import { conchVitestConfig } from "../../tooling/vitest.base.ts";
+import { conchVitestConfig } from "@conch/test-config/vitest";
 
 export default conchVitestConfig;

@@ -6,13 +6,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { run } from "@conch/exec-core";
-import {
-  createAuditLog,
-  createRuntime,
-  createSpillStore,
-  createToolSet,
-  ToolOrchestrator,
-} from "@conch/orchestrator";
+import { createAuditLog, createSpillStore, createToolSet, ToolOrchestrator } from "@conch/orchestrator";
 import { createSandboxWorkspace, resolveSandboxPolicy } from "@conch/sandbox-core";
 import { buildSeccompFilter, createLinuxBackend, seccompArchOf } from "@conch/sandbox-linux";
 

@@ -1,73 +1,57 @@
 #!/usr/bin/env node
-// Lints what each public workspace package would publish: publint packs it with `pnpm pack` (so the
-// file list is the real one) and reads `publishConfig.exports`, which pnpm swaps in at pack time.
-// Needs a built dist; `pnpm check:pack` builds first.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+// Packs every public workspace package as it would publish (`pnpm pack`: its prepack builds, pnpm
+// swaps in publishConfig and rewrites workspace: ranges) and judges each tarball: what is in it, publint
+// (strict) and attw (esm-only). Prints the size of each. Usage: node tooling/scripts/check-pack.mjs
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { publint } from "publint";
-import { formatMessage } from "publint/utils";
+import { contentProblems, formatSizes, lintTarball, mapLimit, packPackage, tarEntries } from "./pack.mjs";
+import { workspacePackages } from "./workspace.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const CONCURRENCY = 4;
-
-function publicPackages() {
-  const found = [];
-  for (const group of ["packages", "apps"]) {
-    const groupDir = join(root, group);
-    if (!existsSync(groupDir)) continue;
-    for (const entry of readdirSync(groupDir, { withFileTypes: true })) {
-      const manifestPath = join(groupDir, entry.name, "package.json");
-      if (!entry.isDirectory() || !existsSync(manifestPath)) continue;
-      const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
-      if (manifest.private === true) continue;
-      found.push({ name: String(manifest.name), dir: `${group}/${entry.name}`, manifest });
-    }
-  }
-  return found;
-}
-
-/** @param {{name: string, dir: string, manifest: Record<string, unknown>}} pkg */
-async function lint(pkg) {
-  const pkgDir = join(root, pkg.dir);
-  const files = Array.isArray(pkg.manifest.files) ? pkg.manifest.files : [];
-  if (files.includes("dist") && !existsSync(join(pkgDir, "dist"))) {
+const packages = workspacePackages(root).filter(({ manifest }) => manifest.private !== true);
+const dest = mkdtempSync(join(tmpdir(), "conch-pack-"));
+try {
+  const packed = [];
+  // One at a time: each prepack runs turbo, and two turbo builds of one package would race on dist/.
+  for (const pkg of packages) packed.push({ pkg, result: await packPackage(root, pkg, dest) });
+  const judged = await mapLimit(packed, 2, async ({ pkg, result }) => {
+    if ("error" in result) return { pkg, ok: false, lines: [result.error], size: undefined };
+    const bytes = readFileSync(result.tarball);
+    const entries = tarEntries(bytes);
+    const problems = contentProblems(pkg.manifest, entries, {
+      changelog: existsSync(join(root, pkg.dir, "CHANGELOG.md")),
+    });
+    const lint = await lintTarball(root, result.tarball, pkg.manifest);
     return {
-      ok: false,
-      lines: ["error: no dist/ to pack: build first (`pnpm check:pack` builds everything)"],
+      pkg,
+      ok: problems.length === 0 && lint.ok,
+      lines: [...problems, ...lint.lines],
+      size: {
+        name: pkg.name,
+        packed: bytes.length,
+        unpacked: entries.reduce((sum, entry) => sum + entry.size, 0),
+        files: entries.length,
+      },
     };
+  });
+  let failed = 0;
+  for (const { pkg, ok, lines } of judged) {
+    if (!ok) failed++;
+    console.log(`${ok ? "ok  " : "FAIL"} ${pkg.name} (${pkg.dir})`);
+    for (const line of lines) console.log(`     ${line.replaceAll("\n", "\n     ")}`);
   }
-  try {
-    const { messages, pkg: manifest } = await publint({ pkgDir, pack: "pnpm", strict: true });
-    const lines = messages.map((message) => `${message.type}: ${formatMessage(message, manifest)}`);
-    return { ok: messages.every((message) => message.type !== "error"), lines };
-  } catch (error) {
-    return { ok: false, lines: [`error: ${error instanceof Error ? error.message : String(error)}`] };
+  console.log("");
+  for (const line of formatSizes(judged.flatMap(({ size }) => (size === undefined ? [] : [size])))) {
+    console.log(line);
   }
-}
-
-const packages = publicPackages();
-const results = new Array(packages.length);
-let next = 0;
-await Promise.all(
-  Array.from({ length: Math.min(CONCURRENCY, packages.length) }, async () => {
-    while (next < packages.length) {
-      const index = next++;
-      results[index] = await lint(/** @type {(typeof packages)[number]} */ (packages[index]));
-    }
-  }),
-);
-
-let failed = 0;
-packages.forEach((pkg, index) => {
-  const { ok, lines } = results[index];
-  if (!ok) failed++;
-  console.log(`${ok ? "ok  " : "FAIL"} ${pkg.name} (${pkg.dir})`);
-  for (const line of lines) console.log(`     ${line}`);
-});
-if (failed > 0) {
-  console.log(`pack: ${failed} of ${packages.length} packages failed publint`);
-  process.exitCode = 1;
-} else {
-  console.log(`pack ok: ${packages.length} packages`);
+  if (failed > 0) {
+    console.log(`pack: ${failed} of ${packages.length} packages failed`);
+    process.exitCode = 1;
+  } else {
+    console.log(`pack ok: ${packages.length} packages (publint strict, attw esm-only)`);
+  }
+} finally {
+  rmSync(dest, { recursive: true, force: true });
 }

@@ -1,5 +1,8 @@
 // The layer contract of DESIGN.md section 2, and the pure check behind check-layers.mjs: no file system
-// here, so tests feed it in-memory packages.
+// here, so tests feed it in-memory packages. Imports are read with TypeScript's own parser, so a comment,
+// a string or a regex that looks like an import is never one, and every form of import is one.
+import { posix } from "node:path";
+import ts from "typescript";
 
 const DESIGN = "DESIGN.md section 2";
 const SELF = "tooling/scripts/layers.mjs";
@@ -7,8 +10,15 @@ const SELF = "tooling/scripts/layers.mjs";
 // `allowed` is the "depends on (internal)" column; LOWER means every package of a lower layer.
 const LOWER = "lower";
 const APP = "app";
+// Not a layer: the private test config (vitest config, corpora, CI gate) every package's tests and
+// config files use. It sits outside the table's order: anything may devDepend on it, it on nothing.
+const DEV = "dev";
+const TEST_CONFIG = "@conch/test-config";
 
-/** @typedef {{layer: number | "app", allowed: readonly string[] | "lower"}} Entry */
+/**
+ * @typedef {{layer: number | "app" | "dev", allowed: readonly string[] | "lower", bundled?: boolean}} Entry
+ *   bundled: an app whose build bundles the workspace packages it imports, so they are devDependencies
+ */
 /** @type {ReadonlyMap<string, Entry>} */
 const TABLE = new Map([
   ["@conch/protocol", { layer: 0, allowed: [] }],
@@ -22,12 +32,14 @@ const TABLE = new Map([
   ["@conch/sandbox-macos", { layer: 3, allowed: ["@conch/sandbox-core"] }],
   ["@conch/sandbox-windows", { layer: 3, allowed: ["@conch/sandbox-core"] }],
   ["@conch/orchestrator", { layer: 4, allowed: LOWER }],
-  ["@conch/cli", { layer: APP, allowed: LOWER }],
+  ["@conch/cli", { layer: APP, allowed: LOWER, bundled: true }],
   ["@conch/daemon", { layer: APP, allowed: LOWER }],
+  [TEST_CONFIG, { layer: DEV, allowed: [] }],
 ]);
 
 // Apps sit above every layer: they may use any package, but not each other.
-const APP_RANK = Math.max(...[...TABLE.values()].map(({ layer }) => (layer === APP ? 0 : layer))) + 1;
+const APP_RANK =
+  Math.max(...[...TABLE.values()].map(({ layer }) => (typeof layer === "number" ? layer : 0))) + 1;
 const rank = (/** @type {number | "app"} */ layer) => (layer === APP ? APP_RANK : layer);
 
 const RUNTIME_FIELDS = ["dependencies", "peerDependencies", "optionalDependencies"];
@@ -37,7 +49,8 @@ const ALL_FIELDS = [...RUNTIME_FIELDS, "devDependencies"];
  * @typedef {{path: string, text: string}} SourceFile  path is relative to the package dir, "/"-separated
  * @typedef {{name: string, dir: string, manifest: Record<string, unknown>, files: SourceFile[]}} WorkspacePackage
  *   dir is relative to the repository root, e.g. "packages/protocol"
- * @typedef {{specifier: string, typeOnly: boolean}} ImportRef
+ * @typedef {"import" | "url"} RefKind  url: `new URL("…", import.meta.url)`, a file the code reads
+ * @typedef {{specifier: string, typeOnly: boolean, kind: RefKind}} ImportRef
  */
 
 /**
@@ -60,24 +73,36 @@ export function checkLayers({ packages }) {
     const declared = declaredConchDeps(pkg.manifest);
     for (const [dep, fields] of declared) {
       if (dep === pkg.name) continue;
-      const reason = layerReason(pkg.name, dep);
+      const reason = layerReason(pkg.name, dep) ?? manifestReason(entry, dep, fields);
       if (reason !== undefined) {
         violations.add(
           `${manifestPath}: ${describe(pkg.name)} depends on ${describe(dep)} in ${fields.join(", ")}: ${reason}`,
         );
       }
     }
+    for (const line of scriptEscapes(pkg)) violations.add(line);
     for (const file of pkg.files) {
-      const test = isTestFile(file.path);
-      for (const { specifier, typeOnly } of findImports(file.text)) {
-        const dep = conchPackageName(specifier);
+      const dev = isDevFile(file.path);
+      for (const ref of findImports(file.path, file.text)) {
+        const where = `${pkg.dir}/${file.path}: ${describe(pkg.name)}`;
+        const leaves = relativeEscape(pkg, file.path, ref, packages);
+        if (leaves !== undefined) {
+          violations.add(`${where} ${leaves.line}`);
+          if (leaves.into === undefined) continue;
+          const reason = layerReason(pkg.name, leaves.into);
+          if (reason !== undefined) violations.add(`${where} imports ${describe(leaves.into)}: ${reason}`);
+          continue;
+        }
+        if (ref.kind === "url") continue;
+        const dep = conchPackageName(ref.specifier);
         if (dep === undefined || dep === pkg.name) continue;
-        const where = `${pkg.dir}/${file.path}: ${describe(pkg.name)} imports ${describe(dep)}`;
-        const reason = layerReason(pkg.name, dep) ?? declarationReason(declared.get(dep), test, typeOnly);
-        if (reason !== undefined) violations.add(`${where}: ${reason}`);
+        const reason =
+          layerReason(pkg.name, dep) ?? declarationReason(entry, dep, declared.get(dep), dev, ref.typeOnly);
+        if (reason !== undefined) violations.add(`${where} imports ${describe(dep)}: ${reason}`);
       }
     }
   }
+  for (const line of cycles(packages)) violations.add(line);
   return [...violations].sort();
 }
 
@@ -85,6 +110,7 @@ export function checkLayers({ packages }) {
 function describe(name) {
   const entry = TABLE.get(name);
   if (entry === undefined) return `${name} (unknown)`;
+  if (entry.layer === DEV) return `${name} (dev-only)`;
   return entry.layer === APP ? `${name} (app)` : `${name} (layer ${entry.layer})`;
 }
 
@@ -97,6 +123,10 @@ function layerReason(from, to) {
   const source = /** @type {Entry} */ (TABLE.get(from));
   const target = TABLE.get(to);
   if (target === undefined) return `${to} is not in the layer table: add it to ${DESIGN} and ${SELF}`;
+  if (source.layer === DEV) {
+    return `${TEST_CONFIG} is not a layer: every package's tests use it, so it depends on no workspace package`;
+  }
+  if (target.layer === DEV) return undefined;
   const diff = rank(target.layer) - rank(source.layer);
   if (diff === 0 && target.layer === APP) return `apps must not depend on each other (${DESIGN})`;
   if (diff === 0) return `packages in the same layer must not depend on each other (${DESIGN})`;
@@ -109,14 +139,41 @@ function layerReason(from, to) {
 }
 
 /**
+ * What is wrong with the fields a package declares a layer-valid dependency in.
+ * @param {Entry} source
+ * @param {string} dep
+ * @param {string[]} fields
+ * @returns {string | undefined}
+ */
+function manifestReason(source, dep, fields) {
+  const runtime = fields.some((field) => RUNTIME_FIELDS.includes(field));
+  if (dep === TEST_CONFIG && runtime) {
+    return `${TEST_CONFIG} is dev-only (tests and config files): declare it in devDependencies`;
+  }
+  if (source.bundled === true && runtime) {
+    return "this app's build bundles it into dist, so a consumer must not install it: declare it in devDependencies";
+  }
+  return undefined;
+}
+
+/**
+ * @param {Entry} source
+ * @param {string} dep
  * @param {string[] | undefined} fields the manifest fields declaring the imported package
- * @param {boolean} test
+ * @param {boolean} dev a test or a config file
  * @param {boolean} typeOnly
  * @returns {string | undefined}
  */
-function declarationReason(fields, test, typeOnly) {
-  if (test) {
+function declarationReason(source, dep, fields, dev, typeOnly) {
+  if (dev) {
     return fields === undefined ? "not declared in package.json dependencies or devDependencies" : undefined;
+  }
+  if (dep === TEST_CONFIG) {
+    return `${TEST_CONFIG} is dev-only: only tests and config files may import it, never the package's source`;
+  }
+  if (source.bundled === true) {
+    // Bundled: what the source imports ends up inside dist, whichever field declares it.
+    return fields === undefined ? "not declared in package.json devDependencies (it is bundled)" : undefined;
   }
   if (fields === undefined) return "not declared in package.json dependencies";
   if (!typeOnly && !fields.some((field) => RUNTIME_FIELDS.includes(field))) {
@@ -151,178 +208,289 @@ function conchPackageName(specifier) {
   return match?.[0];
 }
 
-/** @param {string} path relative to the package dir */
-function isTestFile(path) {
-  return path.startsWith("test/") || path.includes("/__tests__/") || /\.(?:test|spec)\.[cm]?tsx?$/.test(path);
+/**
+ * Tests, and the config files at the package root (vitest.config.ts, build.mjs): both may use
+ * devDependencies, and neither ships.
+ * @param {string} path relative to the package dir
+ */
+function isDevFile(path) {
+  return (
+    !path.includes("/") ||
+    path.startsWith("test/") ||
+    path.includes("/__tests__/") ||
+    /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(path)
+  );
 }
 
-// Run on the masked source (comments blanked, string contents blanked), so neither a commented-out
-// import nor code quoted inside a string counts. Each pattern ends at the specifier's opening quote.
-const IMPORT_FROM =
-  /(?<![\w$.])import\s+(type\s+)?(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}\s*|\*\s*as\s+[\w$]+\s*)?from\s*(["'])/g;
-const EXPORT_FROM = /(?<![\w$.])export\s+(type\s+)?(?:\*\s*(?:as\s+[\w$]+\s*)?|\{[^}]*\}\s*)from\s*(["'])/g;
-const SIDE_EFFECT = /(?<![\w$.])import\s*(["'])/g;
-const CALL = /(?<![\w$.])(typeof\s+)?(?:import|require)\s*\(\s*(["'])/g;
-// `import("x").Name` in a type position; `.then`/`.catch`/`.finally` make it a runtime promise.
-const TYPE_MEMBER = /^\s*\)\s*\.\s*(?!(?:then|catch|finally)\b)[A-Za-z_$]/;
+const RELATIVE = /^\.\.?(?:\/|$)/;
 
 /**
- * Every module specifier the file imports or re-exports. `import { type A } from "x"` is not type-only:
- * under verbatimModuleSyntax it still emits `import "x"`.
+ * Where a relative (or absolute) specifier lands when it leaves the package, as a violation line
+ * without its `file: package` prefix; `into` is the workspace package it lands in, if any.
+ * @param {WorkspacePackage} pkg
+ * @param {string} path the importing file, relative to the package dir
+ * @param {ImportRef} ref
+ * @param {WorkspacePackage[]} packages
+ * @returns {{line: string, into?: string} | undefined}
+ */
+function relativeEscape(pkg, path, ref, packages) {
+  const verb = ref.kind === "url" ? "reads" : "imports";
+  const quoted = JSON.stringify(ref.specifier);
+  if (ref.specifier.startsWith("/") || ref.specifier.startsWith("file:")) {
+    return {
+      line: `${verb} ${quoted}, an absolute path: a package reaches only its own files and its dependencies`,
+    };
+  }
+  if (!RELATIVE.test(ref.specifier)) return undefined;
+  const target = posix.normalize(posix.join(pkg.dir, posix.dirname(path), ref.specifier));
+  if (isInside(target, pkg.dir)) return undefined;
+  const owner = packages.find((other) => isInside(target, other.dir));
+  if (owner !== undefined) {
+    return {
+      line: `${verb} ${quoted} (${target}) by a relative path into ${describe(owner.name)}: another package is imported only by name, through its exports`,
+      ...(ref.kind === "import" ? { into: owner.name } : {}),
+    };
+  }
+  if (isInside(target, "tooling")) {
+    return {
+      line: `${verb} ${quoted} (${target}) in tooling/: packages never reach into tooling/; what tests share is ${TEST_CONFIG}, imported by name`,
+    };
+  }
+  return {
+    line: `${verb} ${quoted} (${target}) by a relative path that leaves the package: a package reaches only its own files and its dependencies`,
+  };
+}
+
+/** @param {string} path @param {string} dir both repo-relative and normalized */
+function isInside(path, dir) {
+  return path === dir || path.startsWith(`${dir}/`);
+}
+
+const SCRIPT_PATH = /(?:^|[\s=:"'])(\.\.\/[^\s"';&|)]*)/g;
+
+/**
+ * package.json scripts that run something outside the package (`node ../../tooling/x.mjs`).
+ * @param {WorkspacePackage} pkg
+ * @returns {string[]}
+ */
+function scriptEscapes(pkg) {
+  const scripts = pkg.manifest.scripts;
+  if (scripts === null || typeof scripts !== "object") return [];
+  return Object.entries(scripts).flatMap(([name, command]) =>
+    [...String(command).matchAll(SCRIPT_PATH)].flatMap((match) => {
+      const target = posix.normalize(posix.join(pkg.dir, /** @type {string} */ (match[1])));
+      if (isInside(target, pkg.dir)) return [];
+      return [
+        `${pkg.dir}/package.json: ${describe(pkg.name)} script "${name}" reaches ${target}, outside the package: run a dependency's bin instead`,
+      ];
+    }),
+  );
+}
+
+/**
+ * Dependency cycles among workspace packages (every field: pnpm and turbo order by devDependencies
+ * too), one line per strongly connected component, naming one cycle through it.
+ * @param {WorkspacePackage[]} packages
+ * @returns {string[]}
+ */
+function cycles(packages) {
+  const names = new Set(packages.map((pkg) => pkg.name));
+  /** @type {Map<string, string[]>} */
+  const edges = new Map(
+    packages.map((pkg) => [
+      pkg.name,
+      [...declaredConchDeps(pkg.manifest).keys()].filter((dep) => dep !== pkg.name && names.has(dep)).sort(),
+    ]),
+  );
+  /** @type {string[]} */
+  const lines = [];
+  for (const component of stronglyConnected([...names].sort(), edges)) {
+    if (component.length < 2) continue;
+    const members = new Set(component);
+    const start = /** @type {string} */ (component.slice().sort()[0]);
+    const path = cycleFrom(start, edges, members);
+    lines.push(`dependency cycle among workspace packages: ${path.join(" -> ")} (in package.json)`);
+  }
+  return lines;
+}
+
+/**
+ * Tarjan's algorithm.
+ * @param {string[]} nodes
+ * @param {Map<string, string[]>} edges
+ * @returns {string[][]}
+ */
+function stronglyConnected(nodes, edges) {
+  let index = 0;
+  /** @type {Map<string, {index: number, low: number}>} */
+  const seen = new Map();
+  /** @type {string[]} */
+  const stack = [];
+  const onStack = new Set();
+  /** @type {string[][]} */
+  const components = [];
+  /** @param {string} node */
+  const visit = (node) => {
+    const state = { index, low: index };
+    index++;
+    seen.set(node, state);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      const other = seen.get(next);
+      if (other === undefined) {
+        visit(next);
+        state.low = Math.min(state.low, /** @type {{low: number}} */ (seen.get(next)).low);
+      } else if (onStack.has(next)) {
+        state.low = Math.min(state.low, other.index);
+      }
+    }
+    if (state.low === state.index) {
+      /** @type {string[]} */
+      const component = [];
+      let member;
+      do {
+        member = /** @type {string} */ (stack.pop());
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      components.push(component);
+    }
+  };
+  for (const node of nodes) if (!seen.has(node)) visit(node);
+  return components;
+}
+
+/**
+ * A shortest cycle from `start` back to itself inside one component (breadth first, edges sorted).
+ * @param {string} start
+ * @param {Map<string, string[]>} edges
+ * @param {Set<string>} members
+ * @returns {string[]}
+ */
+function cycleFrom(start, edges, members) {
+  /** @type {Map<string, string>} */
+  const parent = new Map();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = /** @type {string} */ (queue.shift());
+    for (const next of edges.get(node) ?? []) {
+      if (!members.has(next)) continue;
+      if (next === start) {
+        const path = [node];
+        while (path[0] !== start)
+          path.unshift(/** @type {string} */ (parent.get(/** @type {string} */ (path[0]))));
+        return [...path, start];
+      }
+      if (!parent.has(next)) {
+        parent.set(next, node);
+        queue.push(next);
+      }
+    }
+  }
+  return [start];
+}
+
+const SCRIPT_KINDS = /** @type {const} */ ({
+  ts: ts.ScriptKind.TS,
+  mts: ts.ScriptKind.TS,
+  cts: ts.ScriptKind.TS,
+  tsx: ts.ScriptKind.TSX,
+  js: ts.ScriptKind.JS,
+  mjs: ts.ScriptKind.JS,
+  cjs: ts.ScriptKind.JS,
+  jsx: ts.ScriptKind.JSX,
+});
+
+// vitest's module mocks name a module as an import does.
+const VI_MODULE_CALLS = new Set(["mock", "doMock", "unmock", "doUnmock", "importActual", "importMock"]);
+
+/**
+ * Every module the file imports, re-exports, requires, resolves or mocks, and every file it reads by
+ * `new URL("…", import.meta.url)`. Type-only: `import type`, `export type`, `import("x").T`,
+ * `typeof import("x")` and JSDoc types. `import { type A } from "x"` is not type-only: under
+ * verbatimModuleSyntax it still emits `import "x"`.
+ * @param {string} path decides how the file is parsed (TypeScript or JavaScript)
  * @param {string} text
  * @returns {ImportRef[]}
  */
-function findImports(text) {
-  const { code, strings } = maskSource(text);
+export function findImports(path, text) {
+  const extension = /** @type {keyof typeof SCRIPT_KINDS} */ (path.slice(path.lastIndexOf(".") + 1));
+  const kind = SCRIPT_KINDS[extension] ?? ts.ScriptKind.TS;
+  const javascript = kind === ts.ScriptKind.JS || kind === ts.ScriptKind.JSX;
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, kind);
   /** @type {ImportRef[]} */
   const found = [];
-  /** @param {RegExpExecArray} match @param {boolean} typeOnly */
-  const add = (match, typeOnly) => {
-    const quote = match.index + match[0].length - 1;
-    const specifier = strings.get(quote);
-    if (specifier !== undefined) found.push({ specifier, typeOnly });
+  /** @param {ts.Node | undefined} node @param {boolean} typeOnly @param {RefKind} [refKind] */
+  const add = (node, typeOnly, refKind = "import") => {
+    if (node !== undefined && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))) {
+      found.push({ specifier: node.text, typeOnly, kind: refKind });
+    }
   };
-  for (const match of code.matchAll(IMPORT_FROM)) add(match, match[1] !== undefined);
-  for (const match of code.matchAll(EXPORT_FROM)) add(match, match[1] !== undefined);
-  for (const match of code.matchAll(SIDE_EFFECT)) add(match, false);
-  for (const match of code.matchAll(CALL)) {
-    const quote = match.index + match[0].length - 1;
-    const specifier = strings.get(quote);
-    if (specifier === undefined) continue;
-    const after = code.slice(quote + specifier.length + 2, quote + specifier.length + 64);
-    add(match, match[1] !== undefined || (match[0].includes("import") && TYPE_MEMBER.test(after)));
-  }
+  /** @param {ts.Node} node */
+  const visit = (node) => {
+    if (ts.isImportDeclaration(node)) {
+      add(node.moduleSpecifier, node.importClause?.isTypeOnly === true);
+    } else if (ts.isExportDeclaration(node)) {
+      add(node.moduleSpecifier, node.isTypeOnly);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      add(node.moduleReference.expression, node.isTypeOnly);
+    } else if (ts.isImportTypeNode(node)) {
+      const argument = node.argument;
+      if (ts.isLiteralTypeNode(argument)) add(argument.literal, true);
+    } else if (ts.isJSDocImportTag(node)) {
+      add(node.moduleSpecifier, true);
+    } else if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const first = node.arguments[0];
+      if (
+        callee.kind === ts.SyntaxKind.ImportKeyword ||
+        isNamed(callee, "require") ||
+        isResolveCall(callee)
+      ) {
+        add(first, false);
+      } else if (
+        ts.isPropertyAccessExpression(callee) &&
+        isNamed(callee.expression, "vi") &&
+        VI_MODULE_CALLS.has(callee.name.text)
+      ) {
+        add(first, false);
+      }
+    } else if (ts.isNewExpression(node) && isNamed(node.expression, "URL")) {
+      const [first, base] = node.arguments ?? [];
+      if (base !== undefined && isImportMetaUrl(base)) add(first, false, "url");
+    }
+    // JSDoc types are types only in JavaScript; TypeScript reads them as comments.
+    const docs = /** @type {{jsDoc?: ts.Node[]}} */ (/** @type {unknown} */ (node)).jsDoc;
+    if (javascript && docs !== undefined) for (const doc of docs) ts.forEachChild(doc, visit);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
   return found;
 }
 
-const REGEX_AFTER_KEYWORD =
-  /(?:^|[^\w$.])(?:return|typeof|instanceof|in|of|new|delete|void|throw|case|do|else|yield|await)$/;
-const SPECIAL = /[/"'`{}]/g;
-const TEMPLATE_STOP = /\\[\s\S]|`|\$\{/g;
-const WHITESPACE = /\s/;
-
-/**
- * Blanks comments and the contents of strings, templates and regex literals with spaces (newlines
- * kept), so the result has the same length as the input. `strings` maps the offset of each quoted
- * string's opening quote to its raw contents.
- * @param {string} text
- * @returns {{code: string, strings: Map<number, string>}}
- */
-function maskSource(text) {
-  const n = text.length;
-  /** @type {string[]} */
-  const parts = [];
-  /** @type {Map<number, string>} */
-  const strings = new Map();
-  let copied = 0;
-  const blank = (/** @type {number} */ from, /** @type {number} */ to) => {
-    if (to <= from) return;
-    parts.push(text.slice(copied, from), text.slice(from, to).replace(/[^\n]/g, " "));
-    copied = to;
-  };
-  // Brace depth at each open `${`, to know which `}` resumes the template.
-  /** @type {number[]} */
-  const templates = [];
-  let depth = 0;
-  // The last significant character before `scanned`; comments are transparent.
-  let prev = "";
-  let scanned = 0;
-  const prevBefore = (/** @type {number} */ i) => {
-    for (let k = i - 1; k >= scanned; k--) {
-      const c = /** @type {string} */ (text[k]);
-      if (!WHITESPACE.test(c)) return c;
-    }
-    return prev;
-  };
-  /** @param {number} i just past a backtick or the `}` closing a substitution @returns {number} */
-  const scanTemplate = (i) => {
-    TEMPLATE_STOP.lastIndex = i;
-    for (let m = TEMPLATE_STOP.exec(text); m !== null; m = TEMPLATE_STOP.exec(text)) {
-      if (m[0] === "`") {
-        blank(i, m.index);
-        prev = "`";
-        return m.index + 1;
-      }
-      if (m[0] === "${") {
-        blank(i, m.index);
-        templates.push(depth);
-        depth++;
-        prev = "{";
-        return m.index + 2;
-      }
-    }
-    blank(i, n);
-    return n;
-  };
-  let i = 0;
-  while (i < n) {
-    SPECIAL.lastIndex = i;
-    const m = SPECIAL.exec(text);
-    if (m === null) break;
-    const at = m.index;
-    const c = m[0];
-    const next = text[at + 1];
-    if (c === "/" && next === "/") {
-      prev = prevBefore(at);
-      const end = text.indexOf("\n", at);
-      i = end === -1 ? n : end;
-      blank(at, i);
-    } else if (c === "/" && next === "*") {
-      prev = prevBefore(at);
-      const end = text.indexOf("*/", at + 2);
-      i = end === -1 ? n : end + 2;
-      blank(at, i);
-    } else if (c === '"' || c === "'") {
-      let j = at + 1;
-      while (j < n && text[j] !== c && text[j] !== "\n") j += text[j] === "\\" ? 2 : 1;
-      strings.set(at, text.slice(at + 1, j));
-      blank(at + 1, j);
-      i = j + 1;
-      prev = c;
-    } else if (c === "`") {
-      i = scanTemplate(at + 1);
-    } else if (c === "/") {
-      const end = regexAllowed(prevBefore(at), text, at) ? regexEnd(text, at) : -1;
-      if (end !== -1) blank(at + 1, end);
-      i = end === -1 ? at + 1 : end + 1;
-      prev = "/";
-    } else if (c === "{") {
-      depth++;
-      i = at + 1;
-      prev = "{";
-    } else {
-      depth--;
-      if (templates.length > 0 && templates[templates.length - 1] === depth) {
-        templates.pop();
-        i = scanTemplate(at + 1);
-      } else {
-        i = at + 1;
-        prev = "}";
-      }
-    }
-    scanned = i;
-  }
-  parts.push(text.slice(copied));
-  return { code: parts.join(""), strings };
+/** @param {ts.Node} node @param {string} name */
+function isNamed(node, name) {
+  return ts.isIdentifier(node) && node.text === name;
 }
 
-/** @param {string} prev last significant character @param {string} text @param {number} i */
-function regexAllowed(prev, text, i) {
-  if (prev === "" || "(,=:[!&|?{};+-*%<>~^".includes(prev)) return true;
-  if (/[\w$]/.test(prev)) return REGEX_AFTER_KEYWORD.test(text.slice(Math.max(0, i - 16), i).trimEnd());
-  return false;
+/** `require.resolve(…)`, `import.meta.resolve(…)` and `createRequire(…).resolve(…)`. */
+function isResolveCall(/** @type {ts.Expression} */ callee) {
+  if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== "resolve") return false;
+  const target = callee.expression;
+  return (
+    isNamed(target, "require") ||
+    (ts.isMetaProperty(target) && target.keywordToken === ts.SyntaxKind.ImportKeyword) ||
+    (ts.isCallExpression(target) && isNamed(target.expression, "createRequire"))
+  );
 }
 
-/** @returns {number} offset of the closing `/`, or -1 when this is not a regex literal on one line */
-function regexEnd(/** @type {string} */ text, /** @type {number} */ start) {
-  let inClass = false;
-  for (let j = start + 1; j < text.length; j++) {
-    const c = text[j];
-    if (c === "\n") return -1;
-    if (c === "\\") j++;
-    else if (c === "[") inClass = true;
-    else if (c === "]") inClass = false;
-    else if (c === "/" && !inClass) return j;
-  }
-  return -1;
+/** `import.meta.url` */
+function isImportMetaUrl(/** @type {ts.Expression} */ node) {
+  return (
+    ts.isPropertyAccessExpression(node) &&
+    node.name.text === "url" &&
+    ts.isMetaProperty(node.expression) &&
+    node.expression.keywordToken === ts.SyntaxKind.ImportKeyword
+  );
 }

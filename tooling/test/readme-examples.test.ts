@@ -6,17 +6,16 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { firstExample, stripTypes } from "../scripts/readme.mjs";
 
 const packages = fileURLToPath(new URL("../../packages/", import.meta.url));
-const FIRST_EXAMPLE = /```(ts|js)\n([\s\S]*?)```/;
 
 const examples = readdirSync(packages)
   .filter((name) => readdirSync(join(packages, name)).includes("README.md"))
   .map((name) => {
     const readme = readFileSync(join(packages, name, "README.md"), "utf8");
-    return { name, code: FIRST_EXAMPLE.exec(readme)?.[2] ?? null };
+    return { name, code: firstExample(readme)?.code ?? null };
   });
 
 describe.runIf(process.platform === "linux")("package README examples", () => {
@@ -27,13 +26,7 @@ describe.runIf(process.platform === "linux")("package README examples", () => {
   it.each(examples.filter((example) => example.code !== null))(
     "$name's example runs as pasted",
     ({ name, code }) => {
-      const js = ts.transpileModule(code as string, {
-        compilerOptions: {
-          module: ts.ModuleKind.ESNext,
-          target: ts.ScriptTarget.ES2022,
-          verbatimModuleSyntax: false,
-        },
-      }).outputText;
+      const js = stripTypes(code as string);
       const file = join(packages, name, `.readme-example-${process.pid}.mjs`);
       const scratch = mkdtempSync(join(tmpdir(), `conch-readme-${name}-`));
       const home = join(scratch, "home");

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSandboxError, type SandboxRules } from "@conch/sandbox-core";
+import { itWith } from "@conch/test-config";
 import { afterAll, describe, expect, it } from "vitest";
 import { probeBwrap } from "../src/bwrap/availability.js";
 import { findProgram } from "../src/bwrap/find-program.js";
@@ -25,14 +26,13 @@ function fakeBwrap(name: string, version: string): string {
 }
 
 const bash = findProgram("bash", process.env);
-const systemBwrap = process.platform === "linux" && existsSync("/usr/bin/bwrap");
 const UPGRADE_FIX =
   "upgrade bubblewrap to 0.8 or later: Debian 12, Ubuntu 24.04, Fedora 39, Arch and their successors ship it (`apt-get install bubblewrap`, `dnf install bubblewrap`, `pacman -S bubblewrap`); on an older release (Debian 11 and RHEL 9 ship 0.4, Ubuntu 22.04 ships 0.6) install a backported package where your distribution offers one, or remove the distribution's package and install bubblewrap 0.8+ built from https://github.com/containers/bubblewrap into /usr/local/bin";
 const tooOld = (version: string, path: string): string =>
   `bubblewrap ${version} at ${path} is too old: the sandbox needs 0.8 or later, whose --disable-userns keeps a sandboxed command from undoing its read-only mounts`;
 
 describe("probeBwrap fails closed with the reason and the fix", () => {
-  it.runIf(systemBwrap && bash !== null)("finds the system bubblewrap usable here", async () => {
+  itWith(["bwrap", "bash"], "finds the system bubblewrap usable here", async () => {
     expect(await probeBwrap("/usr/bin/bwrap", bash)).toEqual({
       available: true,
       bwrap: "/usr/bin/bwrap",
@@ -137,7 +137,7 @@ describe("createLinuxBackend refuses an old bubblewrap", () => {
 });
 
 describe("findProgram", () => {
-  it.runIf(systemBwrap)("prefers the system bwrap over one earlier on PATH", () => {
+  itWith("bwrap", "prefers the system bwrap over one earlier on PATH", () => {
     const fake = fakeBwrap("on-path", "bubblewrap 0.4.0");
     expect(findProgram("bwrap", { PATH: `${join(dir, "on-path")}:/usr/bin` })).toBe("/usr/bin/bwrap");
     expect(fake).not.toBe("/usr/bin/bwrap");

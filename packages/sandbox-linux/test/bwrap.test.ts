@@ -11,15 +11,15 @@ import {
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { isLikelySandboxDenied, isSandboxError, type SandboxRules } from "@conch/sandbox-core";
+import { describeWith } from "@conch/test-config";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createLinuxBackend } from "../src/index.js";
-import { describeWithBwrap } from "./bwrap-gate.js";
 import { type Outcome, protectedIn, rules, runSandboxed, start, writableRoots } from "./sandbox-helpers.js";
 
 // Real bwrap, real seccomp. Fixtures live under /var/tmp, outside the private /tmp the rules give.
 const backend = createLinuxBackend();
 
-describeWithBwrap("bwrap backend, workspace-write without network", () => {
+describeWith("bwrap", "bwrap backend, workspace-write without network", () => {
   let base: string;
   let ws: string;
   let outside: string;

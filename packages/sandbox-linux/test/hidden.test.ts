@@ -11,10 +11,10 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { isLikelySandboxDenied, type SandboxRules } from "@conch/sandbox-core";
+import { describeWith } from "@conch/test-config";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { hiddenFilePlaceholder } from "../src/bwrap/placeholder.js";
 import { createLinuxBackend } from "../src/index.js";
-import { describeWithBwrap } from "./bwrap-gate.js";
 import { type Outcome, rules, runSandboxed } from "./sandbox-helpers.js";
 
 const backend = createLinuxBackend();
@@ -32,7 +32,7 @@ function snapshot(dir: string): string[] {
   return lines;
 }
 
-describeWithBwrap("hidden paths under real bwrap", () => {
+describeWith("bwrap", "hidden paths under real bwrap", () => {
   let base: string;
   let home: string;
   let ws: string;

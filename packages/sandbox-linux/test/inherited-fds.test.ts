@@ -2,9 +2,9 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SpawnSpec } from "@conch/sandbox-core";
+import { describeWith } from "@conch/test-config";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createLinuxBackend } from "../src/index.js";
-import { describeWithBwrap } from "./bwrap-gate.js";
 import { rules } from "./sandbox-helpers.js";
 
 const backend = createLinuxBackend();
@@ -26,7 +26,7 @@ function descriptors(output: string): Record<string, string> {
   return found;
 }
 
-describeWithBwrap("descriptors the caller inherited never reach the sandboxed command", () => {
+describeWith("bwrap", "descriptors the caller inherited never reach the sandboxed command", () => {
   let base: string;
   beforeAll(() => {
     base = mkdtempSync("/var/tmp/conch-fds-");

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
+import { describeWith } from "@conch/test-config";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { createLinuxBackend } from "../src/index.js";
 import { buildSeccompFilter, seccompArchOf } from "../src/seccomp/filter.js";
 import { ARCH_SYSCALLS, DENIED_SYSCALLS, type SeccompArch } from "../src/seccomp/syscalls.js";
-import { describeWithBwrap } from "./bwrap-gate.js";
 import { rules, runSandboxed, type Outcome as Sandboxed } from "./sandbox-helpers.js";
 
 // The filter alone under a bwrap that keeps every capability (so a denial here is the filter's, not a
@@ -210,7 +210,7 @@ while True:
 print(", ".join(got) or "nothing", flush=True)
 `;
 
-describeWithBwrap("the seccomp filter under bwrap", () => {
+describeWith("bwrap", "the seccomp filter under bwrap", () => {
   let dir: string | undefined;
   let server: Server | undefined;
   afterEach(async () => {
@@ -315,7 +315,7 @@ describeWithBwrap("the seccomp filter under bwrap", () => {
   });
 });
 
-describeWithBwrap("the whole backend under real bwrap", () => {
+describeWith("bwrap", "the whole backend under real bwrap", () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync("/var/tmp/conch-seccomp-backend-");

@@ -1,0 +1,203 @@
+import { spawnSync } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { describe, it } from "vitest";
+
+/** What a suite can need from the machine beyond Node. */
+export const NEEDS = [
+  "linux",
+  "bwrap",
+  "pty",
+  "bash",
+  "sh",
+  "dash",
+  "zsh",
+  "python3",
+  "git",
+  "less",
+] as const;
+export type Need = (typeof NEEDS)[number];
+
+interface Probe {
+  /** Where the need makes sense at all; elsewhere a suite that has it is not for this platform. */
+  readonly platforms: readonly NodeJS.Platform[] | "any";
+  /** Why the need is not met here, or null when it is. */
+  readonly missing: () => string | null;
+  readonly fix: string;
+}
+
+const BWRAP_ARGS = [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--unshare-user",
+  "--unshare-pid",
+  "--unshare-net",
+  // Unknown to bubblewrap before 0.8, the oldest the Linux backend accepts.
+  "--disable-userns",
+  "--die-with-parent",
+  "--new-session",
+  "--",
+  "true",
+];
+
+// The gate probes the machine itself rather than asking the code under test whether to test it.
+function bwrapMissing(): string | null {
+  const probe = spawnSync("bwrap", BWRAP_ARGS, { encoding: "utf8", timeout: 10_000 });
+  if (probe.error !== undefined) {
+    return (probe.error as NodeJS.ErrnoException).code === "ENOENT"
+      ? "bwrap is not installed"
+      : `bwrap did not run: ${probe.error.message}`;
+  }
+  if (probe.status === 0) return null;
+  return `bwrap cannot create the sandbox's namespaces: ${probe.stderr.trim() || `exit code ${probe.status}`}`;
+}
+
+function ptyMissing(): string | null {
+  try {
+    closeSync(openSync("/dev/ptmx", "r+"));
+    return null;
+  } catch (error) {
+    return `no pseudo-terminal can be opened (/dev/ptmx: ${(error as NodeJS.ErrnoException).code})`;
+  }
+}
+
+function programMissing(program: string, args: readonly string[]): () => string | null {
+  return () => {
+    const probe = spawnSync(program, args, { stdio: "ignore", timeout: 10_000 });
+    if (probe.error === undefined && probe.status === 0) return null;
+    if ((probe.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
+      return `${program} is not installed`;
+    }
+    return `${program} ${args.join(" ")} failed: ${probe.error?.message ?? `exit code ${probe.status}`}`;
+  };
+}
+
+const PROBES: Readonly<Record<Need, Probe>> = {
+  linux: { platforms: ["linux"], missing: () => null, fix: "run it on Linux" },
+  bwrap: {
+    platforms: ["linux"],
+    missing: bwrapMissing,
+    fix: "install bubblewrap 0.8+ (`apt-get install bubblewrap`) and allow unprivileged user namespaces (`sysctl -w kernel.unprivileged_userns_clone=1`; on Ubuntu 24.04+ `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`)",
+  },
+  pty: {
+    platforms: ["linux", "darwin"],
+    missing: ptyMissing,
+    fix: "run where /dev/ptmx and /dev/pts exist (a container needs devpts mounted)",
+  },
+  bash: { platforms: "any", missing: programMissing("bash", ["-c", "true"]), fix: "apt-get install bash" },
+  sh: { platforms: "any", missing: programMissing("sh", ["-c", "true"]), fix: "install a POSIX sh" },
+  dash: { platforms: "any", missing: programMissing("dash", ["-c", "true"]), fix: "apt-get install dash" },
+  zsh: { platforms: "any", missing: programMissing("zsh", ["-c", "true"]), fix: "apt-get install zsh" },
+  python3: {
+    platforms: "any",
+    missing: programMissing("python3", ["-c", "pass"]),
+    fix: "apt-get install python3",
+  },
+  git: { platforms: "any", missing: programMissing("git", ["--version"]), fix: "apt-get install git" },
+  less: { platforms: "any", missing: programMissing("less", ["--version"]), fix: "apt-get install less" },
+};
+
+/** What the gate found out about this machine, injectable so the decision is testable. */
+export interface Machine {
+  readonly platform: NodeJS.Platform;
+  readonly ci: boolean;
+  readonly missing: (need: Need) => string | null;
+  readonly fix: (need: Need) => string;
+  readonly platforms: (need: Need) => readonly NodeJS.Platform[] | "any";
+}
+
+export type Gate =
+  | { readonly action: "run" }
+  | { readonly action: "fail"; readonly message: string }
+  | { readonly action: "skip"; readonly message: string };
+
+/**
+ * Whether a suite with these needs runs here. A need that makes no sense on this platform skips it
+ * everywhere (the suite is not for this platform); one that is missing on its own platform fails it on
+ * CI (a suite that silently stops running is worse than a red build) and skips it elsewhere.
+ */
+export function gate(needs: Need | readonly Need[], machine: Machine): Gate {
+  const list: readonly Need[] = typeof needs === "string" ? [needs] : needs;
+  const offPlatform = list.filter((need) => {
+    const platforms = machine.platforms(need);
+    return platforms !== "any" && !platforms.includes(machine.platform);
+  });
+  if (offPlatform.length > 0) {
+    return { action: "skip", message: `needs ${offPlatform.join(", ")}: not on ${machine.platform}` };
+  }
+  const reasons = list.flatMap((need) => {
+    const reason = machine.missing(need);
+    return reason === null ? [] : [`${reason} (fix: ${machine.fix(need)})`];
+  });
+  if (reasons.length === 0) return { action: "run" };
+  const message = reasons.join("; ");
+  return machine.ci
+    ? { action: "fail", message: `CI must run this suite, but ${message}` }
+    : { action: "skip", message };
+}
+
+const probed = new Map<Need, string | null>();
+
+/** Why `need` is not met on this machine, or null when it is; probed once per test file. */
+export function whyMissing(need: Need): string | null {
+  if (!probed.has(need)) probed.set(need, PROBES[need].missing());
+  return probed.get(need) ?? null;
+}
+
+/** `CI` set to anything but empty, `0` or `false`, as CI services do. */
+function onCi(): boolean {
+  const value = process.env.CI;
+  return value !== undefined && value !== "" && value !== "0" && value.toLowerCase() !== "false";
+}
+
+const here = (): Machine => ({
+  platform: process.platform,
+  ci: onCi(),
+  missing: whyMissing,
+  fix: (need) => PROBES[need].fix,
+  platforms: (need) => PROBES[need].platforms,
+});
+
+function announce(title: string, message: string): void {
+  // At collection, so the skip shows without a verbose reporter.
+  process.stderr.write(`skipping "${title}": ${message}\n`);
+}
+
+/** `describe` for a suite that needs `needs` of the machine, gated by {@link gate}. */
+export function describeWith(needs: Need | readonly Need[], title: string, suite: () => void): void {
+  const decision = gate(needs, here());
+  if (decision.action === "run") describe(title, suite);
+  else if (decision.action === "fail") {
+    describe(title, () => {
+      it(`has ${typeof needs === "string" ? needs : needs.join(", ")}`, () => {
+        throw new Error(decision.message);
+      });
+    });
+  } else {
+    announce(title, decision.message);
+    describe.skip(`${title} (skipped: ${decision.message})`, suite);
+  }
+}
+
+/** `it` for a test that needs `needs` of the machine, gated by {@link gate}. */
+export function itWith(
+  needs: Need | readonly Need[],
+  title: string,
+  test: () => unknown,
+  timeout?: number,
+): void {
+  const decision = gate(needs, here());
+  if (decision.action === "run") it(title, test, timeout);
+  else if (decision.action === "fail") {
+    it(title, () => {
+      throw new Error(decision.message);
+    });
+  } else {
+    announce(title, decision.message);
+    it.skip(`${title} (skipped: ${decision.message})`, test);
+  }
+}
