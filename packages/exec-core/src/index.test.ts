@@ -26,10 +26,17 @@ describe("@conch/exec-core public surface", () => {
     ]);
   });
 
-  it("brands its errors so the guard works across copies", () => {
-    const error = new api.ExecError("SPAWN_FAILED", "x");
-    expect(api.isExecError(error)).toBe(true);
+  it("brands its errors for its own guard only, from any copy of the package", () => {
+    const conch = Symbol.for("conch.error");
+    const own = Symbol.for("conch.exec-core.error");
+    expect(api.isExecError(new api.ExecError("SPAWN_FAILED", "x"))).toBe(true);
+    expect(
+      api.isExecError(Object.assign(new Error("x"), { code: "SPAWN_FAILED", [conch]: true, [own]: true })),
+    ).toBe(true);
+    // Another package's error with the same code carries the shared brand, not this one's.
+    expect(api.isExecError(Object.assign(new Error("x"), { code: "SPAWN_FAILED", [conch]: true }))).toBe(
+      false,
+    );
     expect(api.isExecError(Object.assign(new Error("x"), { code: "SPAWN_FAILED" }))).toBe(false);
-    expect((error as unknown as Record<symbol, unknown>)[Symbol.for("conch.error")]).toBe(true);
   });
 });

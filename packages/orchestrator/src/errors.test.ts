@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isOrchestratorError, ORCHESTRATOR_ERROR_CODES, OrchestratorError } from "./errors.js";
 
 describe("OrchestratorError", () => {
-  it("carries its code, name, cause and the shared conch brand", () => {
+  it("carries its code, name, message and cause", () => {
     const cause = new Error("x");
     const error = new OrchestratorError("INVALID_CONFIG", "f:1: k: bad", { cause });
     expect([error.name, error.code, error.message, error.cause]).toEqual([
@@ -11,15 +11,20 @@ describe("OrchestratorError", () => {
       "f:1: k: bad",
       cause,
     ]);
-    expect((error as unknown as Record<symbol, unknown>)[Symbol.for("conch.error")]).toBe(true);
     expect(ORCHESTRATOR_ERROR_CODES).toEqual(["INVALID_CONFIG", "INVALID_REQUEST"]);
   });
 
   it("recognises a branded copy and rejects look-alikes", () => {
-    const copy = Object.assign(new Error("m"), { code: "INVALID_CONFIG", [Symbol.for("conch.error")]: true });
+    const conch = Symbol.for("conch.error");
+    const own = Symbol.for("conch.orchestrator.error");
+    const copy = Object.assign(new Error("m"), { code: "INVALID_CONFIG", [conch]: true, [own]: true });
     expect(isOrchestratorError(copy)).toBe(true);
+    // An ExecError's INVALID_REQUEST is not this package's.
+    expect(
+      isOrchestratorError(Object.assign(new Error("m"), { code: "INVALID_REQUEST", [conch]: true })),
+    ).toBe(false);
     expect(isOrchestratorError(Object.assign(new Error("m"), { code: "INVALID_CONFIG" }))).toBe(false);
-    expect(isOrchestratorError({ code: "SPAWN_FAILED", [Symbol.for("conch.error")]: true })).toBe(false);
+    expect(isOrchestratorError({ code: "SPAWN_FAILED", [conch]: true, [own]: true })).toBe(false);
     expect(isOrchestratorError(null)).toBe(false);
   });
 });

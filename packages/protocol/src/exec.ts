@@ -1,88 +1,58 @@
-import { z } from "zod";
-import { MAX_TIMER_MS } from "./tools/common.js";
-
-/** Bytes kept per stream at most, so one request cannot claim gigabytes. */
-const MAX_OUTPUT_BYTES = 1024 ** 3;
-
-export const ENV_INHERIT_POLICIES = ["all", "core", "none"] as const;
+/** Which of the parent's variables a command starts from, strictest first (a config moves only forward). */
+export const ENV_INHERIT_POLICIES = ["none", "core", "all"] as const;
 export type EnvInheritPolicy = (typeof ENV_INHERIT_POLICIES)[number];
 
 /** How the child's environment is built: inherit, drop by pattern, then override. */
-export const EnvPolicySchema = z.strictObject({
-  inherit: z
-    .enum(ENV_INHERIT_POLICIES)
-    .optional()
-    .describe("Which of the parent's variables to start from (default `all`)."),
-  exclude: z
-    .array(z.string())
-    .optional()
-    .describe(
-      "Case-insensitive glob patterns of variable names to drop (default: exec-core's DEFAULT_ENV_EXCLUDES, `*KEY*`, `*SECRET*`, `*TOKEN*`, `*PASSWORD*`, `*CREDENTIAL*`, `*AUTH*`, ...).",
-    ),
-  allow: z
-    .array(z.string().min(1))
-    .optional()
-    .describe(
-      "Variable names (exact) inherited even when an exclude pattern matches them or their value is a URL with a password.",
-    ),
-  set: z
-    .record(z.string(), z.string())
-    .optional()
-    .describe("Variables set last; they win over inherited values and Conch's pins."),
-});
-export type EnvPolicy = z.infer<typeof EnvPolicySchema>;
+export interface EnvPolicy {
+  /** Which of the parent's variables to start from (default `all`). */
+  inherit?: EnvInheritPolicy | undefined;
+  /**
+   * Case-insensitive glob patterns of variable names to drop (default: exec-core's
+   * DEFAULT_ENV_EXCLUDES, `*KEY*`, `*SECRET*`, `*TOKEN*`, ...).
+   */
+  exclude?: string[] | undefined;
+  /** Variable names (exact) inherited even when an exclude pattern matches them. */
+  allow?: string[] | undefined;
+  /** Variables set last; they win over inherited values and Conch's pins. */
+  set?: Record<string, string> | undefined;
+}
 
 /** One command to run to completion. */
-export const ExecRequestSchema = z.strictObject({
-  argv: z.array(z.string()).min(1).describe("The program and its arguments; no shell parsing."),
-  cwd: z.string().min(1).describe("Absolute or relative directory the command runs in; must exist."),
-  env: EnvPolicySchema.optional(),
-  timeoutMs: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_TIMER_MS)
-    .optional()
-    .describe("Kill the whole process tree after this many milliseconds; exit code 124."),
-  killGraceMs: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_TIMER_MS)
-    .optional()
-    .describe("Time between SIGTERM and SIGKILL when killing (default 500)."),
-  drainTimeoutMs: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_TIMER_MS)
-    .optional()
-    .describe("After exit, how long to wait for pipes held open by background processes (default 2000)."),
-  maxOutputBytes: z
-    .number()
-    .int()
-    .min(2)
-    .max(MAX_OUTPUT_BYTES)
-    .optional()
-    .describe("Bytes of output kept per stream, half head and half tail (default 1 MiB)."),
-});
-export type ExecRequest = z.infer<typeof ExecRequestSchema>;
+export interface ExecRequest {
+  /** The program and its arguments; no shell parsing. */
+  argv: string[];
+  /** Absolute or relative directory the command runs in; must exist. */
+  cwd: string;
+  env?: EnvPolicy | undefined;
+  /** Kill the whole process tree after this many milliseconds; exit code 124. */
+  timeoutMs?: number | undefined;
+  /** Time between SIGTERM and SIGKILL when killing (default 500). */
+  killGraceMs?: number | undefined;
+  /** After exit, how long to wait for pipes held open by background processes (default 2000). */
+  drainTimeoutMs?: number | undefined;
+  /** Bytes of output kept per stream, half head and half tail (default 1 MiB). */
+  maxOutputBytes?: number | undefined;
+}
 
 /** What a finished command produced. Output fields are bounded head/tail text. */
-export const ExecResultSchema = z.strictObject({
-  command: z.array(z.string()),
-  cwd: z.string(),
-  exitCode: z.number().int().describe("The exit status; 128+N when killed by signal N; 124 when timed out."),
-  signal: z.string().nullable().describe("The signal that ended the process, e.g. `SIGKILL`."),
-  durationMs: z.number().nonnegative(),
-  timedOut: z.boolean(),
-  canceled: z.boolean(),
-  truncated: z.boolean().describe("Some output was omitted from the middle of a stream."),
-  binary: z.boolean().describe("Output held NUL bytes in its first 4 KiB and was summarised."),
-  stdout: z.string(),
-  stderr: z.string(),
-  output: z.string().describe("stdout and stderr interleaved in arrival order."),
-  stdoutBytes: z.number().int().nonnegative(),
-  stderrBytes: z.number().int().nonnegative(),
-});
-export type ExecResult = z.infer<typeof ExecResultSchema>;
+export interface ExecResult {
+  command: string[];
+  cwd: string;
+  /** The exit status; 128+N when killed by signal N; 124 when timed out. */
+  exitCode: number;
+  /** The signal that ended the process, e.g. `SIGKILL`. */
+  signal: string | null;
+  durationMs: number;
+  timedOut: boolean;
+  canceled: boolean;
+  /** Some output was omitted from the middle of a stream. */
+  truncated: boolean;
+  /** Output held NUL bytes in its first 4 KiB and was summarised. */
+  binary: boolean;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr interleaved in arrival order. */
+  output: string;
+  stdoutBytes: number;
+  stderrBytes: number;
+}

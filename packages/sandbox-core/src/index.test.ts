@@ -9,12 +9,12 @@ describe("@conch/sandbox-core public surface", () => {
       "SANDBOX_DENIAL_KEYWORDS",
       "SANDBOX_ENV_VAR",
       "SANDBOX_ERROR_CODES",
-      "SANDBOX_MODES",
       "SANDBOX_NETWORK_DISABLED_ENV_VAR",
       "SESSION_DENIAL_WINDOW_MS",
       "SandboxError",
       "createSandboxRegistry",
       "createSandboxWorkspace",
+      "fromCodexSandboxPolicy",
       "isLikelySandboxDenied",
       "isSandboxError",
       "registerBackend",
@@ -24,11 +24,20 @@ describe("@conch/sandbox-core public surface", () => {
     ]);
   });
 
-  it("brands its errors so the guard works across copies", () => {
-    const error = new api.SandboxError("SANDBOX_UNAVAILABLE", "x");
-    expect(api.isSandboxError(error)).toBe(true);
+  it("brands its errors for its own guard only, from any copy of the package", () => {
+    const conch = Symbol.for("conch.error");
+    const own = Symbol.for("conch.sandbox-core.error");
+    expect(api.isSandboxError(new api.SandboxError("CWD_NOT_FOUND", "x"))).toBe(true);
+    expect(
+      api.isSandboxError(
+        Object.assign(new Error("x"), { code: "CWD_NOT_FOUND", [conch]: true, [own]: true }),
+      ),
+    ).toBe(true);
+    // What an ExecError looks like to this guard: the shared brand and a code both packages use.
+    expect(api.isSandboxError(Object.assign(new Error("x"), { code: "CWD_NOT_FOUND", [conch]: true }))).toBe(
+      false,
+    );
     expect(api.isSandboxError(Object.assign(new Error("x"), { code: "SANDBOX_UNAVAILABLE" }))).toBe(false);
-    expect((error as unknown as Record<symbol, unknown>)[Symbol.for("conch.error")]).toBe(true);
     expect(api.SANDBOX_ERROR_CODES).toEqual([
       "INVALID_SANDBOX_POLICY",
       "CWD_NOT_FOUND",

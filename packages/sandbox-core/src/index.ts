@@ -13,6 +13,7 @@ export {
 } from "./denial/is-likely-sandbox-denied.js";
 export { SANDBOX_ENV_VAR, SANDBOX_NETWORK_DISABLED_ENV_VAR, sandboxEnv } from "./env/sandbox-env.js";
 export { isSandboxError, SANDBOX_ERROR_CODES, SandboxError, type SandboxErrorCode } from "./errors.js";
+export { fromCodexSandboxPolicy } from "./policy/codex-policy.js";
 export { PROTECTED_NAMES } from "./policy/protected-paths.js";
 export { DEFAULT_DENY_READ } from "./policy/read-deny.js";
 export {
@@ -21,12 +22,10 @@ export {
   type SandboxWorkspace,
   type SandboxWorkspaceOptions,
 } from "./policy/resolve-policy.js";
-export { SANDBOX_MODES } from "./policy/validate-policy.js";
 export type {
   Availability,
   HiddenPath,
   SandboxBackend,
-  SandboxMode,
   SandboxPolicy,
   SandboxRules,
   SpawnSpec,

@@ -1,13 +1,13 @@
 // The shapes every sandbox package shares. Anything exported from index.ts is public API.
+import type { SandboxMode } from "@conch/protocol";
 
-/** How much a command may touch (DESIGN.md §5). */
+/**
+ * How much a command may touch (DESIGN.md §5): the policy Conch enforces. Only workspace-write takes
+ * options. A policy in Codex's wire form becomes one with `fromCodexSandboxPolicy`.
+ */
 export type SandboxPolicy =
-  | { mode: "read-only" }
-  | { mode: "workspace-write"; writableRoots?: string[]; networkAccess?: boolean }
-  | { mode: "danger-full-access" }
-  | { mode: "external-sandbox" };
-
-export type SandboxMode = SandboxPolicy["mode"];
+  | { mode: Exclude<SandboxMode, "workspace-write"> }
+  | { mode: "workspace-write"; writableRoots?: string[]; networkAccess?: boolean };
 
 /** A writable root and the paths inside it that stay read-only. */
 export interface WritableRoot {

@@ -1,4 +1,4 @@
-import type { ConchErrorCode } from "@conch/protocol";
+import { ConchError, type ConchErrorCode, conchErrorGuard } from "@conch/protocol";
 
 /**
  * `UNKNOWN_SESSION`: no live session has that id (it exited and was collected, was pruned, or never
@@ -19,28 +19,17 @@ export const UNIFIED_EXEC_ERROR_CODES: readonly [
 
 export type UnifiedExecErrorCode = (typeof UNIFIED_EXEC_ERROR_CODES)[number];
 
-const BRAND = Symbol.for("conch.error");
-
-export class UnifiedExecError extends Error {
-  readonly code: UnifiedExecErrorCode;
-
-  constructor(code: UnifiedExecErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "UnifiedExecError";
-    this.code = code;
-    Object.defineProperty(this, BRAND, { value: true });
-  }
+/** The one error class of @conch/unified-exec: no such session, refused input, a bad option, no spawn. */
+export class UnifiedExecError extends ConchError<UnifiedExecErrorCode> {
+  override readonly name: "UnifiedExecError" = "UnifiedExecError";
 }
 
 /** True for a UnifiedExecError from any copy of this package. */
-export function isUnifiedExecError(value: unknown): value is UnifiedExecError {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as Record<symbol, unknown>)[BRAND] === true &&
-    (UNIFIED_EXEC_ERROR_CODES as readonly unknown[]).includes((value as { code?: unknown }).code)
-  );
-}
+export const isUnifiedExecError: (value: unknown) => value is UnifiedExecError = conchErrorGuard(
+  UnifiedExecError,
+  "unified-exec",
+  UNIFIED_EXEC_ERROR_CODES,
+);
 
 /** Codex's words for an id that names no session. */
 export function unknownSession(id: number): UnifiedExecError {

@@ -17,11 +17,20 @@ describe("@conch/unified-exec public surface", () => {
     ]);
   });
 
-  it("brands its errors so the guard works across copies", () => {
-    const error = new api.UnifiedExecError("UNKNOWN_SESSION", "Unknown process id 1");
-    expect(api.isUnifiedExecError(error)).toBe(true);
+  it("brands its errors for its own guard only, from any copy of the package", () => {
+    const conch = Symbol.for("conch.error");
+    const own = Symbol.for("conch.unified-exec.error");
+    expect(api.isUnifiedExecError(new api.UnifiedExecError("UNKNOWN_SESSION", "x"))).toBe(true);
+    expect(
+      api.isUnifiedExecError(
+        Object.assign(new Error("x"), { code: "UNKNOWN_SESSION", [conch]: true, [own]: true }),
+      ),
+    ).toBe(true);
+    // Another package's error with the same code carries the shared brand, not this one's.
+    expect(
+      api.isUnifiedExecError(Object.assign(new Error("x"), { code: "UNKNOWN_SESSION", [conch]: true })),
+    ).toBe(false);
     expect(api.isUnifiedExecError(Object.assign(new Error("x"), { code: "UNKNOWN_SESSION" }))).toBe(false);
-    expect((error as unknown as Record<symbol, unknown>)[Symbol.for("conch.error")]).toBe(true);
   });
 
   it("clamps yields as Codex does", () => {

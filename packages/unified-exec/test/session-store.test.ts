@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { isUnifiedExecError } from "../src/errors.js";
 import type { SessionSpec } from "../src/session/session.js";
 import { SessionStore } from "../src/store/session-store.js";
@@ -36,7 +37,7 @@ function spec(argv: string[], tty: boolean, extra: Partial<SessionSpec> = {}): S
 
 const sh = (script: string, tty = false): SessionSpec => spec(["/bin/sh", "-c", script], tty);
 
-describe.runIf(process.platform === "linux")("SessionStore", () => {
+describeWith(["linux", "pty"], "SessionStore", () => {
   it("keeps shell state across calls in a PTY: export, then echo", async () => {
     const started = await store.start(spec(["bash", "--norc", "--noprofile", "-i"], true), 500);
     expect(started.running).toBe(true);

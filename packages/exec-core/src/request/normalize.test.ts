@@ -1,4 +1,4 @@
-import { ExecRequestSchema } from "@conch/protocol";
+import { ExecRequestSchema } from "@conch/protocol/schemas";
 import { describe, expect, it } from "vitest";
 import { isExecError } from "../errors.js";
 import { normalizeRequest } from "./normalize.js";

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ExecRequest } from "@conch/protocol";
+import { ENV_INHERIT_POLICIES, type EnvInheritPolicy, type ExecRequest } from "@conch/protocol";
 import { buildEnv } from "../env/build-env.js";
 import { ExecError } from "../errors.js";
 
@@ -21,7 +21,6 @@ const REQUEST_FIELDS: ReadonlySet<string> = new Set([
   "maxOutputBytes",
 ]);
 const ENV_FIELDS: ReadonlySet<string> = new Set(["inherit", "exclude", "allow", "set"]);
-const INHERIT_POLICIES: readonly string[] = ["all", "core", "none"];
 
 /** A request checked field by field, with defaults applied and the child's environment built. */
 export interface NormalizedRequest {
@@ -92,11 +91,11 @@ function normalizeEnv(value: unknown): ExecRequest["env"] {
   if (!isRecord(value)) throw invalid("env", "an object", value);
   checkKeys(value, ENV_FIELDS, "env.");
   const { inherit, exclude, allow, set } = value;
-  if (inherit !== undefined && (typeof inherit !== "string" || !INHERIT_POLICIES.includes(inherit))) {
-    throw invalid("env.inherit", `one of ${INHERIT_POLICIES.map((p) => `"${p}"`).join(", ")}`, inherit);
+  if (inherit !== undefined && !(ENV_INHERIT_POLICIES as readonly unknown[]).includes(inherit)) {
+    throw invalid("env.inherit", `one of ${ENV_INHERIT_POLICIES.map((p) => `"${p}"`).join(", ")}`, inherit);
   }
   const policy: NonNullable<ExecRequest["env"]> = {};
-  if (inherit !== undefined) policy.inherit = inherit as "all" | "core" | "none";
+  if (inherit !== undefined) policy.inherit = inherit as EnvInheritPolicy;
   if (exclude !== undefined) policy.exclude = stringList(exclude, "env.exclude");
   if (allow !== undefined) policy.allow = stringList(allow, "env.allow");
   if (set !== undefined) {
@@ -111,7 +110,7 @@ function normalizeEnv(value: unknown): ExecRequest["env"] {
 
 /**
  * Checks every field before anything is spawned; the error names the field, what was expected and what
- * was received. The same rules as `ExecRequestSchema` in @conch/protocol, without loading zod on the
+ * was received. The same rules as `ExecRequestSchema` in @conch/protocol/schemas, without loading zod on the
  * start-up path of the CLI.
  */
 export function normalizeRequest(

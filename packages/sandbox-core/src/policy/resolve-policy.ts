@@ -1,8 +1,9 @@
 import { lstatSync, mkdirSync, statSync } from "node:fs";
 import { homedir, userInfo } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { SandboxMode } from "@conch/protocol";
 import { SandboxError } from "../errors.js";
-import type { SandboxMode, SandboxPolicy, SandboxRules, TmpRule, WritableRoot } from "../types.js";
+import type { SandboxPolicy, SandboxRules, TmpRule, WritableRoot } from "../types.js";
 import {
   canonical,
   HOME_PROTECTED_NAMES,

@@ -1,13 +1,7 @@
 import { isAbsolute } from "node:path";
+import { SANDBOX_MODES } from "@conch/protocol";
 import { SandboxError } from "../errors.js";
-import type { SandboxMode, SandboxPolicy } from "../types.js";
-
-export const SANDBOX_MODES: readonly SandboxMode[] = [
-  "read-only",
-  "workspace-write",
-  "danger-full-access",
-  "external-sandbox",
-];
+import type { SandboxPolicy } from "../types.js";
 
 const WORKSPACE_WRITE_FIELDS: readonly string[] = ["mode", "writableRoots", "networkAccess"];
 
@@ -37,7 +31,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function validatePolicy(policy: unknown): SandboxPolicy {
   if (!isRecord(policy)) throw invalid("policy", "an object", policy);
-  const mode = policy["mode"];
+  const mode = policy.mode;
   if (typeof mode !== "string" || !(SANDBOX_MODES as readonly string[]).includes(mode)) {
     throw invalid("mode", `one of ${SANDBOX_MODES.join(", ")}`, mode);
   }
@@ -58,7 +52,7 @@ export function validatePolicy(policy: unknown): SandboxPolicy {
     networkAccess?: boolean;
   };
   copy.mode = "workspace-write";
-  const roots = policy["writableRoots"];
+  const roots = policy.writableRoots;
   if (roots !== undefined) {
     if (!Array.isArray(roots)) throw invalid("writableRoots", "an array of paths", roots);
     roots.forEach((root: unknown, index) => {
@@ -68,7 +62,7 @@ export function validatePolicy(policy: unknown): SandboxPolicy {
     });
     copy.writableRoots = [...(roots as string[])];
   }
-  const network = policy["networkAccess"];
+  const network = policy.networkAccess;
   if (network !== undefined) {
     if (typeof network !== "boolean") throw invalid("networkAccess", "a boolean", network);
     copy.networkAccess = network;
@@ -103,13 +97,13 @@ export function validateResolveOptions(options: unknown): {
   allowHomeRoot: boolean;
 } {
   if (!isRecord(options)) throw optionError(`expected an object, received ${describeValue(options)}`);
-  const cwd = options["cwd"];
+  const cwd = options.cwd;
   if (typeof cwd !== "string" || !isAbsolute(cwd)) {
     throw optionError(`cwd: expected an absolute path, received ${describeValue(cwd)}`);
   }
-  const env = options["env"] ?? process.env;
+  const env = options.env ?? process.env;
   if (!isRecord(env)) throw optionError(`env: expected an object, received ${describeValue(env)}`);
-  const tmpDir = options["tmpDir"];
+  const tmpDir = options.tmpDir;
   if (tmpDir !== undefined && (typeof tmpDir !== "string" || !isAbsolute(tmpDir))) {
     throw optionError(`tmpDir: expected an absolute path, received ${describeValue(tmpDir)}`);
   }
@@ -118,7 +112,7 @@ export function validateResolveOptions(options: unknown): {
   if (badProtect !== undefined) {
     throw optionError(`protect: expected absolute paths, received ${describeValue(badProtect)}`);
   }
-  const allowHomeRoot = options["allowHomeRoot"] ?? false;
+  const allowHomeRoot = options.allowHomeRoot ?? false;
   if (typeof allowHomeRoot !== "boolean") {
     throw optionError(`allowHomeRoot: expected a boolean, received ${describeValue(allowHomeRoot)}`);
   }

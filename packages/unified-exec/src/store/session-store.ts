@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { TOOL_LIMITS } from "@conch/protocol";
+import { TOOL_LIMITS } from "@conch/protocol";
 import { UnifiedExecError, unknownSession } from "../errors.js";
 import { Session, type SessionSpec } from "../session/session.js";
 
@@ -58,26 +58,14 @@ export interface SessionInfo {
   readonly lastOutputAt: number | null;
 }
 
-// protocol's TOOL_LIMITS, restated so that loading this package does not load zod; the type check keeps
-// the two equal.
-const LIMITS = {
-  minYieldTimeMs: 250,
-  maxYieldTimeMs: 30_000,
-  emptyPollMinMs: 5_000,
-  emptyPollMaxMs: 300_000,
-} as const satisfies Pick<
-  typeof TOOL_LIMITS,
-  "minYieldTimeMs" | "maxYieldTimeMs" | "emptyPollMinMs" | "emptyPollMaxMs"
->;
-
 /** Codex's clamp for exec_command and write_stdin yields: 250–30000 ms. */
 export function clampYield(ms: number): number {
-  return Math.min(Math.max(ms, LIMITS.minYieldTimeMs), LIMITS.maxYieldTimeMs);
+  return Math.min(Math.max(ms, TOOL_LIMITS.minYieldTimeMs), TOOL_LIMITS.maxYieldTimeMs);
 }
 
 /** An empty poll waits at least 5 s and at most 300 s (unless the process exits). */
 export function clampEmptyPoll(ms: number): number {
-  return Math.min(Math.max(ms, LIMITS.emptyPollMinMs), LIMITS.emptyPollMaxMs);
+  return Math.min(Math.max(ms, TOOL_LIMITS.emptyPollMinMs), TOOL_LIMITS.emptyPollMaxMs);
 }
 
 /**
@@ -166,7 +154,7 @@ export class SessionStore {
   async read(id: number, waitMs: number, options: CallOptions = {}): Promise<SessionResponse> {
     const session = this.#get(id);
     const started = performance.now();
-    const wait = Math.min(Math.max(waitMs, 0), LIMITS.emptyPollMaxMs);
+    const wait = Math.min(Math.max(waitMs, 0), TOOL_LIMITS.emptyPollMaxMs);
     return this.#collect(session, started + wait, started, options, null);
   }
 

@@ -1,25 +1,20 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
+import {
+  APPROVAL_POLICIES,
+  type CodexSandboxPolicy,
+  NETWORK_ACCESS_MODES,
+  REVIEW_DECISIONS,
+} from "../policies.js";
 
-// Wire shapes of Codex's `SandboxPolicy`, `AskForApproval` and `ReviewDecision` (codex-rs/protocol), so
+// Schemas of Codex's `SandboxPolicy`, `AskForApproval` and `ReviewDecision` (codex-rs/protocol), so
 // config files and MCP clients written for Codex work unchanged. Codex tags `SandboxPolicy` with `type` in
 // kebab-case and names its fields in snake_case; fields Codex defaults with `#[serde(default)]` are
 // `.default()`s here.
 
-export const SANDBOX_POLICY_TYPES = [
-  "read-only",
-  "workspace-write",
-  "danger-full-access",
-  "external-sandbox",
-] as const;
-export type SandboxPolicyType = (typeof SANDBOX_POLICY_TYPES)[number];
-
-export const NETWORK_ACCESS_MODES = ["restricted", "enabled"] as const;
-export type NetworkAccessMode = (typeof NETWORK_ACCESS_MODES)[number];
-
 const absolutePath = z.string().refine(isAbsolute, { message: "Expected an absolute path" });
 
-export const SandboxPolicySchema = z
+export const CodexSandboxPolicySchema = z
   .discriminatedUnion("type", [
     z.strictObject({
       type: z.literal("read-only").describe("Read the whole disk, write nothing, no network."),
@@ -56,26 +51,15 @@ export const SandboxPolicySchema = z
         .describe("Whether the outer sandbox allows outbound network access (default `restricted`)."),
     }),
   ])
-  .describe("What a command may touch: the disk it may write and whether it may use the network.");
-export type SandboxPolicy = z.infer<typeof SandboxPolicySchema>;
+  .describe(
+    "What a command may touch: the disk it may write and whether it may use the network.",
+  ) satisfies z.ZodType<CodexSandboxPolicy>;
 
-export const ASK_FOR_APPROVAL_POLICIES = ["untrusted", "on-failure", "on-request", "never"] as const;
-export type AskForApproval = (typeof ASK_FOR_APPROVAL_POLICIES)[number];
-
-export const AskForApprovalSchema = z
-  .enum(ASK_FOR_APPROVAL_POLICIES)
+export const ApprovalPolicySchema = z
+  .enum(APPROVAL_POLICIES)
   .describe(
     "When the user is asked: `untrusted` for anything not known safe, `on-failure` before an unsandboxed retry of a sandbox denial, `on-request` when the model asks for `require_escalated`, `never` (what would need asking is rejected).",
   );
-
-export const REVIEW_DECISIONS = [
-  "approved",
-  "approved_for_session",
-  "approved_always",
-  "denied",
-  "abort",
-] as const;
-export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
 
 export const ReviewDecisionSchema = z
   .enum(REVIEW_DECISIONS)

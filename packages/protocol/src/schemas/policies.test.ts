@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { toJsonSchema } from "../json-schema.js";
-import {
-  ASK_FOR_APPROVAL_POLICIES,
-  AskForApprovalSchema,
-  REVIEW_DECISIONS,
-  ReviewDecisionSchema,
-  SandboxPolicySchema,
-} from "./policy.js";
+import { APPROVAL_POLICIES, REVIEW_DECISIONS } from "../policies.js";
+import { toJsonSchema } from "./json-schema.js";
+import { ApprovalPolicySchema, CodexSandboxPolicySchema, ReviewDecisionSchema } from "./policies.js";
 
-describe("SandboxPolicySchema", () => {
+describe("CodexSandboxPolicySchema", () => {
   it.each([
     [{ type: "read-only" }, { type: "read-only" }],
     [{ type: "danger-full-access" }, { type: "danger-full-access" }],
@@ -38,7 +33,7 @@ describe("SandboxPolicySchema", () => {
       { type: "external-sandbox", network_access: "enabled" },
     ],
   ])("parses Codex's wire form %j", (input, parsed) => {
-    expect(SandboxPolicySchema.parse(input)).toEqual(parsed);
+    expect(CodexSandboxPolicySchema.parse(input)).toEqual(parsed);
   });
 
   it.each([
@@ -50,19 +45,19 @@ describe("SandboxPolicySchema", () => {
     [{ type: "workspace-write", network_access: "yes" }, "network_access", "invalid_type"],
     [{ type: "external-sandbox", network_access: true }, "network_access", "invalid_value"],
   ])("rejects %j at %j (%s)", (input, path, code) => {
-    const issue = SandboxPolicySchema.safeParse(input).error?.issues[0];
+    const issue = CodexSandboxPolicySchema.safeParse(input).error?.issues[0];
     expect(issue?.path.join(".")).toBe(path);
     expect(issue?.code).toBe(code);
   });
 
   it("says why a relative writable root is refused", () => {
-    const issue = SandboxPolicySchema.safeParse({ type: "workspace-write", writable_roots: ["data"] }).error
-      ?.issues[0];
+    const issue = CodexSandboxPolicySchema.safeParse({ type: "workspace-write", writable_roots: ["data"] })
+      .error?.issues[0];
     expect(issue?.message).toBe("Expected an absolute path");
   });
 
   it("exports one closed object per policy type", () => {
-    const variants = toJsonSchema(SandboxPolicySchema).oneOf as Record<string, unknown>[];
+    const variants = toJsonSchema(CodexSandboxPolicySchema).oneOf as Record<string, unknown>[];
     expect(variants.map((variant) => (variant.properties as { type: { const: string } }).type.const)).toEqual(
       ["read-only", "workspace-write", "danger-full-access", "external-sandbox"],
     );
@@ -73,12 +68,12 @@ describe("SandboxPolicySchema", () => {
   });
 });
 
-describe("AskForApprovalSchema", () => {
+describe("ApprovalPolicySchema", () => {
   it("accepts exactly Codex's four policies", () => {
-    expect(ASK_FOR_APPROVAL_POLICIES).toEqual(["untrusted", "on-failure", "on-request", "never"]);
-    for (const policy of ASK_FOR_APPROVAL_POLICIES) expect(AskForApprovalSchema.parse(policy)).toBe(policy);
-    expect(AskForApprovalSchema.safeParse("unless-trusted").error?.issues[0]?.code).toBe("invalid_value");
-    expect(toJsonSchema(AskForApprovalSchema).enum).toEqual([...ASK_FOR_APPROVAL_POLICIES]);
+    expect(APPROVAL_POLICIES).toEqual(["untrusted", "on-failure", "on-request", "never"]);
+    for (const policy of APPROVAL_POLICIES) expect(ApprovalPolicySchema.parse(policy)).toBe(policy);
+    expect(ApprovalPolicySchema.safeParse("unless-trusted").error?.issues[0]?.code).toBe("invalid_value");
+    expect(toJsonSchema(ApprovalPolicySchema).enum).toEqual([...APPROVAL_POLICIES]);
   });
 });
 

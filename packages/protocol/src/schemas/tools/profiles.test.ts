@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { TOOL_PROFILE_NAMES } from "../../tools/profiles.js";
 import { toJsonSchema } from "../json-schema.js";
 import { ArgvShellSchema } from "./argv.js";
 import { ShellSchema } from "./codex.js";
-import { TOOL_PROFILE_NAMES, TOOL_PROFILES } from "./profiles.js";
+import { TOOL_PROFILES } from "./profiles.js";
 
 describe("TOOL_PROFILES", () => {
   it("has exactly these profiles and tools", () => {
