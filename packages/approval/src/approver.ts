@@ -1,23 +1,4 @@
-import type { SandboxPermissions, SandboxPolicyKind } from "./requirement/types.js";
-
-/** The user's answer to an approval request (Codex's `ReviewDecision`). */
-export const REVIEW_DECISIONS: readonly [
-  "approved",
-  "approved_for_session",
-  "approved_always",
-  "denied",
-  "abort",
-] = ["approved", "approved_for_session", "approved_always", "denied", "abort"] as const;
-
-/**
- * - `approved`: run it this once.
- * - `approved_for_session`: run it, and the same command (same cwd, sandbox permissions, tty) again
- *   without asking until the session ends (`ApprovalCache`).
- * - `approved_always`: run it, and store the request's `proposedRule` as an allow rule.
- * - `denied`: do not run it; the model is told and may try something else.
- * - `abort`: do not run it, and stop the turn.
- */
-export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
+import type { ReviewDecision, SandboxMode, SandboxPermissions } from "@conch/protocol";
 
 /** Everything a person needs to decide about one command. */
 export interface ApprovalRequest {
@@ -39,7 +20,7 @@ export interface ApprovalRequest {
    * tail), so the person can judge the retry outside the sandbox this request asks for.
    */
   sandboxDenial?: string;
-  sandboxPolicy: SandboxPolicyKind;
+  sandboxMode: SandboxMode;
   sandboxPermissions: SandboxPermissions;
   tty: boolean;
 }

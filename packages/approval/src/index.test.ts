@@ -5,18 +5,13 @@ describe("@conch/approval public surface", () => {
   it("exports exactly these names", () => {
     expect(Object.keys(api).sort()).toEqual([
       "APPROVAL_ERROR_CODES",
-      "APPROVAL_POLICIES",
       "ApprovalCache",
       "ApprovalError",
       "BANNED_PREFIX_SUGGESTIONS",
       "DECISIONS",
       "REQUIREMENT_TYPES",
-      "REVIEW_DECISIONS",
-      "SANDBOX_PERMISSIONS",
-      "SANDBOX_POLICY_KINDS",
       "ScriptedApprover",
-      "addPrefixRule",
-      "appendAllowPrefixRule",
+      "allowPrefixRule",
       "approvalRequirement",
       "bannedPrefixRuleReason",
       "checkPolicy",
@@ -26,7 +21,6 @@ describe("@conch/approval public surface", () => {
       "loadPolicy",
       "loadPolicyFiles",
       "storablePrefixRule",
-      "storeAlwaysAllowRule",
       "unmatchedCommandDecision",
       "visibleText",
     ]);

@@ -1,5 +1,5 @@
+import { REVIEW_DECISIONS } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
-import { REVIEW_DECISIONS } from "../src/approver.js";
 import { ApprovalCache, type ApprovalCacheKeyInput, canonicalCommand } from "../src/cache/approval-cache.js";
 
 const NPM_TEST: ApprovalCacheKeyInput = {

@@ -1,18 +1,14 @@
 // The approval steps of the one door, end to end and without running anything: the requirement, the
 // session cache, the approver, and the rule that "always allow" stores.
+import { REVIEW_DECISIONS, type ReviewDecision } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
-import {
-  type ApprovalRequest,
-  REVIEW_DECISIONS,
-  type ReviewDecision,
-  ScriptedApprover,
-} from "../src/approver.js";
+import { type ApprovalRequest, ScriptedApprover } from "../src/approver.js";
 import { ApprovalCache } from "../src/cache/approval-cache.js";
+import { allowPrefixRule } from "../src/cache/rules-store.js";
 import { storablePrefixRule } from "../src/cache/storable-prefix-rule.js";
 import { approvalRequirement } from "../src/requirement/approval-requirement.js";
 import { loadPolicy } from "../src/rules/load.js";
-import { addPrefixRule } from "../src/rules/policy.js";
-import type { Policy } from "../src/rules/types.js";
+import type { ExecPolicy } from "../src/rules/types.js";
 
 const CWD = "/work/app";
 
@@ -23,7 +19,7 @@ function request(argv: readonly string[], proposedRule: readonly string[] | null
     reason: null,
     proposedRule,
     justification: "needs the network",
-    sandboxPolicy: "workspace-write",
+    sandboxMode: "workspace-write",
     sandboxPermissions: "require_escalated",
     tty: false,
   };
@@ -32,13 +28,13 @@ function request(argv: readonly string[], proposedRule: readonly string[] | null
 /** What an orchestrator does before running argv: true when it may run. */
 async function gate(
   argv: readonly string[],
-  state: { policy: Policy; cache: ApprovalCache; approver: ScriptedApprover },
+  state: { execPolicy: ExecPolicy; cache: ApprovalCache; approver: ScriptedApprover },
 ): Promise<boolean> {
   const requirement = await approvalRequirement({
     argv,
-    policy: state.policy,
+    execPolicy: state.execPolicy,
     approvalPolicy: "on-request",
-    sandboxPolicy: "workspace-write",
+    sandboxMode: "workspace-write",
     sandboxPermissions: "require_escalated",
   });
   if (requirement.type === "skip") return true;
@@ -49,7 +45,7 @@ async function gate(
   const decision = await state.approver.request(request(argv, rule));
   await state.cache.record(key, decision);
   if (decision === "approved_always" && rule !== null)
-    state.policy = addPrefixRule(state.policy, rule, "allow");
+    state.execPolicy = allowPrefixRule(state.execPolicy, rule).rules;
   return decision === "approved" || decision === "approved_for_session" || decision === "approved_always";
 }
 
@@ -81,7 +77,7 @@ describe("ScriptedApprover", () => {
 describe("the approval steps together", () => {
   it("asks once for a command approved for the session", async () => {
     const state = {
-      policy: loadPolicy([]),
+      execPolicy: loadPolicy([]),
       cache: new ApprovalCache(),
       approver: new ScriptedApprover(["approved_for_session"]),
     };
@@ -93,7 +89,7 @@ describe("the approval steps together", () => {
   it("asks every time for a command approved once or denied", async () => {
     const decisions: ReviewDecision[] = ["approved", "denied", "abort"];
     const state = {
-      policy: loadPolicy([]),
+      execPolicy: loadPolicy([]),
       cache: new ApprovalCache(),
       approver: new ScriptedApprover(decisions),
     };
@@ -105,7 +101,7 @@ describe("the approval steps together", () => {
 
   it("stores the arity prefix for always, and then runs its kind unasked, still in the sandbox", async () => {
     const state = {
-      policy: loadPolicy([]),
+      execPolicy: loadPolicy([]),
       cache: new ApprovalCache(),
       approver: new ScriptedApprover(["approved_always"]),
     };
@@ -116,9 +112,9 @@ describe("the approval steps together", () => {
     expect(
       await approvalRequirement({
         argv: ["cargo", "install", "ripgrep"],
-        policy: state.policy,
+        execPolicy: state.execPolicy,
         approvalPolicy: "on-request",
-        sandboxPolicy: "workspace-write",
+        sandboxMode: "workspace-write",
         sandboxPermissions: "require_escalated",
       }),
     ).toEqual({ type: "skip", reason: null, proposedRule: null, bypassSandbox: false });
@@ -126,7 +122,7 @@ describe("the approval steps together", () => {
 
   it("never offers always for a command whose rule may not be stored", async () => {
     const state = {
-      policy: loadPolicy([]),
+      execPolicy: loadPolicy([]),
       cache: new ApprovalCache(),
       approver: new ScriptedApprover(["approved"]),
     };

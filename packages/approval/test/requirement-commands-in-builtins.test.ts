@@ -1,6 +1,7 @@
+import type { ApprovalPolicy } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
 import { approvalRequirement, loadPolicy } from "../src/index.js";
-import type { ApprovalPolicy, ApprovalRequirement } from "../src/requirement/types.js";
+import type { ApprovalRequirement } from "../src/requirement/types.js";
 
 // Builtins that run text or evaluate subscripts, and options that give a program a command: with rules
 // that forbid `rm` and `curl`, none of these may run under `never`; the dangerous list sees through them;
@@ -21,9 +22,9 @@ function requirement(
 ): Promise<ApprovalRequirement> {
   return approvalRequirement({
     argv,
-    policy,
+    execPolicy: policy,
     approvalPolicy,
-    sandboxPolicy: "workspace-write",
+    sandboxMode: "workspace-write",
     sandboxPermissions: "use_default",
   });
 }

@@ -1,12 +1,14 @@
 // Codex's approval-requirement tests (codex-rs/core/src/exec_policy_tests.rs), from the shared corpus.
-import { readFileSync } from "node:fs";
+
+import type { ApprovalPolicy, SandboxMode } from "@conch/protocol";
+import { readCorpus } from "@conch/test-config";
 import { describe, expect, it } from "vitest";
 import { deriveRequestedPrefixRule } from "../src/requirement/amendment.js";
 import { approvalRequirement } from "../src/requirement/approval-requirement.js";
-import type { ApprovalPolicy, ApprovalRequirement, SandboxPolicyKind } from "../src/requirement/types.js";
+import type { ApprovalRequirement } from "../src/requirement/types.js";
 import { unmatchedCommandDecision } from "../src/requirement/unmatched-command.js";
 import { loadPolicy } from "../src/rules/load.js";
-import type { Policy, RuleMatch } from "../src/rules/types.js";
+import type { ExecPolicy, RuleMatch } from "../src/rules/types.js";
 
 interface CorpusCase {
   kind: string;
@@ -22,9 +24,7 @@ interface CorpusCase {
   expected: Record<string, unknown>;
 }
 
-const CASES = JSON.parse(
-  readFileSync(new URL("../../../tooling/corpus/codex-execpolicy-cases.json", import.meta.url), "utf8"),
-) as CorpusCase[];
+const CASES = readCorpus("codex-execpolicy-cases") as CorpusCase[];
 
 const ofKind = (kind: string): CorpusCase[] => CASES.filter((c) => c.kind === kind);
 
@@ -78,14 +78,14 @@ function approvalPolicy(codex: string): ApprovalPolicy {
 }
 
 /** Codex's permission profiles as Conch's sandbox policies. */
-function sandboxPolicy(profile: string): SandboxPolicyKind {
+function sandboxMode(profile: string): SandboxMode {
   if (profile === "disabled(danger-full-access)") return "danger-full-access";
   if (profile === "read-only" || profile === "workspace-write") return profile;
   if (profile.startsWith("external(")) return "external-sandbox";
   throw new Error(`unmapped permission profile ${profile}`);
 }
 
-function policyOf(source: string | null | undefined): Policy {
+function policyOf(source: string | null | undefined): ExecPolicy {
   return loadPolicy(source === null || source === undefined ? [] : [{ path: "test.rules", text: source }]);
 }
 
@@ -155,9 +155,9 @@ describe("approval_requirement (Codex create_exec_approval_requirement_for_comma
   it.each(runnable.map((c) => [c.source.split("::")[1] as string, c] as const))("%s", async (_name, c) => {
     const requirement = await approvalRequirement({
       argv: c.command as string[],
-      policy: policyOf(c.policy),
+      execPolicy: policyOf(c.policy),
       approvalPolicy: approvalPolicy(c.approval_policy as string),
-      sandboxPolicy: sandboxPolicy(c.permission_profile as string),
+      sandboxMode: sandboxMode(c.permission_profile as string),
       sandboxPermissions: c.sandbox_permissions as "use_default" | "require_escalated",
       prefixRule: c.prefix_rule ?? null,
     });
@@ -171,7 +171,7 @@ describe("unmatched_command_decision (Codex render_decision_for_unmatched_comman
   it.each(runnable.map((c) => [c.source.split("::")[1] as string, c] as const))("%s", async (_name, c) => {
     const decision = await unmatchedCommandDecision(c.command as string[], {
       approvalPolicy: approvalPolicy(c.approval_policy as string),
-      sandboxPolicy: sandboxPolicy(c.permission_profile as string),
+      sandboxMode: sandboxMode(c.permission_profile as string),
       sandboxPermissions: c.sandbox_permissions as "use_default" | "require_escalated",
       usedComplexParsing: c.used_complex_parsing as boolean,
     });

@@ -88,6 +88,18 @@ const FORBIDDEN_RM: readonly (readonly string[])[] = [
   ["/home/me/bin/fish", "-c", "x=rm; $x f"],
   ["pwsh", "-NoProfile", "-Command", "rm f"],
   ["bash", "-lc", "nu -c 'rm f'"],
+  // Read as zsh reads them: a login shell of zsh wraps every command as `zsh -lc SCRIPT`.
+  ["zsh", "-lc", "=rm f"],
+  ["/bin/zsh", "-c", "sudo =rm f"],
+  ["zsh", "-lc", "repeat 2 rm f"],
+  ["/usr/bin/zsh", "-lc", "time repeat 2 rm f"],
+  ["zsh", "-lc", "$'r\\m' f"],
+  ["zsh", "-lc", "echo a >! f; rm f"],
+  ["bash", "-lc", "zsh -c '=rm f'"],
+  // Function substitutions (bash 5.3, ksh93, mksh) run their commands.
+  ["bash", "-c", "echo ${ rm f; }"],
+  ["bash", "-lc", "echo ${| rm f; }"],
+  ["bash", "-lc", 'echo "${ rm f; }"'],
 ];
 
 describe("forbidden rules apply to what really runs", () => {
@@ -96,9 +108,9 @@ describe("forbidden rules apply to what really runs", () => {
       for (const approvalPolicy of ["on-request", "never"] as const) {
         const requirement = await approvalRequirement({
           argv,
-          policy,
+          execPolicy: policy,
           approvalPolicy,
-          sandboxPolicy: "workspace-write",
+          sandboxMode: "workspace-write",
           sandboxPermissions: "use_default",
         });
         expect(requirement.type, approvalPolicy).toBe("forbidden");
@@ -112,9 +124,9 @@ describe("forbidden rules apply to what really runs", () => {
   ])("a prompt rule asks for %j", async (argv) => {
     const requirement = await approvalRequirement({
       argv,
-      policy,
+      execPolicy: policy,
       approvalPolicy: "on-request",
-      sandboxPolicy: "workspace-write",
+      sandboxMode: "workspace-write",
       sandboxPermissions: "use_default",
     });
     expect(requirement.type).toBe("needs-approval");
@@ -132,9 +144,9 @@ describe("everyday read-only scripts do not ask under untrusted", () => {
   ])("%s → %s", async (script, type) => {
     const requirement = await approvalRequirement({
       argv: ["bash", "-lc", script],
-      policy: loadPolicy([]),
+      execPolicy: loadPolicy([]),
       approvalPolicy: "untrusted",
-      sandboxPolicy: "workspace-write",
+      sandboxMode: "workspace-write",
       sandboxPermissions: "use_default",
     });
     expect(requirement.type).toBe(type);
@@ -218,8 +230,8 @@ describe("a command line that cannot be read never passes a restrictive rule", (
       const because = `the script could not be read completely (${construct}: \`${text}\`), so the rules cannot tell every command it runs`;
       const input = {
         argv,
-        policy,
-        sandboxPolicy: "workspace-write",
+        execPolicy: policy,
+        sandboxMode: "workspace-write",
         sandboxPermissions: "use_default",
       } as const;
       expect(await approvalRequirement({ ...input, approvalPolicy: "on-request" })).toEqual({
@@ -246,8 +258,8 @@ describe("a command line that cannot be read never passes a restrictive rule", (
     const argv = ["bash", "-lc", "v=publish; npm $v"];
     const input = {
       argv,
-      policy: publish,
-      sandboxPolicy: "workspace-write",
+      execPolicy: publish,
+      sandboxMode: "workspace-write",
       sandboxPermissions: "use_default",
     } as const;
     expect(await approvalRequirement({ ...input, approvalPolicy: "on-request" })).toEqual({
@@ -272,9 +284,9 @@ describe("a command line that cannot be read never passes a restrictive rule", (
       for (const [argv] of UNREAD) {
         const requirement = await approvalRequirement({
           argv,
-          policy: rules,
+          execPolicy: rules,
           approvalPolicy: "on-request",
-          sandboxPolicy: "workspace-write",
+          sandboxMode: "workspace-write",
           sandboxPermissions: "use_default",
         });
         expect(requirement.type, JSON.stringify(argv)).toBe("skip");
@@ -288,9 +300,9 @@ describe("a command line that cannot be read never passes a restrictive rule", (
     expect(
       await approvalRequirement({
         argv,
-        policy,
+        execPolicy: policy,
         approvalPolicy: "on-request",
-        sandboxPolicy: "workspace-write",
+        sandboxMode: "workspace-write",
         sandboxPermissions: "use_default",
       }),
     ).toEqual({

@@ -1,9 +1,10 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ApprovalPolicy } from "@conch/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvalRequirement, loadPolicy, type ProgramLookup } from "../src/index.js";
-import type { ApprovalPolicy, ApprovalRequirement } from "../src/requirement/types.js";
+import type { ApprovalRequirement } from "../src/requirement/types.js";
 
 // Program resolution through PATH, with real directories built here. The fake programs are empty files
 // with the execute bit: nothing here runs them, or anything else it classifies.
@@ -62,9 +63,9 @@ function requirement(
 ): Promise<ApprovalRequirement> {
   return approvalRequirement({
     argv,
-    policy: rules(text),
+    execPolicy: rules(text),
     approvalPolicy,
-    sandboxPolicy: "workspace-write",
+    sandboxMode: "workspace-write",
     sandboxPermissions: "use_default",
     ...(programs === undefined ? {} : { programs }),
   });

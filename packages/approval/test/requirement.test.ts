@@ -1,15 +1,9 @@
+import { APPROVAL_POLICIES, type ApprovalPolicy } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
 import { BANNED_PREFIX_SUGGESTIONS } from "../src/requirement/amendment.js";
 import { approvalRequirement } from "../src/requirement/approval-requirement.js";
 import { renderCommand } from "../src/requirement/render-command.js";
-import {
-  APPROVAL_POLICIES,
-  type ApprovalPolicy,
-  type ApprovalRequirement,
-  type ApprovalRequirementInput,
-  SANDBOX_PERMISSIONS,
-  SANDBOX_POLICY_KINDS,
-} from "../src/requirement/types.js";
+import type { ApprovalRequirement, ApprovalRequirementInput } from "../src/requirement/types.js";
 import { loadPolicy } from "../src/rules/load.js";
 
 const EMPTY = loadPolicy([]);
@@ -24,9 +18,9 @@ function requirement(
 ): Promise<ApprovalRequirement> {
   return approvalRequirement({
     argv,
-    policy: EMPTY,
+    execPolicy: EMPTY,
     approvalPolicy: "on-request",
-    sandboxPolicy: "workspace-write",
+    sandboxMode: "workspace-write",
     sandboxPermissions: "use_default",
     ...options,
   });
@@ -49,19 +43,6 @@ const refuse = (reason: string): ApprovalRequirement => ({
   reason,
   proposedRule: null,
   bypassSandbox: false,
-});
-
-describe("the closed lists", () => {
-  it("names the policies, sandbox kinds and permissions", () => {
-    expect(APPROVAL_POLICIES).toEqual(["untrusted", "on-failure", "on-request", "never"]);
-    expect(SANDBOX_POLICY_KINDS).toEqual([
-      "read-only",
-      "workspace-write",
-      "danger-full-access",
-      "external-sandbox",
-    ]);
-    expect(SANDBOX_PERMISSIONS).toEqual(["use_default", "require_escalated"]);
-  });
 });
 
 describe("the heuristics for a command no rule matches, under each policy", () => {
@@ -134,12 +115,10 @@ describe("the heuristics for a command no rule matches, under each policy", () =
   it("under on-request, asks before leaving a restricting sandbox only", async () => {
     const argv = ["cargo", "build"];
     const escalated = { sandboxPermissions: "require_escalated" } as const;
-    expect(await requirement(argv, { ...escalated, sandboxPolicy: "read-only" })).toEqual(ask(argv));
-    expect(await requirement(argv, { ...escalated, sandboxPolicy: "workspace-write" })).toEqual(ask(argv));
-    expect(await requirement(argv, { ...escalated, sandboxPolicy: "danger-full-access" })).toEqual(
-      skip(argv),
-    );
-    expect(await requirement(argv, { ...escalated, sandboxPolicy: "external-sandbox" })).toEqual(skip(argv));
+    expect(await requirement(argv, { ...escalated, sandboxMode: "read-only" })).toEqual(ask(argv));
+    expect(await requirement(argv, { ...escalated, sandboxMode: "workspace-write" })).toEqual(ask(argv));
+    expect(await requirement(argv, { ...escalated, sandboxMode: "danger-full-access" })).toEqual(skip(argv));
+    expect(await requirement(argv, { ...escalated, sandboxMode: "external-sandbox" })).toEqual(skip(argv));
   });
 
   it.each(["untrusted", "on-failure", "never"] as const)(
@@ -195,13 +174,13 @@ describe("scripts", () => {
     // An allow rule for `cat` does not lift the sandbox for a `cat` that writes a file.
     const policy = rules('prefix_rule(pattern=["cat"], decision="allow")');
     const catWrites = ["bash", "-lc", "cat a.txt > /etc/motd"];
-    expect(await requirement(catWrites, { policy })).toEqual(skip(catWrites));
+    expect(await requirement(catWrites, { execPolicy: policy })).toEqual(skip(catWrites));
   });
 
   it("applies a forbidding rule to a command inside an opaque script", async () => {
     const policy = rules('prefix_rule(pattern=["git", "push"], decision="forbidden")');
     const argv = ["bash", "-lc", "git push origin $(git branch --show-current)"];
-    expect(await requirement(argv, { policy })).toEqual(
+    expect(await requirement(argv, { execPolicy: policy })).toEqual(
       refuse(
         "`bash -lc 'git push origin $(git branch --show-current)'` rejected: " +
           "policy forbids commands starting with `git push`",
@@ -212,12 +191,14 @@ describe("scripts", () => {
   it("applies a prompting rule inside an opaque script, but never an allowing one", async () => {
     const prompt = rules('prefix_rule(pattern=["npm", "publish"], decision="prompt")');
     const argv = ["bash", "-lc", "cd $HOME/pkg && npm publish"];
-    expect(await requirement(argv, { policy: prompt })).toEqual(
+    expect(await requirement(argv, { execPolicy: prompt })).toEqual(
       ask(null, "`bash -lc 'cd $HOME/pkg && npm publish'` requires approval by policy"),
     );
     const allow = rules('prefix_rule(pattern=["ls"], decision="allow")');
     const opaque = ["bash", "-lc", "ls $(pwd)"];
-    expect(await requirement(opaque, { policy: allow, approvalPolicy: "untrusted" })).toEqual(ask(opaque));
+    expect(await requirement(opaque, { execPolicy: allow, approvalPolicy: "untrusted" })).toEqual(
+      ask(opaque),
+    );
   });
 
   it("looks into a plain script run by a shell inside the script", async () => {
@@ -225,7 +206,7 @@ describe("scripts", () => {
       'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")',
     );
     const argv = ["bash", "-lc", "sh -c 'rm notes.txt'"];
-    expect(await requirement(argv, { policy })).toEqual(
+    expect(await requirement(argv, { execPolicy: policy })).toEqual(
       refuse(`\`bash -lc "sh -c 'rm notes.txt'"\` rejected: use trash instead`),
     );
   });
@@ -233,9 +214,11 @@ describe("scripts", () => {
   it("does not look into a script run by a shell outside the system directories", async () => {
     const policy = rules('prefix_rule(pattern=["git"], decision="allow", sandbox="none")');
     const argv = ["./bash", "-lc", "git status"];
-    expect(await requirement(argv, { policy })).toEqual(skip(argv));
-    expect(await requirement(argv, { policy, approvalPolicy: "untrusted" })).toEqual(ask(argv));
-    expect(await requirement(["/bin/bash", "-lc", "git status"], { policy })).toEqual(skip(null, true));
+    expect(await requirement(argv, { execPolicy: policy })).toEqual(skip(argv));
+    expect(await requirement(argv, { execPolicy: policy, approvalPolicy: "untrusted" })).toEqual(ask(argv));
+    expect(await requirement(["/bin/bash", "-lc", "git status"], { execPolicy: policy })).toEqual(
+      skip(null, true),
+    );
   });
 
   it("looks for dangerous commands inside a script judged whole", async () => {
@@ -259,23 +242,23 @@ describe("rules", () => {
   );
 
   it("asks with the most specific prompting rule's justification", async () => {
-    expect(await requirement(["git", "push", "origin", "main"], { policy })).toEqual(
+    expect(await requirement(["git", "push", "origin", "main"], { execPolicy: policy })).toEqual(
       ask(null, "`git push origin main` requires approval: pushes are reviewed"),
     );
   });
 
   it("refuses with the most specific forbidding rule", async () => {
-    expect(await requirement(["curl", "-X", "DELETE", "https://api"], { policy })).toEqual(
+    expect(await requirement(["curl", "-X", "DELETE", "https://api"], { execPolicy: policy })).toEqual(
       refuse("`curl -X DELETE https://api` rejected: no deletes against the API; use the staging API"),
     );
-    expect(await requirement(["curl", "https://api"], { policy })).toEqual(
+    expect(await requirement(["curl", "https://api"], { execPolicy: policy })).toEqual(
       refuse("`curl https://api` rejected: policy forbids commands starting with `curl`"),
     );
   });
 
   it("lets the strictest decision of all parts win", async () => {
     const argv = ["bash", "-lc", "git status && git push && curl -s x"];
-    expect(await requirement(argv, { policy })).toEqual(
+    expect(await requirement(argv, { execPolicy: policy })).toEqual(
       refuse(
         "`bash -lc 'git status && git push && curl -s x'` rejected: policy forbids commands starting with `curl`",
       ),
@@ -283,17 +266,19 @@ describe("rules", () => {
   });
 
   it("keeps the sandbox for a command every part of which a rule allows", async () => {
-    expect(await requirement(["bash", "-lc", "git status && git diff"], { policy })).toEqual(skip(null));
+    expect(await requirement(["bash", "-lc", "git status && git diff"], { execPolicy: policy })).toEqual(
+      skip(null),
+    );
   });
 
   it("turns a prompting rule into a refusal under never", async () => {
-    expect(await requirement(["git", "push"], { policy, approvalPolicy: "never" })).toEqual(
+    expect(await requirement(["git", "push"], { execPolicy: policy, approvalPolicy: "never" })).toEqual(
       refuse("approval required by policy, but AskForApproval is set to Never"),
     );
   });
 
   it("proposes the model's prefix rule only when it would let every part run", async () => {
-    const escalated = { sandboxPermissions: "require_escalated", sandboxPolicy: "read-only" } as const;
+    const escalated = { sandboxPermissions: "require_escalated", sandboxMode: "read-only" } as const;
     expect(await requirement(["make", "deploy"], { ...escalated, prefixRule: ["make"] })).toEqual(
       ask(["make"]),
     );
@@ -359,39 +344,43 @@ describe("leaving the sandbox", () => {
   );
 
   it("takes an allow rule that says sandbox none for every part", async () => {
-    expect(await requirement(["npm", "test"], { policy: unsandboxed })).toEqual(skip(null, true));
-    expect(await requirement(["bash", "-lc", "npm test && cargo build"], { policy: unsandboxed })).toEqual(
-      skip(null, true),
-    );
+    expect(await requirement(["npm", "test"], { execPolicy: unsandboxed })).toEqual(skip(null, true));
+    expect(
+      await requirement(["bash", "-lc", "npm test && cargo build"], { execPolicy: unsandboxed }),
+    ).toEqual(skip(null, true));
     // The command behind a runner is a part too.
-    expect(await requirement(["timeout", "5", "cargo", "build"], { policy: unsandboxed })).toEqual(
+    expect(await requirement(["timeout", "5", "cargo", "build"], { execPolicy: unsandboxed })).toEqual(
       skip(null, true),
     );
   });
 
   it("keeps it when one part is only allowed, or not matched at all", async () => {
-    expect(await requirement(["ls"], { policy: unsandboxed })).toEqual(skip(null));
-    expect(await requirement(["bash", "-lc", "npm test && ls"], { policy: unsandboxed })).toEqual(skip(null));
-    expect(await requirement(["bash", "-lc", "cargo build && make"], { policy: unsandboxed })).toEqual(
+    expect(await requirement(["ls"], { execPolicy: unsandboxed })).toEqual(skip(null));
+    expect(await requirement(["bash", "-lc", "npm test && ls"], { execPolicy: unsandboxed })).toEqual(
       skip(null),
     );
-    expect(await requirement(["timeout", "5", "make"], { policy: unsandboxed })).toEqual(skip(null));
+    expect(await requirement(["bash", "-lc", "cargo build && make"], { execPolicy: unsandboxed })).toEqual(
+      skip(null),
+    );
+    expect(await requirement(["timeout", "5", "make"], { execPolicy: unsandboxed })).toEqual(skip(null));
   });
 
   it("takes the program only as the rule names it, or at a path host_executable lists", async () => {
-    expect(await requirement(["./npm", "test"], { policy: unsandboxed })).toEqual(skip(["./npm", "test"]));
+    expect(await requirement(["./npm", "test"], { execPolicy: unsandboxed })).toEqual(
+      skip(["./npm", "test"]),
+    );
     // Codex resolves an absolute path to the rule for its file name: allowed unasked, still sandboxed.
     for (const argv of [
       ["/work/repo/npm", "test"],
       ["/usr/bin/npm", "test"],
     ]) {
-      expect(await requirement(argv, { policy: unsandboxed }), argv[0]).toEqual(skip(null));
+      expect(await requirement(argv, { execPolicy: unsandboxed }), argv[0]).toEqual(skip(null));
     }
     const listed = rules(
       'host_executable(name="npm", paths=["/usr/bin/npm"])\nprefix_rule(pattern=["npm", "test"], decision="allow", sandbox="none")',
     );
-    expect(await requirement(["/usr/bin/npm", "test"], { policy: listed })).toEqual(skip(null, true));
-    expect(await requirement(["/work/repo/npm", "test"], { policy: listed })).toEqual(
+    expect(await requirement(["/usr/bin/npm", "test"], { execPolicy: listed })).toEqual(skip(null, true));
+    expect(await requirement(["/work/repo/npm", "test"], { execPolicy: listed })).toEqual(
       skip(["/work/repo/npm", "test"]),
     );
   });
@@ -404,7 +393,7 @@ describe("leaving the sandbox", () => {
       ["fish", "-c", "cargo build"],
       ["bash", "-lc", "echo cargo build | sh"],
     ]) {
-      const result = await requirement(argv, { policy: unsandboxed });
+      const result = await requirement(argv, { execPolicy: unsandboxed });
       expect(result.type, JSON.stringify(argv)).toBe("skip");
       expect(result.bypassSandbox, JSON.stringify(argv)).toBe(false);
     }
@@ -439,9 +428,9 @@ describe("danger that only the whole line shows", () => {
   const ask = (script: string, approvalPolicy: "on-request" | "never") =>
     approvalRequirement({
       argv: ["bash", "-lc", script],
-      policy: loadPolicy([]),
+      execPolicy: loadPolicy([]),
       approvalPolicy,
-      sandboxPolicy: "workspace-write",
+      sandboxMode: "workspace-write",
       sandboxPermissions: "use_default",
     });
 

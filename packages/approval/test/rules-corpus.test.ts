@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readCorpus } from "@conch/test-config";
 import { afterAll, describe, expect, it } from "vitest";
 import { isApprovalError } from "../src/errors.js";
 import { appendAllowPrefixRule } from "../src/rules/amend.js";
@@ -10,17 +10,14 @@ import { evaluatePolicy } from "../src/rules/evaluate.js";
 import { loadPolicy } from "../src/rules/load.js";
 import { compileNetworkDomains } from "../src/rules/network.js";
 
-// Cases from Codex's execpolicy tests, shared by every package that implements a part of them.
-// Repository root is three levels up from this directory; the corpus sits beside the repository.
-const CORPUS_URL = new URL("../../../tooling/corpus/codex-execpolicy-cases.json", import.meta.url);
-
 interface Case {
   kind: string;
   source: string;
   [field: string]: unknown;
 }
 
-const corpus = JSON.parse(readFileSync(CORPUS_URL, "utf8")) as Case[];
+// Cases from Codex's execpolicy tests, shared by every package that implements a part of them.
+const corpus = readCorpus("codex-execpolicy-cases") as Case[];
 
 // The kinds this package's rules engine answers; the others belong to the approval requirement.
 const RULES_KINDS = [

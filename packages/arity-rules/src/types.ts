@@ -22,6 +22,7 @@ export const OPAQUE_REASONS = [
   "too-large",
   "too-deep",
   "unsupported-syntax",
+  "zsh-syntax",
 ] as const;
 export type OpaqueReason = (typeof OPAQUE_REASONS)[number];
 

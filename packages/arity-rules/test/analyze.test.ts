@@ -950,6 +950,44 @@ describe("a command is read or the script is opaque, however it is spelled", () 
   }
 });
 
+describe("a script zsh runs", () => {
+  table([
+    [
+      "zsh -c '=rm f'",
+      result(
+        [
+          cmd(
+            ["zsh", "-c", "=rm f"],
+            "zsh -c '=rm f'",
+            [],
+            result([cmd(["rm", "f"], "=rm f")], [], [op("zsh-syntax", "=rm")]),
+          ),
+        ],
+        [],
+        [op("zsh-syntax", "=rm")],
+      ),
+    ],
+    // bash reads the same script as the command `=rm`.
+    [
+      "bash -c '=rm f'",
+      result([cmd(["bash", "-c", "=rm f"], "bash -c '=rm f'", [], result([cmd(["=rm", "f"], "=rm f")]))]),
+    ],
+  ]);
+});
+
+describe("function substitutions (bash 5.3, ksh93, mksh)", () => {
+  it.each([
+    ["echo ${ rm -rf x; }", "${ rm -rf x; }"],
+    ["echo ${| rm x; }", "${| rm x; }"],
+    ['echo "${ rm x; }"', "${ rm x; }"],
+    ["[[ ${ rm x; } ]]", "${ rm x; }"],
+  ])("%s runs its commands: a command substitution, never a plain expansion", async (script, text) => {
+    const { opaque } = await analyze(script);
+    expect(opaque).toContainEqual(op("command-substitution", text));
+    expect(opaque.some((part) => part.reason === "parse-error")).toBe(true);
+  });
+});
+
 describe("coverage of this file", () => {
   it("has a case for every opaque reason", () => {
     expect([...covered].sort()).toEqual([...OPAQUE_REASONS].sort());

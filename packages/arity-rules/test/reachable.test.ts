@@ -162,6 +162,7 @@ describe("reachableCommands: what cannot be read", () => {
       "evaluated-text",
       "command-option",
       "program-path",
+      "zsh-syntax",
     ]);
   });
 
@@ -250,6 +251,7 @@ describe("reachableCommands: what cannot be read", () => {
     [script("test -v 'a[$(rm f)]'"), [part("evaluated-text", "a[$(rm f)]")]],
     [["tar", "-xf", "a.tar", "--to-command=rm f"], [part("command-option", "tar '--to-command=rm f'")]],
     [script("PATH=./bin:$PATH ls"), [part("program-path", "PATH=./bin:$PATH")]],
+    [["zsh", "-lc", "repeat 2 rm f"], [part("zsh-syntax", "repeat")]],
   ];
 
   for (const [argv, expected] of cases) {

@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readCorpus } from "@conch/test-config";
 import { describe, expect, it } from "vitest";
 import { DANGEROUS_REASONS, dangerousCommandMatch } from "../src/safety/dangerous.js";
 import { isKnownSafeCommand } from "../src/safety/is-known-safe.js";
 
 // Codex's own test cases for is_known_safe_command and dangerous_command_match, collected in the shared
-// corpus (tooling/corpus, vendored). Classification only: nothing here runs a command.
+// corpus (vendored in @conch/test-config). Classification only: nothing here runs a command.
 interface CorpusCase {
   check: "is_known_safe_command" | "dangerous_command_match";
   argv: string[];
@@ -15,9 +15,7 @@ interface CorpusCase {
   note?: string;
 }
 
-const CASES: CorpusCase[] = JSON.parse(
-  readFileSync(new URL("../../../tooling/corpus/codex-safety-cases.json", import.meta.url), "utf8"),
-);
+const CASES = readCorpus("codex-safety-cases") as CorpusCase[];
 
 const PLATFORM_MATCHES: Record<CorpusCase["platform"], boolean> = {
   any: true,

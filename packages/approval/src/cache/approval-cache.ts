@@ -1,8 +1,7 @@
 // Session approvals: once the user answers `approved_for_session`, the same command in the same place
 // with the same sandbox request runs without asking again until the session ends.
 import { analyze, shellScript } from "@conch/arity-rules";
-import type { ReviewDecision } from "../approver.js";
-import type { SandboxPermissions } from "../requirement/types.js";
+import type { ReviewDecision, SandboxPermissions } from "@conch/protocol";
 
 /** What identifies one approval: the command, where it runs, what it asks of the sandbox, and its tty. */
 export interface ApprovalCacheKeyInput {
@@ -23,7 +22,7 @@ export interface ApprovalCacheKeyInput {
 export async function canonicalCommand(argv: readonly string[]): Promise<readonly string[]> {
   const wrapped = shellScript(argv);
   if (wrapped === null) return [...argv];
-  const analysis = await analyze(wrapped.script);
+  const analysis = await analyze(wrapped.script, { zsh: wrapped.shell === "zsh" });
   const [single] = analysis.commands;
   const isSinglePlainCommand =
     single !== undefined &&

@@ -1,15 +1,47 @@
+import { isLiteralToken } from "@conch/arity-rules";
+import { ApprovalError } from "../errors.js";
 import { appendAllowPrefixRule } from "../rules/amend.js";
-import { storablePrefixRule } from "./storable-prefix-rule.js";
+import { addPrefixRule } from "../rules/policy.js";
+import type { ExecPolicy } from "../rules/types.js";
+import { bannedPrefixRuleReason } from "./storable-prefix-rule.js";
+
+/** What `allowPrefixRule` gives back. */
+export interface AllowedPrefixRule {
+  /** The rules with the new allow rule: use them from now on. */
+  readonly rules: ExecPolicy;
+  /**
+   * Settles once the rules file holds the rule: true when it was appended, false when the file already
+   * had it (and at once, false, without a file). Rejects when the file cannot be written; `rules` still
+   * hold the rule, for this session only.
+   */
+  readonly stored: Promise<boolean>;
+}
 
 /**
- * "Always allow" for `argv`: derives the prefix rule with `storablePrefixRule` and appends it to the rules
- * file (`.rules` or `.toml`) atomically. Returns the stored prefix, the prefix when an identical rule was
- * already there, or null when no rule may be stored for this command (banned, non-literal, or empty):
- * then nothing is written and the approval holds for this command only.
+ * "Always allow" for `prefix`: `rules` with an allow rule for it (Codex's `Policy::add_prefix_rule`), and,
+ * given a `file`, the same rule appended to that rules file: Codex's `prefix_rule(...)` line in a `.rules`
+ * file, a `[[rule]]` table in a `.toml` one; the file and its directory are created if needed, and the
+ * file is replaced atomically (a symlinked file at its target). `prefix` is what `storablePrefixRule`
+ * returned, as shown to the person who said yes: a banned or non-literal prefix is refused with
+ * `INVALID_RULES`, and nothing changes.
  */
-export async function storeAlwaysAllowRule(path: string, argv: readonly string[]): Promise<string[] | null> {
-  const prefix = storablePrefixRule(argv);
-  if (prefix === null) return null;
-  await appendAllowPrefixRule(path, prefix);
-  return prefix;
+export function allowPrefixRule(
+  rules: ExecPolicy,
+  prefix: readonly string[],
+  file?: string,
+): AllowedPrefixRule {
+  const refusal = prefix.every(isLiteralToken)
+    ? bannedPrefixRuleReason(prefix)
+    : "only literal tokens are stored";
+  if (refusal !== null) {
+    throw new ApprovalError(
+      "INVALID_RULES",
+      `prefix rule ${JSON.stringify(prefix)} is never stored: ${refusal}`,
+    );
+  }
+  const stored = file === undefined ? Promise.resolve(false) : appendAllowPrefixRule(file, prefix);
+  // A caller that keeps only `rules` must not crash the process with an unhandled rejection; one that
+  // awaits `stored` still sees the failure.
+  stored.catch(() => undefined);
+  return { rules: addPrefixRule(rules, prefix, "allow"), stored };
 }

@@ -1,7 +1,7 @@
 import type { Decision } from "../rules/decision.js";
 import { evaluatePolicy } from "../rules/evaluate.js";
 import { addPrefixRule } from "../rules/policy.js";
-import type { Policy, RuleMatch } from "../rules/types.js";
+import type { ExecPolicy, RuleMatch } from "../rules/types.js";
 
 /**
  * Prefix rules a model may ask for that are never proposed (Codex's `BANNED_PREFIX_SUGGESTIONS`, its
@@ -108,7 +108,7 @@ const isPolicyMatch = (match: RuleMatch): boolean => match.type === "prefixRuleM
 
 /** Would allowing `prefix` make every command run unasked (each then evaluates to `allow`)? */
 function approvesAllCommands(
-  policy: Policy,
+  policy: ExecPolicy,
   prefix: readonly string[],
   commands: readonly (readonly string[])[],
   fallback: (command: readonly string[]) => Decision,
@@ -126,7 +126,7 @@ function approvesAllCommands(
 export function deriveRequestedPrefixRule(
   prefixRule: readonly string[] | null | undefined,
   matchedRules: readonly RuleMatch[],
-  policy: Policy,
+  policy: ExecPolicy,
   commands: readonly (readonly string[])[],
   fallback: (command: readonly string[]) => Decision,
 ): string[] | null {

@@ -11,7 +11,7 @@ import { type Decision, strictestDecision } from "../rules/decision.js";
 import { evaluatePolicy } from "../rules/evaluate.js";
 import { executableName, normalizeAbsolutePath } from "../rules/host-executable.js";
 import { matchCommand, possibleRestrictiveMatches } from "../rules/match.js";
-import type { Policy, PrefixRule, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
+import type { ExecPolicy, PrefixRule, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
 import { deriveRequestedPrefixRule, prefixRuleForAllow, prefixRuleForPrompt } from "./amendment.js";
 import { commandsForPolicy } from "./policy-commands.js";
 import { programResolver, type UntrustedProgram } from "./program-resolution.js";
@@ -48,7 +48,7 @@ function forbidden(reason: string): ApprovalRequirement {
  * resolved by reading file metadata only.
  */
 export async function approvalRequirement(input: ApprovalRequirementInput): Promise<ApprovalRequirement> {
-  const { argv, policy, approvalPolicy, sandboxPolicy, sandboxPermissions, programs } = input;
+  const { argv, execPolicy: policy, approvalPolicy, sandboxMode, sandboxPermissions, programs } = input;
   if (sandboxPermissions === "require_escalated" && approvalPolicy !== "on-request") {
     return forbidden(escalationRejectedReason(approvalPolicy));
   }
@@ -64,7 +64,7 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
   const ruling = untrusted === null ? policy : withoutAllowRules(policy);
   const context = {
     approvalPolicy,
-    sandboxPolicy,
+    sandboxMode,
     sandboxPermissions,
     usedComplexParsing: !parsed.mayBeKnownSafe || reach.unread.length > 0 || untrusted !== null,
   };
@@ -182,7 +182,7 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
  * for `npm` must not take `./npm` or `/work/repo/npm`, a file the agent may have written, out of the
  * sandbox.
  */
-function liftsSandbox(policy: Policy, command: readonly string[]): boolean {
+function liftsSandbox(policy: ExecPolicy, command: readonly string[]): boolean {
   const [first] = command;
   const name = first === undefined ? null : executableName(first);
   const listed =
@@ -196,7 +196,7 @@ function liftsSandbox(policy: Policy, command: readonly string[]): boolean {
 }
 
 /** The policy without its allow rules, for a command line whose programs are not what their names say. */
-function withoutAllowRules(policy: Policy): Policy {
+function withoutAllowRules(policy: ExecPolicy): ExecPolicy {
   const rulesByProgram = new Map<string, PrefixRule[]>();
   for (const [program, rules] of policy.rulesByProgram) {
     const restrictive = rules.filter((rule) => rule.decision !== "allow");
@@ -250,7 +250,7 @@ async function resolvePrograms(
   return { untrusted: null, certain };
 }
 
-function hasRestrictiveRules(policy: Policy): boolean {
+function hasRestrictiveRules(policy: ExecPolicy): boolean {
   for (const rules of policy.rulesByProgram.values()) {
     if (rules.some((rule) => rule.decision !== "allow")) return true;
   }
@@ -275,7 +275,7 @@ function escapeRegExp(text: string): string {
 function mentionedRestrictions(
   argv: readonly string[],
   unread: readonly UnreadPart[],
-  policy: Policy,
+  policy: ExecPolicy,
 ): { certain: PrefixRuleMatch[]; possible: PrefixRuleMatch[] } {
   const found = { certain: [] as PrefixRuleMatch[], possible: [] as PrefixRuleMatch[] };
   if (unread.length === 0) return found;

@@ -93,7 +93,7 @@ export async function commandsForPolicy(argv: readonly string[]): Promise<Policy
   const whole = { commands: [[...argv]], usedComplexParsing: false, mayBeKnownSafe: true, innerCommands: [] };
   const wrapped = shellScript(argv);
   if (wrapped === null) return whole;
-  const analysis = await analyze(wrapped.script);
+  const analysis = await analyze(wrapped.script, { zsh: wrapped.shell === "zsh" });
   const plain = plainCommands(analysis, 0);
   if (plain !== null)
     return { commands: plain, usedComplexParsing: false, mayBeKnownSafe: true, innerCommands: [] };

@@ -1,10 +1,10 @@
 // The texts a model reads when a command is refused or waits for approval. Where Codex has a text, it
 // is Codex's word for word, so a model trained on Codex recognises it.
 import type { DangerousMatch, UnreadPart, UnreadReason } from "@conch/arity-rules";
+import type { ApprovalPolicy } from "@conch/protocol";
 import type { PrefixRuleMatch, RuleMatch } from "../rules/types.js";
 import type { UntrustedProgram } from "./program-resolution.js";
 import { renderCommand } from "./render-command.js";
-import type { ApprovalPolicy } from "./types.js";
 
 export const PROMPT_CONFLICT_REASON = "approval required by policy, but AskForApproval is set to Never";
 
@@ -81,7 +81,9 @@ const UNREAD_DESCRIPTIONS: Readonly<Record<UnreadReason, string>> = {
   "unmodelled-builtin": "a shell builtin the analyser does not model",
   "evaluated-text": "text bash evaluates as code where it takes a variable name or a number",
   "command-option": "an option that gives a program a command, a script or a program to run",
-  "program-path": "a PATH the command line sets, so a name may run another program",
+  "program-path":
+    "a PATH, working directory or root the command line sets, so a name may run another program",
+  "zsh-syntax": "text zsh reads differently from bash",
 };
 
 function unreadText(unread: UnreadPart): string {

@@ -1,38 +1,5 @@
-import type { Policy } from "../rules/types.js";
-
-/**
- * When the user is asked before a command runs (Codex's `AskForApproval`):
- * - `untrusted`: only known-safe commands run unasked.
- * - `on-failure`: everything runs in the sandbox unasked; a sandbox denial asks before an unsandboxed retry.
- * - `on-request`: the model asks for escalation (`require_escalated` with a justification).
- * - `never`: nobody is ever asked; what would need asking is rejected with a reason.
- */
-export const APPROVAL_POLICIES: readonly ["untrusted", "on-failure", "on-request", "never"] = [
-  "untrusted",
-  "on-failure",
-  "on-request",
-  "never",
-] as const;
-
-export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
-
-/** The kind of sandbox a command runs in; only the kind matters to the approval requirement. */
-export const SANDBOX_POLICY_KINDS: readonly [
-  "read-only",
-  "workspace-write",
-  "danger-full-access",
-  "external-sandbox",
-] = ["read-only", "workspace-write", "danger-full-access", "external-sandbox"] as const;
-
-export type SandboxPolicyKind = (typeof SANDBOX_POLICY_KINDS)[number];
-
-/** What a tool call asks of the sandbox: `require_escalated` asks to run outside it. */
-export const SANDBOX_PERMISSIONS: readonly ["use_default", "require_escalated"] = [
-  "use_default",
-  "require_escalated",
-] as const;
-
-export type SandboxPermissions = (typeof SANDBOX_PERMISSIONS)[number];
+import type { ApprovalPolicy, SandboxMode, SandboxPermissions } from "@conch/protocol";
+import type { ExecPolicy } from "../rules/types.js";
 
 export const REQUIREMENT_TYPES: readonly ["skip", "needs-approval", "forbidden"] = [
   "skip",
@@ -71,9 +38,10 @@ export interface ApprovalRequirementInput {
   /** The command as it will be spawned, e.g. `["bash", "-lc", "cargo build && echo ok"]`. */
   argv: readonly string[];
   /** The exec-policy rules. */
-  policy: Policy;
+  execPolicy: ExecPolicy;
   approvalPolicy: ApprovalPolicy;
-  sandboxPolicy: SandboxPolicyKind;
+  /** The sandbox the command runs in; only its mode matters here. */
+  sandboxMode: SandboxMode;
   sandboxPermissions: SandboxPermissions;
   /** The prefix rule the model asked to have approved along with this command (`prefix_rule`). */
   prefixRule?: readonly string[] | null;

@@ -1,11 +1,11 @@
 // What happens to a command no rule matches: Codex's `render_decision_for_unmatched_command`.
 import { type DangerousMatch, dangerousCommandMatch, isKnownSafeCommand } from "@conch/arity-rules";
+import type { ApprovalPolicy, SandboxMode, SandboxPermissions } from "@conch/protocol";
 import type { Decision } from "../rules/decision.js";
-import type { ApprovalPolicy, SandboxPermissions, SandboxPolicyKind } from "./types.js";
 
 export interface UnmatchedCommandContext {
   approvalPolicy: ApprovalPolicy;
-  sandboxPolicy: SandboxPolicyKind;
+  sandboxMode: SandboxMode;
   sandboxPermissions: SandboxPermissions;
   /**
    * Codex's `used_complex_parsing`: the command was not read with certainty (a heredoc's command words,
@@ -32,7 +32,7 @@ export async function judgeUnmatchedCommand(
   argv: readonly string[],
   context: UnmatchedCommandContext,
 ): Promise<HeuristicVerdict> {
-  const { approvalPolicy, sandboxPolicy, sandboxPermissions, usedComplexParsing } = context;
+  const { approvalPolicy, sandboxMode, sandboxPermissions, usedComplexParsing } = context;
   if (approvalPolicy === "untrusted" && !usedComplexParsing && (await isKnownSafeCommand(argv))) {
     return { decision: "allow", dangerous: null };
   }
@@ -45,7 +45,7 @@ export async function judgeUnmatchedCommand(
     case "untrusted":
       return { decision: "prompt", dangerous: null };
     case "on-request": {
-      const unrestricted = sandboxPolicy === "danger-full-access" || sandboxPolicy === "external-sandbox";
+      const unrestricted = sandboxMode === "danger-full-access" || sandboxMode === "external-sandbox";
       const escalates = sandboxPermissions === "require_escalated";
       return { decision: !unrestricted && escalates ? "prompt" : "allow", dangerous: null };
     }

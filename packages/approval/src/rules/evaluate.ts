@@ -1,6 +1,6 @@
 import { type Decision, strictestDecision } from "./decision.js";
 import { type HostExecutableResolution, matchCommand } from "./match.js";
-import type { Policy, PolicyEvaluation, RuleMatch } from "./types.js";
+import type { ExecPolicy, PolicyEvaluation, RuleMatch } from "./types.js";
 
 export interface EvaluatePolicyOptions {
   /** The decision for a command no rule matches (Codex's heuristics fallback). */
@@ -21,7 +21,7 @@ function isCommandList(
  * decision; the decision is the strictest of all. An empty argv is one command that matches nothing.
  */
 export function evaluatePolicy(
-  policy: Policy,
+  policy: ExecPolicy,
   commands: readonly string[] | readonly (readonly string[])[],
   options: EvaluatePolicyOptions,
 ): PolicyEvaluation {
@@ -69,7 +69,7 @@ export interface PolicyCheckOutput {
  * fallback) in Codex's output shape, absent fields omitted as Codex omits them.
  */
 export function checkPolicy(
-  policy: Policy,
+  policy: ExecPolicy,
   command: readonly string[],
   options: { readonly hostExecutables?: HostExecutableResolution } = {},
 ): PolicyCheckOutput {

@@ -4,7 +4,7 @@ import { PolicyBuilder } from "./policy.js";
 import { invalidRules, RuleProblem } from "./problem.js";
 import { readRulesFile } from "./rules-file.js";
 import { readTomlFile } from "./toml-file.js";
-import type { Policy } from "./types.js";
+import type { ExecPolicy } from "./types.js";
 
 /** A rules file's path (used for its format, `.toml` or else Codex `.rules`, and in errors) and text. */
 export interface RulesFile {
@@ -21,7 +21,7 @@ function toApprovalError(path: string, error: unknown): unknown {
  * later `host_executable` for a name replaces an earlier one. Each file's `match`/`not_match` examples
  * are checked once that file is read. Throws an ApprovalError (`INVALID_RULES`, `file:line: ...`).
  */
-export function loadPolicy(files: readonly RulesFile[]): Policy {
+export function loadPolicy(files: readonly RulesFile[]): ExecPolicy {
   const builder = new PolicyBuilder();
   for (const { path, text } of files) {
     try {
@@ -46,7 +46,7 @@ export function loadPolicy(files: readonly RulesFile[]): Policy {
 }
 
 /** `loadPolicy` over files read from disk (UTF-8); an unreadable file is an `INVALID_RULES` error. */
-export async function loadPolicyFiles(paths: readonly string[]): Promise<Policy> {
+export async function loadPolicyFiles(paths: readonly string[]): Promise<ExecPolicy> {
   const files = await Promise.all(
     paths.map(async (path): Promise<RulesFile> => {
       try {

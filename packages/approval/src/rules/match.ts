@@ -1,5 +1,5 @@
 import { executableName, normalizeAbsolutePath } from "./host-executable.js";
-import type { Policy, PrefixRule, PrefixRuleMatch } from "./types.js";
+import type { ExecPolicy, PrefixRule, PrefixRuleMatch } from "./types.js";
 
 /**
  * How a command whose first token is a path (`/usr/bin/git`) relates to rules written for the bare
@@ -48,12 +48,12 @@ function matchRules(
   return matches;
 }
 
-function matchExact(policy: Policy, command: readonly string[]): PrefixRuleMatch[] {
+function matchExact(policy: ExecPolicy, command: readonly string[]): PrefixRuleMatch[] {
   const program = command[0];
   return program === undefined ? [] : matchRules(policy.rulesByProgram.get(program), command, null);
 }
 
-function matchHostExecutable(policy: Policy, command: readonly string[]): PrefixRuleMatch[] {
+function matchHostExecutable(policy: ExecPolicy, command: readonly string[]): PrefixRuleMatch[] {
   const [first, ...args] = command;
   // Codex also resolves a relative path, against its own working directory; that says nothing about
   // where the command runs, so here only absolute paths resolve.
@@ -66,7 +66,7 @@ function matchHostExecutable(policy: Policy, command: readonly string[]): Prefix
   return matchRules(policy.rulesByProgram.get(name), [name, ...args], program);
 }
 
-function matchRestrictive(policy: Policy, command: readonly string[]): PrefixRuleMatch[] {
+function matchRestrictive(policy: ExecPolicy, command: readonly string[]): PrefixRuleMatch[] {
   const [first, ...args] = command;
   if (first === undefined) return [];
   const name = executableName(first);
@@ -90,7 +90,7 @@ function sameMatch(a: PrefixRuleMatch, b: PrefixRuleMatch): boolean {
 
 /** Every rule of the policy that matches one command, in rule order; no fallback. */
 export function matchCommand(
-  policy: Policy,
+  policy: ExecPolicy,
   command: readonly string[],
   resolution: HostExecutableResolution,
 ): PrefixRuleMatch[] {
@@ -118,7 +118,7 @@ export function matchCommand(
  * (`prompt`) whatever the rule decides; a certain match is `matchCommand`'s.
  */
 export function possibleRestrictiveMatches(
-  policy: Policy,
+  policy: ExecPolicy,
   command: readonly string[],
   dynamic: readonly number[],
 ): PrefixRuleMatch[] {

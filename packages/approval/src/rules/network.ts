@@ -1,6 +1,6 @@
 import { type Decision, parseDecision } from "./decision.js";
 import { RuleProblem } from "./problem.js";
-import type { NetworkProtocol, Policy } from "./types.js";
+import type { ExecPolicy, NetworkProtocol } from "./types.js";
 
 export function parseNetworkProtocol(raw: string): NetworkProtocol {
   switch (raw) {
@@ -68,7 +68,7 @@ export function normalizeNetworkHost(raw: string): string {
  * The allowed and denied domain lists the network rules compile to, as Codex builds them: rules apply
  * in order, a later rule for the same host moves it between lists, `prompt` rules are in neither.
  */
-export function compileNetworkDomains(policy: Policy): { allowed: string[]; denied: string[] } {
+export function compileNetworkDomains(policy: ExecPolicy): { allowed: string[]; denied: string[] } {
   let allowed: string[] = [];
   let denied: string[] = [];
   for (const rule of policy.networkRules) {

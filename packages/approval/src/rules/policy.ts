@@ -1,7 +1,7 @@
 import { ApprovalError } from "../errors.js";
 import { DECISIONS, type Decision, parseDecision } from "./decision.js";
 import { RuleProblem } from "./problem.js";
-import type { NetworkRule, PatternToken, Policy, PrefixRule } from "./types.js";
+import type { ExecPolicy, NetworkRule, PatternToken, PrefixRule } from "./types.js";
 
 /** Checks a pattern and returns it with one-alternative lists reduced to their single token. */
 export function normalizePattern(pattern: readonly PatternToken[]): PatternToken[] {
@@ -81,7 +81,7 @@ export class PolicyBuilder {
     this.networkRules.push(rule);
   }
 
-  build(): Policy {
+  build(): ExecPolicy {
     return policyFromParts(this.rulesByProgram, this.hostExecutables, this.networkRules);
   }
 }
@@ -90,7 +90,7 @@ export function policyFromParts(
   rulesByProgram: ReadonlyMap<string, readonly PrefixRule[]>,
   hostExecutables: ReadonlyMap<string, readonly string[]>,
   networkRules: readonly NetworkRule[],
-): Policy {
+): ExecPolicy {
   return Object.freeze({
     rulesByProgram: new Map(
       [...rulesByProgram].map(([program, rules]) => [program, Object.freeze([...rules])]),
@@ -104,7 +104,7 @@ export function policyFromParts(
  * A copy of the policy with one more literal prefix rule (Codex's `Policy::add_prefix_rule`), e.g. for
  * a prefix the user just chose to always allow; the policy passed in is left as it was.
  */
-export function addPrefixRule(policy: Policy, prefix: readonly string[], decision: Decision): Policy {
+export function addPrefixRule(policy: ExecPolicy, prefix: readonly string[], decision: Decision): ExecPolicy {
   const [program, ...rest] = prefix;
   if (program === undefined) {
     throw new ApprovalError("INVALID_RULES", "invalid pattern element: prefix cannot be empty");

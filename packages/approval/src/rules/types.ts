@@ -30,7 +30,7 @@ export interface NetworkRule {
 }
 
 /** A loaded exec policy. Build it with `loadPolicy`/`loadPolicyFiles`; treat it as immutable. */
-export interface Policy {
+export interface ExecPolicy {
   /** Rules by program (first token), each list in load order. */
   readonly rulesByProgram: ReadonlyMap<string, readonly PrefixRule[]>;
   /** Absolute paths allowed to resolve to each bare executable name; the last definition wins. */

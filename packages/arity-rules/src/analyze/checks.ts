@@ -3,6 +3,7 @@
 
 import type { Node } from "web-tree-sitter";
 import type { OpaquePart } from "../types.js";
+import { FUNSUB_START } from "./words.js";
 
 /** Reports every ERROR node and every MISSING token (with the text of the construct it should close). */
 export function collectParseErrors(root: Node, src: string, out: OpaquePart[]): void {
@@ -23,6 +24,11 @@ function visitErrors(node: Node, src: string, out: OpaquePart[]): void {
         reason: "parse-error",
         text: context === null ? "" : src.slice(context.startIndex, context.endIndex),
       });
+      // A function substitution (`${ cmd; }`, `${| cmd; }`) is an ERROR for tree-sitter-bash; it runs cmd.
+      const text = src.slice(child.startIndex, child.endIndex);
+      if (child.type === "ERROR" && FUNSUB_START.test(text) && text.endsWith("}")) {
+        out.push({ reason: "command-substitution", text });
+      }
     } else if (child.hasError) {
       visitErrors(child, src, out);
     }

@@ -36,8 +36,11 @@ function preview(script: string): string {
   return `${text}…`;
 }
 
-/** Analyses script with parser; depth counts the `bash -c` scripts around it. */
-export function analyzeScript(parser: Parser, script: string, depth: number): Analysis {
+/**
+ * Analyses script with parser; depth counts the `bash -c` scripts around it, and `zsh` says zsh runs it
+ * (a nested script is read as the shell that runs it reads it).
+ */
+export function analyzeScript(parser: Parser, script: string, depth: number, zsh = false): Analysis {
   if (isTooLarge(script)) return tooLarge(script);
   const tree = parser.parse(script);
   if (tree === null) {
@@ -47,8 +50,12 @@ export function analyzeScript(parser: Parser, script: string, depth: number): An
     const root = tree.rootNode;
     const cursor = root.walk();
     try {
-      const walker = new Walker(script, cursor, depth, (nested, nestedDepth) =>
-        analyzeScript(parser, nested, nestedDepth),
+      const walker = new Walker(
+        script,
+        cursor,
+        depth,
+        (nested, nestedDepth, nestedZsh) => analyzeScript(parser, nested, nestedDepth, nestedZsh),
+        zsh,
       );
       try {
         if (root.hasError) collectParseErrors(root, script, walker.opaque);

@@ -1,14 +1,30 @@
 // The walk over one tree-sitter-bash tree: simple commands with literal argv, the operators between them,
 // redirections and opaque parts. It moves a single TreeCursor (no Node objects) and fails closed: a node
 // type it does not know is reported as `unsupported-syntax`, never skipped.
+//
+// A script zsh runs is walked with `zsh` set. tree-sitter still reads it with bash's grammar; where zsh
+// reads the same text otherwise, the walker reports `zsh-syntax`:
+// - a word starting with an unquoted `=` (`=rm f`, `sudo =rm f`: zsh puts the command's path there, and
+//   `=(…)` is a process substitution); a command name is read without the `=`, so rules see `rm`, any
+//   other such word is not literal;
+// - `repeat`, `foreach`, `end` or `always` as a command name, or after `time`;
+// - redirections with no command (`> f`, `< f`, `<<< x`): zsh runs `$NULLCMD` or `$READNULLCMD`;
+// - `>!` and `>>!` (bash: a file named `!`; zsh: clobbering the next word);
+// - an unbraced expansion followed by `[` (`$x[i]`, `"$x[1,$n]"`): a subscript zsh evaluates;
+// - an unquoted `(` in a word, or an extended glob, outside `[[ ]]` (glob qualifiers, `*(e:…:)` runs
+//   code), though tree-sitter-bash reads nearly every such word as a parse error anyway.
+// `$'…'` is decoded as zsh decodes it (words.ts). Other zsh-only syntax that tree-sitter-bash cannot parse
+// (`for x (a b) cmd`, `rm f &!`, `() { … }`, `${(e)x}`, `$=x`, `if [[ … ]] { … }`) is a parse error, never
+// read with certainty either. Everything else is read with bash's rules: options set in zsh's startup
+// files (EXTENDED_GLOB, SH_WORD_SPLIT, …) are not known here.
 
 import type { TreeCursor } from "web-tree-sitter";
 import type { Analysis, OpaquePart, OpaqueReason, Operator, Redirect, SimpleCommand } from "../types.js";
 import { shellScriptIndex } from "./shell-script.js";
-import { decodeAnsiC, unquoteDoubleQuoted } from "./words.js";
+import { decodeAnsiC, FUNSUB_START, unquoteDoubleQuoted } from "./words.js";
 
-/** Analyses the script of a nested `bash -c SCRIPT` at the given depth. */
-export type AnalyzeNested = (script: string, depth: number) => Analysis;
+/** Analyses the script of a nested `bash -c SCRIPT` at the given depth (`zsh`: zsh runs it). */
+export type AnalyzeNested = (script: string, depth: number, zsh: boolean) => Analysis;
 
 /** `bash -c` scripts are analysed this many levels deep; a deeper one is `too-deep`. */
 const MAX_NESTING_DEPTH = 4;
@@ -95,6 +111,10 @@ const RESERVED_WORDS: ReadonlySet<string> = new Set([
   "until",
   "while",
 ]);
+
+// Reserved words of zsh that bash lacks: as a command name (or after `time`), zsh reads a loop or a block
+// that tree-sitter reads as a simple command (`repeat 2 rm f`, `foreach x (a b)`, `} always {`).
+const ZSH_RESERVED_WORDS: ReadonlySet<string> = new Set(["repeat", "foreach", "end", "always"]);
 
 const OPERATORS: ReadonlySet<string> = new Set(["&&", "||", "|", "|&"]);
 const CASE_TERMINATORS: ReadonlySet<string> = new Set([";;", ";&", ";;&"]);
@@ -186,6 +206,8 @@ export class Walker {
   private readonly cursor: TreeCursor;
   private readonly depth: number;
   private readonly analyzeNested: AnalyzeNested;
+  /** The script is run by zsh, which reads some of bash's syntax otherwise (see the top of this file). */
+  private readonly zsh: boolean;
   /** The operator that joins the last command to the next one. */
   private pending: Operator = ";";
 
@@ -199,6 +221,8 @@ export class Walker {
   private braceSeparator = false;
   private brace = false;
   private misread = false;
+  /** An unquoted `(` or an extended glob in the word: a glob qualifier or a pattern group for zsh. */
+  private paren = false;
   private wordStart = 0;
   private wordEnd = 0;
   /** Where an ERROR `<` just before a redirection ends (half of a `<>`). */
@@ -209,11 +233,12 @@ export class Walker {
   private redirectStart = 0;
   private operatorEnd = 0;
 
-  constructor(src: string, cursor: TreeCursor, depth: number, analyzeNested: AnalyzeNested) {
+  constructor(src: string, cursor: TreeCursor, depth: number, analyzeNested: AnalyzeNested, zsh = false) {
     this.src = src;
     this.cursor = cursor;
     this.depth = depth;
     this.analyzeNested = analyzeNested;
+    this.zsh = zsh;
   }
 
   /** Walks the tree from the cursor's node (the root). */
@@ -435,7 +460,11 @@ export class Walker {
       }
     } while (c.gotoNextSibling());
     c.gotoParent();
-    if (!walked) this.applyTrailing(own, this.commands.length);
+    if (!walked) {
+      // Redirections alone (`> f`, `< f`): zsh runs `$NULLCMD` or `$READNULLCMD` with them.
+      if (this.zsh) this.reportNode("zsh-syntax");
+      this.applyTrailing(own, this.commands.length);
+    }
     if (heredoc) this.walkHeredocContinuations();
   }
 
@@ -476,6 +505,7 @@ export class Walker {
     const parts = new Parts(c.endIndex);
     let named = false;
     let timed = -1;
+    let redirected = false;
     c.gotoFirstChild();
     do {
       const type = c.nodeType;
@@ -489,8 +519,10 @@ export class Walker {
         parts.lastEnd = c.endIndex;
       } else if (type === "file_redirect") {
         this.fileRedirect(parts);
+        redirected = true;
       } else if (type === "herestring_redirect") {
         this.herestring(parts);
+        redirected = true;
       } else if (type === "subshell" && named && timed === -1 && isTimeKeyword(parts)) {
         // `time ( ... )`: the keyword times the subshell; only the subshell's commands run.
         timed = this.commands.length;
@@ -509,7 +541,9 @@ export class Walker {
       return;
     }
     if (!named) {
-      // Only assignments and redirections (or a name lost to a parse error): no command runs.
+      // Only assignments and redirections (or a name lost to a parse error): no command runs, but zsh
+      // runs `$NULLCMD` or `$READNULLCMD` for redirections with no command.
+      if (this.zsh && redirected) this.reportNode("zsh-syntax");
       for (const redirect of parts.redirects) this.redirects.push(redirect);
       if (parts.argv.length > 0) this.reportText("unsupported-syntax", parts.argv.join(" "));
       if (trailing !== null) this.applyTrailing(trailing, this.commands.length);
@@ -528,7 +562,9 @@ export class Walker {
     const end = this.wordEnd;
     if (start === end) return false;
     this.pushWord(parts, word, start, end);
-    if (RESERVED_WORDS.has(this.src.slice(start, end))) this.report("unsupported-syntax", start, end);
+    const text = this.src.slice(start, end);
+    if (RESERVED_WORDS.has(text)) this.report("unsupported-syntax", start, end);
+    if (this.zsh && ZSH_RESERVED_WORDS.has(text)) this.report("zsh-syntax", start, end);
     return true;
   }
 
@@ -646,6 +682,9 @@ export class Walker {
       if (next !== undefined && (RESERVED_WORDS.has(next) || next === "coproc")) {
         this.reportText("unsupported-syntax", command.text);
       }
+      if (next !== undefined && this.zsh && ZSH_RESERVED_WORDS.has(next)) {
+        this.reportText("zsh-syntax", command.text);
+      }
     }
     let index = 0;
     while ((argv[index] === "command" || argv[index] === "builtin") && parts.isLiteral(index)) {
@@ -666,7 +705,12 @@ export class Walker {
       this.reportText("too-deep", command.text);
       return;
     }
-    const nested = this.analyzeNested(argv[scriptIndex] as string, this.depth + 1);
+    const program = argv[0] as string;
+    const nested = this.analyzeNested(
+      argv[scriptIndex] as string,
+      this.depth + 1,
+      program.slice(program.lastIndexOf("/") + 1) === "zsh",
+    );
     command.nested = nested;
     for (const redirect of nested.redirects) this.redirects.push(redirect);
     for (const part of nested.opaque) this.opaque.push(part);
@@ -816,6 +860,10 @@ export class Walker {
     if (hasTarget && this.misplacedTarget(operator, targetStart, targetEnd)) {
       this.report("parse-error", this.redirectStart, end);
     }
+    // zsh's `>!` and `>>!` (clobbering, as `>|`) redirect to the next word; bash's to a file named `!`.
+    if (this.zsh && operator.includes(">") && this.src[this.operatorEnd] === "!") {
+      this.report("zsh-syntax", this.redirectStart, end);
+    }
     parts.redirects.push(makeRedirect(operator, fd, target));
     if (end > parts.end) parts.end = end;
   }
@@ -947,6 +995,30 @@ export class Walker {
    * something else (the reasons are reported; a non-literal command name is `dynamic-command-name`).
    */
   private evalWord(type: string, mode: WordMode): string | null {
+    this.paren = false;
+    const word = this.readWord(type, mode);
+    return this.zsh && (mode === ARGUMENT || mode === NAME) ? this.zshWord(type, word, mode) : word;
+  }
+
+  /**
+   * A word that zsh reads otherwise, as zsh reads it: a leading unquoted `=` is a PATH lookup (a command
+   * name is read without it, any other word is not literal) or a process substitution `=(…)`; an
+   * unquoted `(` is a glob qualifier or a pattern group. Both are reported as `zsh-syntax`.
+   */
+  private zshWord(type: string, word: string | null, mode: WordMode): string | null {
+    const start = this.wordStart;
+    const end = this.wordEnd;
+    // A plain word (no escapes) is read without unquoted(), which notes the `(` of the others.
+    const text = this.src.slice(start, end);
+    const paren = this.paren || (type === "word" && !UNQUOTED_SPECIAL.test(text) && text.includes("("));
+    const equals = this.src[start] === "=" && end - start > 1;
+    if (!paren && !equals) return word;
+    this.report("zsh-syntax", start, end);
+    if (paren) return null;
+    return mode === NAME && word?.startsWith("=") ? word.slice(1) : null;
+  }
+
+  private readWord(type: string, mode: WordMode): string | null {
     const c = this.cursor;
     const start = c.startIndex;
     const end = c.endIndex;
@@ -999,7 +1071,7 @@ export class Walker {
         this.doubleQuoted(start, mode);
         return;
       case "ansi_c_string": {
-        const decoded = decodeAnsiC(this.src.slice(start + 2, end - 1));
+        const decoded = decodeAnsiC(this.src.slice(start + 2, end - 1), this.zsh);
         if (decoded === null) {
           this.literal = false;
           if (mode !== NAME) this.report("ansi-c-string", start, end);
@@ -1014,6 +1086,14 @@ export class Walker {
         this.expansion(start, end, mode);
         return;
       case "expansion":
+        // `${ cmd; }`, `${| cmd; }`: a function substitution runs cmd (bash 5.3, ksh93, mksh).
+        if (FUNSUB_START.test(this.src.slice(start, start + 3))) {
+          this.literal = false;
+          this.report("command-substitution", start, end);
+          return;
+        }
+        this.expansion(start, end, mode);
+        return;
       case "arithmetic_expansion":
         this.expansion(start, end, mode);
         return;
@@ -1032,6 +1112,7 @@ export class Walker {
       case "extglob_pattern":
         this.value += this.src.slice(start, end);
         if (mode !== CONDITIONAL) this.glob = true;
+        this.paren = true;
         return;
       case "concatenation": {
         let position = start;
@@ -1131,6 +1212,9 @@ export class Walker {
         case 0x7b: // {
           this.braceDepth++;
           break;
+        case 0x28: // ( : a glob qualifier or a pattern group for zsh
+          this.paren = true;
+          break;
         case 0x2c: // ,
           if (this.braceDepth > 0) this.braceSeparator = true;
           break;
@@ -1184,6 +1268,15 @@ export class Walker {
     if (type === "process_substitution") {
       this.reportNode("process-substitution");
       return true;
+    }
+    if (type === "expansion" && FUNSUB_START.test(this.src.slice(c.startIndex, c.startIndex + 3))) {
+      this.reportNode("command-substitution");
+      return true;
+    }
+    // zsh subscripts an unbraced expansion (`$x[i]`, `"$x[1,$n]"`), evaluating the subscript.
+    if (this.zsh && type === "simple_expansion" && this.src[c.endIndex] === "[") {
+      const close = this.src.indexOf("]", c.endIndex);
+      this.report("zsh-syntax", c.startIndex, close === -1 ? c.endIndex + 1 : close + 1);
     }
     return false;
   }

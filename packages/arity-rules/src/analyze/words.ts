@@ -17,15 +17,24 @@ const SIMPLE_ANSI_C_ESCAPES: Readonly<Record<string, string>> = {
   "?": "?",
 };
 
+/**
+ * The start of a function substitution (bash 5.3, ksh93, mksh): `${ cmd; }` and `${| cmd; }` run cmd in
+ * the shell itself, where `${x}` expands a variable. tree-sitter-bash 0.25 has no such node: it reads
+ * them as an ERROR, or as an `expansion` (inside `[[ ]]`, after `case`).
+ */
+export const FUNSUB_START: RegExp = /^\$\{[ \t\n|]/;
+
 const OCTAL_DIGIT = /^[0-7]$/;
 const HEX_DIGIT = /^[0-9A-Fa-f]$/;
 
 /**
  * The body of `$'...'` (between `$'` and `'`) decoded, or null when it uses an escape whose result is not
  * a plain ASCII character: `\u`, `\U`, `\c`, a NUL (bash cuts the word there) or a byte above 0x7f (it
- * would combine with its neighbours into UTF-8). Unknown escapes such as `\z` stay as written, as in bash.
+ * would combine with its neighbours into UTF-8). Unknown escapes such as `\z` stay as written, as in bash;
+ * zsh (`zsh`, its getkeystring with GETKEYS_DOLLARS_QUOTE) drops the backslash of an unknown escape, so
+ * `$'r\m'` is `rm` there, and reads `\C-x` and `\M-x` as control and meta characters (null here).
  */
-export function decodeAnsiC(body: string): string | null {
+export function decodeAnsiC(body: string, zsh = false): string | null {
   if (!body.includes("\\")) return body;
   let out = "";
   let index = 0;
@@ -56,6 +65,10 @@ export function decodeAnsiC(body: string): string | null {
       code = Number.parseInt(digits, 16);
     } else if (letter === "u" || letter === "U" || letter === "c") {
       return null;
+    } else if (zsh) {
+      if (letter === "C" || letter === "M") return null;
+      out += letter;
+      continue;
     } else {
       out += `\\${letter}`;
       continue;

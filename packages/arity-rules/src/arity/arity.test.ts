@@ -1,12 +1,10 @@
-import { readFileSync } from "node:fs";
+import { readCorpus } from "@conch/test-config";
 import { describe, expect, it } from "vitest";
 import { isArityRulesError } from "../errors.js";
 import { approvalPrefix, createArityTable, isLiteralToken, parseArityToml } from "./arity.js";
 import { DEFAULT_ARITY } from "./default-arity.js";
 
-const CORPUS = JSON.parse(
-  readFileSync(new URL("../../../../tooling/corpus/opencode-arity.json", import.meta.url), "utf8"),
-) as Record<string, number>;
+const CORPUS = readCorpus("opencode-arity") as Record<string, number>;
 
 describe("the default arity table", () => {
   it("holds exactly OpenCode's 136 entries", () => {

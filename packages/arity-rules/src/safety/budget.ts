@@ -12,11 +12,14 @@ const COST_PER_ANALYSIS = 1024;
 export class AnalysisBudget {
   private remaining = BUDGET_CHARS;
 
-  /** The analysis of script, or null when the budget is spent (the caller then fails closed). */
-  async analyze(script: string): Promise<Analysis | null> {
+  /**
+   * The analysis of script (as zsh reads it with `zsh`), or null when the budget is spent (the caller
+   * then fails closed).
+   */
+  async analyze(script: string, zsh = false): Promise<Analysis | null> {
     const cost = script.length + COST_PER_ANALYSIS;
     if (cost > this.remaining) return null;
     this.remaining -= cost;
-    return analyze(script);
+    return analyze(script, { zsh });
   }
 }

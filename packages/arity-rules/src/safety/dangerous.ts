@@ -31,7 +31,7 @@
 // shell, and scripts nested past MAX_SCRIPT_DEPTH or the analysis budget (such a command is never known
 // safe either, and `reachableCommands` reports each of these as unread).
 import { posix } from "node:path";
-import { unquoteDoubleQuoted } from "../analyze/words.js";
+import { FUNSUB_START, unquoteDoubleQuoted } from "../analyze/words.js";
 import type { Analysis, OpaquePart, SimpleCommand } from "../types.js";
 import { AnalysisBudget } from "./budget.js";
 import { builtinFindings, isShellBuiltin } from "./builtins.js";
@@ -259,6 +259,7 @@ const ANALYSER_UNREAD: ReadonlySet<string> = new Set([
   "too-large",
   "too-deep",
   "dynamic-command-name",
+  "zsh-syntax",
 ]);
 
 // Variables that make a program run code they name: bash sources BASH_ENV and imports
@@ -291,6 +292,7 @@ async function matchArgv(
   context: Context,
   depth: number,
   inShell = false,
+  zsh = false,
 ): Promise<DangerousMatch | null> {
   const through = lookThrough(argv, context.runners);
   if (context.reach) noteCommandVariables(argv, through.words, context);
@@ -322,7 +324,7 @@ async function matchArgv(
 
   const fromRunners = await runnerOptions(through, dynamic, context, depth);
   if (fromRunners !== null) return fromRunners;
-  const evaluated = await matchEvaluatedText(words, dynamic, context, depth);
+  const evaluated = await matchEvaluatedText(words, dynamic, context, depth, zsh);
   if (evaluated !== null) return evaluated;
   if (name === "find") {
     for (const command of findExecCommands(args)) {
@@ -348,7 +350,8 @@ async function matchArgv(
   if (options !== null) return options;
   for (const script of embeddedScripts(name, words)) {
     if (script.words.some((word) => dynamic.has(word))) unread(context, "dynamic-script", joinWords(words));
-    const found = await matchScript(scriptSource(script.text), null, context, depth);
+    // eval's words and a trap's action are run by the shell that runs this command.
+    const found = await matchScript(scriptSource(script.text), null, context, depth, zsh);
     if (found !== null) return found;
   }
   return null;
@@ -463,6 +466,7 @@ async function matchEvaluatedText(
   dynamic: ReadonlySet<string>,
   context: Context,
   depth: number,
+  zsh: boolean,
 ): Promise<DangerousMatch | null> {
   const first = words[0] as string;
   if (dynamic.has(first)) return null;
@@ -486,24 +490,28 @@ async function matchEvaluatedText(
     }
   }
   for (const text of texts) {
-    const found = await matchSubstitutions(text, null, context, depth);
+    const found = await matchSubstitutions(text, null, context, depth, zsh);
     if (found !== null) return found;
   }
   return null;
 }
 
-/** The command substitutions written in text, read as scripts, except those the analysis read already. */
+/**
+ * The command substitutions written in text, read as scripts (of zsh with `zsh`), except those the
+ * analysis read already.
+ */
 async function matchSubstitutions(
   text: string,
   analysis: Analysis | null,
   context: Context,
   depth: number,
+  zsh: boolean,
 ): Promise<DangerousMatch | null> {
   if (depth + 1 >= MAX_SCRIPT_DEPTH) return null;
   for (const inner of substitutionsIn(text)) {
     if (analysis?.opaque.some((part) => part.text === `$(${inner})` || part.text === `\`${inner}\``))
       continue;
-    const found = await matchScript(inner, null, context, depth + 1);
+    const found = await matchScript(inner, null, context, depth + 1, zsh);
     if (found !== null) return found;
   }
   return null;
@@ -670,9 +678,10 @@ async function matchShell(
   }
   if (dynamic.has(invocation.script)) unread(context, "dynamic-script", invocation.script);
   const readings = scriptReadings(invocation.shell, scriptSource(invocation.script));
+  const zsh = invocation.shell === "zsh";
   for (const [index, reading] of readings.entries()) {
     const analysis = index === 0 && reading === invocation.script ? nested : null;
-    const found = await matchScript(reading, analysis, context, depth);
+    const found = await matchScript(reading, analysis, context, depth, zsh);
     if (found !== null) return found;
   }
   return null;
@@ -803,17 +812,19 @@ function writtenSettings(words: readonly string[], index: number): GitSetting[] 
   return settings;
 }
 
+/** What a script runs (a script zsh runs with `zsh`: it is read as zsh reads it). */
 async function matchScript(
   script: string,
   nested: Analysis | null,
   context: Context,
   depth: number,
+  zsh = false,
 ): Promise<DangerousMatch | null> {
   if (depth >= MAX_SCRIPT_DEPTH) {
     unread(context, "too-deep", preview(script));
     return null;
   }
-  const analysis = nested ?? (await context.budget.analyze(script));
+  const analysis = nested ?? (await context.budget.analyze(script, zsh));
   if (analysis === null) {
     unread(context, "too-large", preview(script));
     return null;
@@ -829,7 +840,7 @@ async function matchScript(
     // A subscript bash evaluates runs the substitutions in it, quoted ones too (`a['$(rm f)']=1`), and so
     // does a value shaped like one once an integer variable or an expansion evaluates it.
     if (!evaluated && !EVALUABLE.test(part.text)) continue;
-    const found = await matchSubstitutions(part.text, analysis, context, depth);
+    const found = await matchSubstitutions(part.text, analysis, context, depth, zsh);
     if (found !== null) return found;
   }
   if (!context.reach) {
@@ -844,6 +855,7 @@ async function matchScript(
       context,
       depth + 1,
       true,
+      zsh,
     );
     if (found !== null) return found;
   }
@@ -852,7 +864,7 @@ async function matchScript(
   for (const part of analysis.opaque) {
     const inner = substitutionScript(part);
     if (inner === null) continue;
-    const found = await matchScript(inner, null, context, depth + 1);
+    const found = await matchScript(inner, null, context, depth + 1, zsh);
     if (found !== null) return found;
   }
   return null;
@@ -873,6 +885,10 @@ function substitutionScript(part: OpaquePart): string | null {
   const { reason, text } = part;
   if ((reason === "command-substitution" || reason === "process-substitution") && text.endsWith(")")) {
     return /^[$<>]\(/.test(text) ? text.slice(2, -1) : null;
+  }
+  // A function substitution of bash 5.3, ksh93 and mksh: `${ cmd; }`, `${| cmd; }` (see FUNSUB_START).
+  if (reason === "command-substitution" && FUNSUB_START.test(text) && text.endsWith("}")) {
+    return text.slice(3, -1);
   }
   if (reason === "backticks" && text.length >= 2 && text.startsWith("`") && text.endsWith("`")) {
     return text.slice(1, -1).replace(/\\([\\`$])/g, "$1");

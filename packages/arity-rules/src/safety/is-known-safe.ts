@@ -90,7 +90,9 @@ async function isSafeArgv(
     // The analyser's own reading of a nested script is reused only when no wrapper was removed, so it is
     // certainly the reading of this script.
     const analysis =
-      index === 0 && nested !== null && command === argv ? nested : await context.budget.analyze(reading);
+      index === 0 && nested !== null && command === argv
+        ? nested
+        : await context.budget.analyze(reading, invocation.shell === "zsh");
     if (analysis === null || !(await isSafeAnalysis(analysis, context, depth + 1))) return false;
   }
   return true;

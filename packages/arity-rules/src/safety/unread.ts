@@ -23,6 +23,7 @@ export const UNREAD_REASONS: readonly [
   "evaluated-text",
   "command-option",
   "program-path",
+  "zsh-syntax",
 ] = [
   // The analyser could not read the script's structure.
   "parse-error",
@@ -60,9 +61,15 @@ export const UNREAD_REASONS: readonly [
   // An option that gives a program a command, a script or a program to run: `git rebase --exec`,
   // `tar --to-command`, `ssh -o ProxyCommand=`, `rsync -e`, `vim -c`, `sed 's/x/y/e'` (command-options.ts).
   "command-option",
-  // PATH set on the command line (`PATH=./bin:$PATH`, `export PATH=…`, `env PATH=… cmd`): a bare name may
-  // then run another program. Rules still match the name; nothing after it is known to be what it says.
+  // PATH, the working directory or the root set on the command line (`PATH=./bin:$PATH`, `export PATH=…`,
+  // zsh's `path=(…)`, `env PATH=… cmd`, `env -C DIR cmd`, `chroot R cmd`, and runners that put a project's
+  // bin directory first, `pnpm exec`, `uv run`, …): a name may then run another program. Rules still
+  // match the name; nothing after it is known to be what it says.
   "program-path",
+  // Something zsh reads or runs differently from bash, in a script zsh runs (`zsh -lc SCRIPT`; the list
+  // is at the top of analyze/walker.ts): `=rm f` (a PATH lookup), `repeat 2 rm f`, a redirection with no
+  // command (zsh runs `$NULLCMD`), `>!`, `$x[i]` (an evaluated subscript), a `(` in a word (glob qualifiers).
+  "zsh-syntax",
 ] as const;
 
 export type UnreadReason = (typeof UNREAD_REASONS)[number];
@@ -81,6 +88,12 @@ export interface ReachedCommand {
    * any words, or none. Absent when every word is literal.
    */
   dynamic?: number[];
+  /**
+   * True when it runs with a PATH, working directory or root that the command line set before it (`env
+   * PATH=./bin cat`, `env -C DIR ./x`, `pnpm exec cat`, `chroot R cat`): its name may not resolve where
+   * it does now. Absent otherwise.
+   */
+  pathChanged?: true;
   /**
    * True when the shell runs it itself (a builtin or keyword such as `echo`, `cd`, `[[`, named bare in a
    * script, directly or behind `command`/`builtin`): its name is not looked up on PATH. Absent for
