@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
+import { isConchError } from "@conch/protocol";
 import { UsageError } from "./errors.js";
+import { EXIT_BROKEN_PIPE, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
-import { EXIT_BROKEN_PIPE, outputClosed, watchOutput } from "./output/closed-output.js";
+import { outputClosed, watchOutput } from "./output/closed-output.js";
 
 type Command = (args: readonly string[]) => Promise<number>;
 
@@ -25,20 +27,9 @@ function version(): string {
 }
 
 /**
- * The code of an error raised by any Conch package, recognised by the brand they all carry. Checked here
- * rather than with each package's guard so that loading conch does not load every package.
- */
-function conchErrorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const branded = (error as Record<symbol, unknown>)[Symbol.for("conch.error")] === true;
-  const code = (error as { code?: unknown }).code;
-  return branded && typeof code === "string" ? code : undefined;
-}
-
-/**
- * The exit code for an error, and the one place where errors become what the user reads. Messages
- * quote arguments, paths and what the model sent: shown escaped (visibleText), so that printing them
- * cannot act on the terminal.
+ * The one place where errors become what the user reads (exit-codes.ts says which status each gets).
+ * Messages quote arguments, paths and what the model sent: shown escaped (visibleText), so that printing
+ * them cannot act on the terminal.
  */
 async function report(error: unknown): Promise<number> {
   // Loaded only when there is an error to report, so that a command starts without it.
@@ -46,19 +37,13 @@ async function report(error: unknown): Promise<number> {
   if (error instanceof UsageError) {
     const where = error.command === "" ? "conch" : `conch ${error.command}`;
     process.stderr.write(`${where}: ${visibleText(error.message)}\nRun '${where} --help' for usage.\n`);
-    return 2;
+  } else if (isConchError(error)) {
+    process.stderr.write(`conch: ${visibleText(error.message, { keepLineBreaks: true })}\n`);
+  } else {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`conch: internal error: ${visibleText(detail, { keepLineBreaks: true })}\n`);
   }
-  const code = conchErrorCode(error);
-  if (code !== undefined) {
-    process.stderr.write(`conch: ${visibleText((error as Error).message, { keepLineBreaks: true })}\n`);
-    if (code === "SHELL_NOT_FOUND") return 127;
-    if (code === "SANDBOX_UNAVAILABLE") return 3;
-    if (code !== "SPAWN_FAILED") return 2;
-    return ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ? 127 : 126;
-  }
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`conch: internal error: ${visibleText(detail, { keepLineBreaks: true })}\n`);
-  return 1;
+  return exitCodeForError(error);
 }
 
 /** Runs conch with its arguments (without node and the script) and returns the exit code. */
@@ -75,14 +60,14 @@ async function dispatch(args: readonly string[]): Promise<number> {
     if (name === undefined || name === "--help" || name === "-h" || name === "help") {
       if (name === undefined) {
         process.stderr.write(MAIN_HELP);
-        return 2;
+        return EXIT_USAGE;
       }
       process.stdout.write(MAIN_HELP);
-      return 0;
+      return EXIT_OK;
     }
     if (name === "--version" || name === "-v") {
       process.stdout.write(`${version()}\n`);
-      return 0;
+      return EXIT_OK;
     }
     const load = COMMANDS[name];
     if (load === undefined) {

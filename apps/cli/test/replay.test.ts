@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let dir: string;
@@ -65,7 +66,7 @@ function replay(args: string[]): { child: ChildProcess; call: (line: unknown) =>
   };
 }
 
-describe.runIf(process.platform === "linux")("conch replay", () => {
+describeWith(["bwrap", "pty"], "conch replay", () => {
   it("keeps sessions across lines, answers bad lines, and kills every session tree when the input ends", async () => {
     const { child, call } = replay(["--sandbox", "danger-full-access"]);
     const shell = await call({

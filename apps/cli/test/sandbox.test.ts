@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeWith } from "@conch/test-config";
+import { afterAll, beforeAll, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let dir: string;
@@ -21,14 +22,12 @@ function conch(...args: string[]): { status: number | null; stdout: string; stde
   return { status, stdout, stderr };
 }
 
-const works = process.platform === "linux" && conch("sandbox", "--check").status === 0;
-
-describe.runIf(works)("conch sandbox", () => {
+describeWith("bwrap", "conch sandbox", () => {
   it("says the sandbox works, and whether commands get the user's shell snapshot", () => {
     const result = conch("sandbox", "--check");
     expect(result).toEqual({ status: 0, stdout: expect.any(String), stderr: "" });
     expect(result.stdout).toMatch(
-      /^conch sandbox: bwrap works here \(namespaces and seccomp\)\nconch sandbox: \S+'s login environment is captured once \(\S+\.sh\); commands run non-login with it\n$/,
+      /^conch sandbox: bwrap works here \(namespaces and seccomp\)\nconch sandbox: \S+'s login environment is captured once, in the sandbox \(\S+\.sh\); commands run non-login with it\n$/,
     );
   });
 

@@ -13,8 +13,13 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ToolResultSchema } from "@conch/protocol/schemas";
 import { resolveShell } from "@conch/shell-detect";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+// The bash tool takes the system's bash before one found on PATH.
+const SYSTEM_BASH = ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash", "/opt/homebrew/bin/bash"];
+const bashPath = SYSTEM_BASH.find((path) => existsSync(path)) ?? resolveShell("bash").path;
 
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let dir: string;
@@ -112,7 +117,7 @@ describe("conch tool call", () => {
   it("exits 130 after Ctrl-C, with the text of what the call got to, and kills what it started", async () => {
     const child = spawn(
       process.execPath,
-      [BIN, "tool", "call", "shell_command", '{"command":"echo started; sleep 300"}'],
+      [BIN, "tool", "call", "shell_command", '{"command":"echo started; touch started; sleep 300"}'],
       {
         cwd: dir,
         env,
@@ -123,11 +128,16 @@ describe("conch tool call", () => {
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
     });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Ctrl-C once the command runs (its marker is there), not after a guessed delay.
+    for (let waited = 0; !existsSync(join(dir, "started")) && waited < 30_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(existsSync(join(dir, "started"))).toBe(true);
     child.kill("SIGINT");
     const code = await new Promise((resolve) => child.once("exit", resolve));
     expect(code).toBe(130);
     expect(stdout).toMatch(/^Exit code: 130\n/);
+    expect(stdout).toContain("started\n");
   });
 
   it("prints exactly the model's text, or with --json the structured result too", () => {
@@ -154,6 +164,8 @@ describe("conch tool call", () => {
       spill_path: null,
       sandbox: "bwrap",
     });
+    // The same contract an MCP tool's outputSchema promises.
+    expect(ToolResultSchema.parse(parsed.result)).toEqual(parsed.result);
   });
 
   it("bad arguments exit 2 with the field named; a timeout says so in the text", () => {
@@ -210,7 +222,7 @@ describe("conch tool call", () => {
       [
         "",
         "conch: approve this command?",
-        `  shell:    ${resolveShell("bash").path} -lc`,
+        `  shell:    ${bashPath} -lc`,
         "  command:  touch x",
         "  purpose:  Create the file x",
         `  cwd:      ${dir}`,

@@ -33,7 +33,9 @@ function conch(args: string[], input = ""): { status: number | null; stdout: str
 const ASK = ["tool", "call", "--approval", "untrusted", "--approver", "tty"];
 // The shells the prompt names: the user's (from passwd) for shell_command, bash for the bash profile.
 const loginShell = detectShell().path;
-const bash = resolveShell("bash").path;
+// The bash tool takes the system's bash before one found on PATH.
+const SYSTEM_BASH = ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash", "/opt/homebrew/bin/bash"];
+const bash = SYSTEM_BASH.find((path) => existsSync(path)) ?? resolveShell("bash").path;
 const WHY = "  why:      it is not known to be read-only, and the approval policy is untrusted";
 
 describe("the approval prompt", () => {

@@ -11,13 +11,10 @@ export {
   createAuditLog,
 } from "./audit/audit-log.js";
 export {
-  CONFIG_APPROVAL_POLICIES,
   CONFIG_KEYS,
   CONFIG_SANDBOX_MODES,
-  CONFIG_TOOL_PROFILES,
   type ConfigFileValues,
   type ConfigSandboxMode,
-  ENV_INHERIT_MODES,
 } from "./config/config-values.js";
 export {
   type ConchConfig,
@@ -53,27 +50,24 @@ export {
   RETRY_WITHOUT_SANDBOX_REASON,
   ToolOrchestrator,
 } from "./orchestrator/tool-orchestrator.js";
-export {
-  type CommandOutcome,
-  type CommandRequest,
-  type Execute,
-  type FailedOutcome,
-  type RanOutcome,
-  REJECTION_KINDS,
-  type RejectedOutcome,
-  type RejectionKind,
-  type RunContext,
-  type SessionOutcome,
-  type SessionRequest,
-  type SessionRunContext,
-  type StartedSessionOutcome,
-  type ToolOrchestratorOptions,
+export type {
+  CommandOutcome,
+  CommandRequest,
+  Execute,
+  FailedOutcome,
+  RanOutcome,
+  RejectedOutcome,
+  RunContext,
+  SessionOutcome,
+  SessionRequest,
+  SessionRunContext,
+  StartedSessionOutcome,
+  ToolOrchestratorOptions,
 } from "./orchestrator/types.js";
 export type { CollectedOutput } from "./output/collected-output.js";
 export type { CollectorResult } from "./output/output-collector.js";
 export { loadRulesDirs } from "./rules/load-rules-dirs.js";
 export { type ConchRuntime, type CreateRuntimeOptions, createRuntime } from "./runtime/create-runtime.js";
-export type { ShellSnapshotStatus, ShellSnapshots } from "./runtime/shell-snapshots.js";
 export { type ConchSandboxWorkspace, conchSandboxWorkspace } from "./runtime/workspace-state.js";
 export { SPILL_NOTICE_EXAMPLE_LINES, spillNotice } from "./spill/spill-notice.js";
 export {
@@ -90,11 +84,4 @@ export {
 export { conchStateDir, type StateDirOptions } from "./spill/state-dir.js";
 export { invalidResult } from "./tools/model-result.js";
 export { createToolSet, type ToolSet, type ToolSetOptions } from "./tools/tool-set.js";
-export {
-  TOOL_CALL_STATUSES,
-  type ToolCallResult,
-  type ToolCallStatus,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolResultData,
-} from "./tools/types.js";
+export type { ToolCallResult, ToolContext, ToolDefinition } from "./tools/types.js";

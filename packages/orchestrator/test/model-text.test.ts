@@ -4,10 +4,12 @@
 import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
 import { createSpillStore } from "../src/spill/spill-store.js";
-import { createToolSet, type ToolSet } from "../src/tools/tool-set.js";
+import type { ToolSet } from "../src/tools/tool-set.js";
+import { checkedToolSet } from "./checked-tool-set.js";
 
 let work: string;
 let orchestrators: ToolOrchestrator[];
@@ -30,7 +32,7 @@ async function tools(profile: "codex" | "terminal", maxOutputTokens?: number): P
     env: { set: { HOME: work } },
   });
   orchestrators.push(orchestrator);
-  return createToolSet({
+  return checkedToolSet({
     profile,
     orchestrator,
     shell: { type: "sh", path: "/bin/sh" },
@@ -54,7 +56,7 @@ const HOSTILE =
   "\\302\\23331mc1\\n" + // U+009B, the 8-bit CSI
   "\\377ok\\n"; // not UTF-8
 
-describe.runIf(process.platform === "linux")("the model text of command output", () => {
+describeWith(["linux", "pty"], "the model text of command output", () => {
   it("one-shot: sequences are removed whole, \\r keeps the last state, and the text says how much", async () => {
     const set = await tools("codex");
     const result = await set.call("shell_command", { command: `printf '${HOSTILE}'`, login: false });

@@ -4,15 +4,17 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { APPROVAL_POLICIES, type ApprovalPolicy, loadPolicy, ScriptedApprover } from "@conch/approval";
+import { loadPolicy, ScriptedApprover } from "@conch/approval";
 import { type ExecRequest, run } from "@conch/exec-core";
+import { APPROVAL_POLICIES, type ApprovalPolicy } from "@conch/protocol";
 import { createSandboxRegistry } from "@conch/sandbox-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { type AuditLog, createAuditLog } from "../src/audit/audit-log.js";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
 import type { Execute, ToolOrchestratorOptions } from "../src/orchestrator/types.js";
 import { createSpillStore } from "../src/spill/spill-store.js";
-import { createToolSet } from "../src/tools/tool-set.js";
+import { checkedToolSet } from "./checked-tool-set.js";
 
 let work: string;
 let outside: string;
@@ -54,10 +56,10 @@ async function tools(
     execute: counting,
     ...extra,
   });
-  return createToolSet({ profile: "codex", orchestrator });
+  return checkedToolSet({ profile: "codex", orchestrator });
 }
 
-describe.runIf(process.platform === "linux")("ToolOrchestrator", () => {
+describeWith("bwrap", "ToolOrchestrator", () => {
   it("untrusted: ls runs unasked; touch asks, and a denial is a model-visible rejection with nothing run", async () => {
     const approver = new ScriptedApprover(["denied"]);
     const set = await tools("untrusted", approver);
@@ -69,7 +71,7 @@ describe.runIf(process.platform === "linux")("ToolOrchestrator", () => {
 
     const touch = await set.call("shell_command", { command: "touch x", login: false });
     expect(approver.requests).toHaveLength(1);
-    expect(approver.requests[0]).toMatchObject({ cwd: work, sandboxPolicy: "workspace-write" });
+    expect(approver.requests[0]).toMatchObject({ cwd: work, sandboxMode: "workspace-write" });
     expect(approver.requests[0]?.argv.at(-1)).toBe("touch x");
     expect(touch.text).toBe("rejected by user");
     expect(touch.result).toMatchObject({ status: "rejected", rejection: "denied-by-user", exit_code: null });
@@ -165,7 +167,7 @@ describe.runIf(process.platform === "linux")("ToolOrchestrator", () => {
       approver,
       execute: counting,
     });
-    const set = await createToolSet({ profile: "codex", orchestrator });
+    const set = await checkedToolSet({ profile: "codex", orchestrator });
     const result = await set.call(
       "shell_command",
       { command: "touch x", login: false },

@@ -3,10 +3,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ApprovalPolicy, ScriptedApprover } from "@conch/approval";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ScriptedApprover } from "@conch/approval";
+import type { ApprovalPolicy } from "@conch/protocol";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
-import { createToolSet, type ToolSet } from "../src/tools/tool-set.js";
+import type { ToolSet } from "../src/tools/tool-set.js";
+import { checkedToolSet } from "./checked-tool-set.js";
 
 let work: string;
 let outside: string;
@@ -45,14 +48,18 @@ async function tools(
     env: { set: { HOME: work } },
   });
   orchestrators.push(orchestrator);
-  const set = await createToolSet({ profile, orchestrator, durableOneShot: options.durableOneShot === true });
+  const set = await checkedToolSet({
+    profile,
+    orchestrator,
+    durableOneShot: options.durableOneShot === true,
+  });
   return { set, orchestrator };
 }
 
 const HEADER =
   /^Chunk ID: [0-9a-f]{6}\nWall time: \d+\.\d{4} seconds\n(Process exited with code -?\d+|Process running with session ID \d+)\nOriginal token count: \d+\nOutput:\n/;
 
-describe.runIf(process.platform === "linux")("session tools", () => {
+describeWith(["bwrap", "pty"], "session tools", () => {
   it("exec_command bash -i in a sandboxed PTY keeps its state across write_stdin calls", async () => {
     const { set } = await tools("codex");
     const started = await set.call("exec_command", { cmd: "bash -i", tty: true, yield_time_ms: 500 });

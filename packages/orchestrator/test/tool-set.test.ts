@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
 import { createToolSet, type ToolSet } from "../src/tools/tool-set.js";
+import { checkedToolSet } from "./checked-tool-set.js";
 
 let work: string;
 const spawned: ExecRequest[] = [];
@@ -32,7 +33,7 @@ async function toolSet(profile: Profile): Promise<ToolSet> {
       return run(request, options);
     },
   });
-  return createToolSet({ profile, orchestrator });
+  return checkedToolSet({ profile, orchestrator });
 }
 
 const PROFILES = ["codex", "bash", "argv", "terminal"] as const;

@@ -16,5 +16,6 @@ export {
   captureShellSnapshot,
 } from "./snapshot/capture.js";
 export { isSnapshotCurrent, type SnapshotCurrencyOptions } from "./snapshot/is-snapshot-current.js";
+export type { RunShellOptions, ShellRun, ShellRunner } from "./snapshot/run-shell.js";
 export type { ShellSnapshot, SnapshotSource } from "./snapshot/shell-snapshot.js";
 export { snapshotExecArgs } from "./snapshot/snapshot-exec-args.js";

@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, it } from "vitest";
+import { describeWith, type Need } from "@conch/test-config";
+import { afterEach } from "vitest";
 import { resolveShell, type Shell, type ShellType } from "../src/index.js";
 
 /** POSIX shells the suites run for real; fish stands in for one that snapshots do not support. */
@@ -15,26 +16,15 @@ export function installedShell(name: ShellType): Shell | undefined {
 }
 
 /**
- * A suite that needs `name` installed, gated like sandbox-linux's bwrap suites. Without it the suite
- * fails on CI (a shell that silently stops being tested is worse than a red build) and is skipped
- * elsewhere, its name and a line on stderr saying why and how to fix it.
+ * A suite that needs the shell `name` installed, gated like every suite that needs something of the
+ * machine (@conch/test-config): failed on CI without it, skipped elsewhere saying why.
  */
-export function describeWithShell(title: string, name: ShellType, suite: (shell: Shell) => void): void {
-  const shell = installedShell(name);
-  if (shell !== undefined) {
-    describe(title, () => suite(shell));
-  } else if (process.env.CI) {
-    describe(title, () => {
-      it(`runs real ${name}`, () => {
-        throw new Error(`${name} is not installed on this CI machine: apt-get install -y ${name}`);
-      });
-    });
-  } else {
-    // Said once at collection as well, so the skip shows without a verbose reporter.
-    process.stderr.write(`skipping "${title}": ${name} is not installed (apt-get install -y ${name})\n`);
-    describe.skip(`${title} (skipped: ${name} is not installed; apt-get install -y ${name})`, () =>
-      suite({ type: name, path: `/usr/bin/${name}` }));
-  }
+export function describeWithShell(
+  title: string,
+  name: ShellType & Need,
+  suite: (shell: Shell) => void,
+): void {
+  describeWith(name, title, () => suite(installedShell(name) ?? { type: name, path: `/usr/bin/${name}` }));
 }
 
 export interface TempHome {

@@ -1,12 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import {
-  type ApprovalPolicy,
-  type ApprovalRequest,
-  type Approver,
-  type ReviewDecision,
-  visibleText,
-} from "@conch/approval";
+import { type ApprovalRequest, type Approver, visibleText } from "@conch/approval";
+import type { ApprovalPolicy, ReviewDecision } from "@conch/protocol";
 
 // Shell words printed as typed; anything else single-quoted.
 const PLAIN_WORD = /^[A-Za-z0-9_./@%+=:,-]+$/;
@@ -42,11 +37,11 @@ function commandFields(argv: readonly string[]): string[] {
 
 function why(request: ApprovalRequest, policy: ApprovalPolicy): string {
   if (request.sandboxDenial !== undefined) {
-    return `it failed in the sandbox (${request.sandboxPolicy}), apparently blocked by it; run it again outside the sandbox?`;
+    return `it failed in the sandbox (${request.sandboxMode}), apparently blocked by it; run it again outside the sandbox?`;
   }
   if (request.reason !== null) return request.reason;
   if (request.sandboxPermissions === "require_escalated") {
-    return `the model asks to run it outside the sandbox (${request.sandboxPolicy})`;
+    return `the model asks to run it outside the sandbox (${request.sandboxMode})`;
   }
   if (policy === "untrusted") return "it is not known to be read-only, and the approval policy is untrusted";
   return `it may be dangerous, and the approval policy (${policy}) asks first`;
@@ -91,7 +86,7 @@ function approvalPrompt(request: ApprovalRequest, policy: ApprovalPolicy, column
   const sandbox =
     request.sandboxPermissions === "require_escalated" || request.sandboxDenial !== undefined
       ? "none: it would run outside the sandbox"
-      : request.sandboxPolicy;
+      : request.sandboxMode;
   rows.push(...field("sandbox", sandbox), ...field("why", why(request, policy)));
   if (request.sandboxDenial !== undefined) {
     const output = visibleText(request.sandboxDenial.trimEnd(), { keepLineBreaks: true });

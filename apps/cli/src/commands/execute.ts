@@ -1,10 +1,10 @@
 import { statSync } from "node:fs";
-import { constants } from "node:os";
 import { resolve } from "node:path";
 import { visibleText } from "@conch/approval";
 import { type ExecResult, type OutputDelta, type RunOptions, run } from "@conch/exec-core";
 import { UsageError } from "../errors.js";
-import { EXIT_BROKEN_PIPE, outputClosed } from "../output/closed-output.js";
+import { EXIT_BROKEN_PIPE, exitCodeForRejection, exitCodeForSignal } from "../exit-codes.js";
+import { outputClosed } from "../output/closed-output.js";
 import { jsonLine } from "../output/json-line.js";
 import { openRuntime, POLICY_SPECS, type PolicyOptions } from "./policy-options.js";
 
@@ -27,11 +27,6 @@ export interface ExecuteOptions {
   cwd?: string;
   "timeout-ms"?: number;
 }
-
-/** Exit code when the sandbox cannot run here (the command did not run). */
-export const EXIT_SANDBOX_UNAVAILABLE = 3;
-/** Exit code when the command was not run: a rule, the policy or the person said no. */
-export const EXIT_REJECTED = 4;
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
@@ -89,7 +84,7 @@ async function live<T>(
     const value = await body({ signal, ...(json ? {} : { onOutput: forward }) });
     if (outputClosed.aborted) return EXIT_BROKEN_PIPE;
     const code = finish(value);
-    return received === undefined ? code : 128 + constants.signals[received];
+    return received === undefined ? code : exitCodeForSignal(received);
   } finally {
     for (const stop of STOP_SIGNALS) process.off(stop, onSignal);
   }
@@ -165,7 +160,7 @@ export async function execute(
         if (outcome.status === "rejected") {
           // Canceled while asking: the signal's exit code says it all.
           if (outcome.kind !== "canceled") process.stderr.write(`conch: ${visibleText(outcome.reason)}\n`);
-          return outcome.kind === "sandbox-unavailable" ? EXIT_SANDBOX_UNAVAILABLE : EXIT_REJECTED;
+          return exitCodeForRejection(outcome.kind);
         }
         reportResult(outcome.result, options, {
           sandbox: outcome.sandbox,

@@ -1,13 +1,9 @@
 import {
-  APPROVAL_POLICIES,
-  type ApprovalPolicy,
   approvalRequirement,
   evaluatePolicy,
   loadPolicy,
   loadPolicyFiles,
   type RequirementType,
-  SANDBOX_POLICY_KINDS,
-  type SandboxPolicyKind,
   visibleText,
 } from "@conch/approval";
 import {
@@ -19,6 +15,7 @@ import {
   isKnownSafeCommand,
   shellScript,
 } from "@conch/arity-rules";
+import { APPROVAL_POLICIES, type ApprovalPolicy, SANDBOX_MODES, type SandboxMode } from "@conch/protocol";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXPLAIN_HELP } from "../help.js";
@@ -46,9 +43,9 @@ export async function explainCommand(args: readonly string[]): Promise<number> {
     return 0;
   }
   const sandbox = (options.sandbox as string | undefined) ?? "workspace-write";
-  if (!(SANDBOX_POLICY_KINDS as readonly string[]).includes(sandbox)) {
+  if (!(SANDBOX_MODES as readonly string[]).includes(sandbox)) {
     throw new UsageError(
-      `--sandbox: expected one of ${SANDBOX_POLICY_KINDS.join(", ")}, received "${sandbox}"`,
+      `--sandbox: expected one of ${SANDBOX_MODES.join(", ")}, received "${sandbox}"`,
       "explain",
     );
   }
@@ -87,9 +84,9 @@ export async function explainCommand(args: readonly string[]): Promise<number> {
   for (const approvalPolicy of APPROVAL_POLICIES) {
     const requirement = await approvalRequirement({
       argv,
-      policy,
+      execPolicy: policy,
       approvalPolicy,
-      sandboxPolicy: sandbox as SandboxPolicyKind,
+      sandboxMode: sandbox as SandboxMode,
       sandboxPermissions: "use_default",
     });
     decisions[approvalPolicy] = requirement.type;

@@ -1,18 +1,17 @@
-import {
-  APPROVAL_POLICIES,
-  type ApprovalPolicy,
-  type Approver,
-  type ReviewDecision,
-  visibleText,
-} from "@conch/approval";
+import { type Approver, visibleText } from "@conch/approval";
 import {
   CONFIG_SANDBOX_MODES,
-  CONFIG_TOOL_PROFILES,
   type ConchRuntime,
   type ConfigSandboxMode,
   createRuntime,
 } from "@conch/orchestrator";
-import type { ToolProfileName } from "@conch/protocol";
+import {
+  APPROVAL_POLICIES,
+  type ApprovalPolicy,
+  type ReviewDecision,
+  TOOL_PROFILE_NAMES,
+  type ToolProfileName,
+} from "@conch/protocol";
 import { PromptApprover } from "../approval/prompt-approver.js";
 import { UsageError } from "../errors.js";
 
@@ -66,7 +65,7 @@ export function policyOptions(options: Record<string, unknown>, command: string)
     // Asking needs someone to answer: by default only when a person is at the terminal.
     approver:
       oneOf("approver", APPROVER_KINDS, options.approver, command) ?? (process.stdin.isTTY ? "tty" : "none"),
-    profile: oneOf("profile", CONFIG_TOOL_PROFILES, options.profile, command),
+    profile: oneOf("profile", TOOL_PROFILE_NAMES, options.profile, command),
   };
 }
 

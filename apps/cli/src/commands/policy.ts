@@ -1,6 +1,7 @@
 import { checkPolicy, loadPolicyFiles } from "@conch/approval";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
+import { EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 import { POLICY_HELP } from "../help.js";
 import { jsonLine } from "../output/json-line.js";
 
@@ -14,7 +15,7 @@ export async function policyCommand(args: readonly string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === "--help" || sub === "-h") {
     process.stdout.write(POLICY_HELP);
-    return sub === undefined ? 2 : 0;
+    return sub === undefined ? EXIT_USAGE : EXIT_OK;
   }
   if (sub !== "check")
     throw new UsageError(`unknown subcommand ${JSON.stringify(sub)} (expected check)`, "policy");

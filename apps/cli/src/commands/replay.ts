@@ -1,10 +1,10 @@
 import { createReadStream, constants as fsConstants } from "node:fs";
 import { access } from "node:fs/promises";
-import { constants } from "node:os";
 import { createInterface, type Interface } from "node:readline";
 import { invalidResult, type ToolCallResult } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
+import { EXIT_OK, exitCodeForSignal } from "../exit-codes.js";
 import { REPLAY_HELP } from "../help.js";
 import { outputClosed } from "../output/closed-output.js";
 import { jsonLine } from "../output/json-line.js";
@@ -169,7 +169,7 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
       }
       process.stdout.write(jsonLine({ tool, text: out.text, result: out.result }));
     }
-    return received === undefined ? 0 : 128 + constants.signals[received];
+    return received === undefined ? EXIT_OK : exitCodeForSignal(received);
   } finally {
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, onSignal);
     outputClosed.removeEventListener("abort", stopOnClosedOutput);

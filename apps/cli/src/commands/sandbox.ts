@@ -1,5 +1,11 @@
 import { visibleText } from "@conch/approval";
-import { conchSandboxWorkspace, createRuntime, loadConfig } from "@conch/orchestrator";
+import {
+  CONFIG_SANDBOX_MODES,
+  type ConfigSandboxMode,
+  conchSandboxWorkspace,
+  createRuntime,
+  loadConfig,
+} from "@conch/orchestrator";
 import {
   createSandboxWorkspace,
   registerBackend,
@@ -10,14 +16,9 @@ import { createLinuxBackend } from "@conch/sandbox-linux";
 import { detectShell } from "@conch/shell-detect";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
+import { EXIT_SANDBOX_UNAVAILABLE } from "../exit-codes.js";
 import { SANDBOX_HELP } from "../help.js";
-import {
-  COMMON_SPECS,
-  commandDirectory,
-  EXIT_SANDBOX_UNAVAILABLE,
-  type ExecuteOptions,
-  executeDirect,
-} from "./execute.js";
+import { COMMON_SPECS, commandDirectory, type ExecuteOptions, executeDirect } from "./execute.js";
 
 const SPECS = {
   ...COMMON_SPECS,
@@ -29,8 +30,6 @@ const SPECS = {
   check: { type: "boolean" },
 } as const;
 
-const POLICIES = ["read-only", "workspace-write", "danger-full-access"] as const;
-
 /**
  * Whether login-shell commands get the user's snapshot, or run as login shells and why: a failed capture
  * never blocks a command, so this is where a person learns of one.
@@ -39,16 +38,10 @@ async function reportShellSnapshot(cwd: string): Promise<void> {
   const runtime = await createRuntime({ cwd, approver: null });
   try {
     const shell = detectShell();
-    if (runtime.shellSnapshots === null) {
-      process.stdout.write(
-        "conch sandbox: shell snapshots are off (shell_snapshot = false): commands run login shells\n",
-      );
-      return;
-    }
-    const status = await runtime.shellSnapshots.status(shell);
+    const status = await runtime.orchestrator.shellSnapshotStatus(shell);
     process.stdout.write(
       status.ok
-        ? `conch sandbox: ${shell.path}'s login environment is captured once (${status.path}); commands run non-login with it\n`
+        ? `conch sandbox: ${shell.path}'s login environment is captured once, in the sandbox (${status.file}); commands run non-login with it\n`
         : `conch sandbox: no snapshot of ${shell.path}'s login environment, so commands run login shells: ${visibleText(status.reason)}\n`,
     );
   } finally {
@@ -86,9 +79,9 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
   }
   const flag = options.policy === undefined ? "--sandbox" : "--policy";
   const mode = ((options.sandbox ?? options.policy) as string | undefined) ?? "workspace-write";
-  if (!(POLICIES as readonly string[]).includes(mode)) {
+  if (!(CONFIG_SANDBOX_MODES as readonly string[]).includes(mode)) {
     throw new UsageError(
-      `${flag}: expected one of ${POLICIES.join(", ")}, received ${JSON.stringify(mode)}`,
+      `${flag}: expected one of ${CONFIG_SANDBOX_MODES.join(", ")}, received ${JSON.stringify(mode)}`,
       "sandbox",
     );
   }
@@ -113,7 +106,7 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
     config,
     process.env,
     cwd,
-    policy.mode as (typeof POLICIES)[number],
+    policy.mode as ConfigSandboxMode,
   );
   const rules = createSandboxWorkspace(policy, { ...workspace, cwd }).rules();
   return executeDirect("sandbox", positionals, { ...(options as ExecuteOptions), cwd }, (spec) =>

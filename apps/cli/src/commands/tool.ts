@@ -1,11 +1,11 @@
-import { constants } from "node:os";
 import { createToolSet, loadConfig, type ToolCallResult, ToolOrchestrator } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
+import { exitCodeForSignal, exitCodeForToolResult } from "../exit-codes.js";
 import { TOOL_HELP } from "../help.js";
 import { outputClosed } from "../output/closed-output.js";
 import { jsonLine } from "../output/json-line.js";
-import { commandDirectory, EXIT_REJECTED, EXIT_SANDBOX_UNAVAILABLE } from "./execute.js";
+import { commandDirectory } from "./execute.js";
 import { openRuntime, POLICY_SPECS, policyOptions } from "./policy-options.js";
 
 const LIST_SPECS = {
@@ -17,20 +17,6 @@ const LIST_SPECS = {
 
 const CALL_SPECS = { ...LIST_SPECS, ...POLICY_SPECS } as const;
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-
-/** `conch tool call`'s exit code: 0 when the command ran (its own exit code is in the text). */
-function exitCodeOf(result: ToolCallResult): number {
-  switch (result.result.status) {
-    case "ok":
-      return 0;
-    case "invalid":
-      return 2;
-    case "rejected":
-      return result.result.rejection === "sandbox-unavailable" ? EXIT_SANDBOX_UNAVAILABLE : EXIT_REJECTED;
-    default:
-      return 1;
-  }
-}
 
 async function list(args: readonly string[]): Promise<number> {
   const { options, positionals } = parseArgs(args, LIST_SPECS, "tool list", false);
@@ -109,7 +95,7 @@ async function call(args: readonly string[]): Promise<number> {
       process.stdout.write(`${result.text}\n`);
     }
     // Interrupted: the text says what the call got to; the exit status says why it stopped, as run's does.
-    return received === undefined ? exitCodeOf(result) : 128 + constants.signals[received];
+    return received === undefined ? exitCodeForToolResult(result.result) : exitCodeForSignal(received);
   } finally {
     // Nothing outlives one call: a session it started (exec_command, terminal_open) ends with it.
     await runtime.orchestrator.terminateSessions();

@@ -1,9 +1,7 @@
 // conch's own stdout or stderr closed by its reader (`conch ... | head -1`, a client gone): noticed once,
 // for every command, so a late write never becomes an unhandled EPIPE; the command stops what it runs
 // and conch exits 141, as a shell reports a pipeline's writer killed by SIGPIPE.
-import { constants } from "node:os";
-
-export const EXIT_BROKEN_PIPE: number = 128 + constants.signals.SIGPIPE;
+import { EXIT_BROKEN_PIPE } from "../exit-codes.js";
 
 const closed = new AbortController();
 

@@ -8,25 +8,6 @@ import { fileURLToPath } from "node:url";
 
 export const BIN: string = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
 
-/**
- * Whether bwrap can sandbox here. In CI a suite that needs it fails when it cannot (a box without user
- * namespaces must not stay green with the sandbox untested); on a developer's machine it is skipped
- * with the reason printed.
- */
-export function sandboxWorks(): boolean {
-  const probe = spawnSync(
-    "bwrap",
-    ["--ro-bind", "/", "/", "--unshare-user", "--unshare-pid", "--unshare-net", "--", "true"],
-    { encoding: "utf8" },
-  );
-  if (probe.status === 0) return true;
-  const reason = `bwrap cannot sandbox here: ${probe.error?.message ?? probe.stderr.trim()}`;
-  if (process.env.CI)
-    throw new Error(`${reason} (CI requires the sandbox: install bubblewrap, allow user namespaces)`);
-  console.warn(`skipping the security suite: ${reason}`);
-  return false;
-}
-
 export interface Workspace {
   /** Base of everything below; removed by `cleanup`. */
   readonly base: string;

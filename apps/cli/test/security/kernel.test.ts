@@ -1,12 +1,13 @@
 // Issue 10, items 8, 9 and 10 and the syscall filter, end to end: a tool call through the real CLI, in
 // real bwrap, trying what a hostile command would. (sandbox-linux's own tests try every variant one by
 // one; these check that the CLI's path gets the same sandbox.)
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BIN, sandboxWorks, toolCall, type Workspace, workspace } from "./harness.js";
+import { describeWith, itWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { BIN, toolCall, type Workspace, workspace } from "./harness.js";
 
 let ws: Workspace;
 beforeEach(() => {
@@ -14,9 +15,7 @@ beforeEach(() => {
 });
 afterEach(() => ws.cleanup());
 
-const hasPython = spawnSync("python3", ["-c", "import socket"]).status === 0;
-
-describe.runIf(sandboxWorks())("the kernel surface a sandboxed command sees", () => {
+describeWith("bwrap", "the kernel surface a sandboxed command sees", () => {
   it("a root caller keeps no capability inside (item 9)", () => {
     const call = toolCall(ws, "shell_command", {
       command: "grep -E '^Cap(Eff|Prm|Amb|Bnd)' /proc/self/status",
@@ -51,7 +50,7 @@ describe.runIf(sandboxWorks())("the kernel surface a sandboxed command sees", ()
     expect(readFileSync(leaked, "utf8")).toBe("");
   });
 
-  it.runIf(hasPython)("with network off no unix socket on the host can be reached (item 8)", async () => {
+  itWith("python3", "with network off no unix socket on the host can be reached (item 8)", async () => {
     const stream = join(ws.outside, "stream.sock");
     const dgram = join(ws.outside, "dgram.sock");
     let connections = 0;

@@ -4,8 +4,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { conch, git, sandboxWorks, toolCall, userRules, type Workspace, workspace } from "./harness.js";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { conch, git, toolCall, userRules, type Workspace, workspace } from "./harness.js";
 
 let ws: Workspace;
 beforeEach(() => {
@@ -51,7 +52,7 @@ function evilProgram(marker: string): string {
   return path;
 }
 
-describe.runIf(sandboxWorks())("git run unasked never runs a program the repository names (item 3)", () => {
+describeWith("bwrap", "git run unasked never runs a program the repository names (item 3)", () => {
   // Under untrusted only known-safe commands run unasked; no git command is known safe any more, since a
   // repository the agent can write (a shadow sub/.git, an embedded repo) chooses programs git runs.
   const cases: readonly [key: string, setup: (dir: string, program: string) => void, command: string][] = [
@@ -143,7 +144,7 @@ describe.runIf(sandboxWorks())("git run unasked never runs a program the reposit
   });
 });
 
-describe.runIf(sandboxWorks())("git's global options cannot hide the subcommand (item 2)", () => {
+describeWith("bwrap", "git's global options cannot hide the subcommand (item 2)", () => {
   it("git --shallow-file status -c alias.st='!touch x' st does not run unasked", () => {
     repo(ws.cwd);
     const call = toolCall(
@@ -171,7 +172,7 @@ describe.runIf(sandboxWorks())("git's global options cannot hide the subcommand 
   });
 });
 
-describe.runIf(sandboxWorks())("an allow rule means run without asking, inside the sandbox (item 4)", () => {
+describeWith("bwrap", "an allow rule means run without asking, inside the sandbox (item 4)", () => {
   it("a command every rule allows still runs sandboxed: it cannot write the home", () => {
     userRules(ws, "allow.toml", '[[rule]]\npattern = ["touch"]\ndecision = "allow"\n');
     const call = toolCall(
@@ -226,7 +227,7 @@ describe.runIf(sandboxWorks())("an allow rule means run without asking, inside t
   });
 });
 
-describe.runIf(sandboxWorks())("forbidden rules cannot be dodged by rewriting (item 11)", () => {
+describeWith("bwrap", "forbidden rules cannot be dodged by rewriting (item 11)", () => {
   const dodges = [
     "rm${IFS}f",
     "$(echo rm) f",
@@ -302,7 +303,7 @@ describe.runIf(sandboxWorks())("forbidden rules cannot be dodged by rewriting (i
   });
 });
 
-describe.runIf(sandboxWorks())("a .conch the agent writes is not trusted later", () => {
+describeWith("bwrap", "a .conch the agent writes is not trusted later", () => {
   const plantAllowRm =
     "mkdir -p .conch/rules && printf 'rules_dirs = [\".conch/rules\"]\\n' > .conch/config.toml && " +
     'printf \'[[rule]]\\npattern = ["rm"]\\ndecision = "allow"\\nsandbox = "none"\\n\' > .conch/rules/x.toml && echo planted';

@@ -2,8 +2,9 @@
 // of reach. Real attempts through the CLI and bwrap, checked on what the model gets and on the host.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sandboxWorks, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { toolCall, userConfig, type Workspace, workspace } from "./harness.js";
 
 const KEY = "-----BEGIN OPENSSH PRIVATE KEY-----conch-test-secret";
 
@@ -26,7 +27,7 @@ beforeEach(() => {
 });
 afterEach(() => ws.cleanup());
 
-describe.runIf(sandboxWorks())("reads of secrets are denied by default", () => {
+describeWith("bwrap", "reads of secrets are denied by default", () => {
   it("cat ~/.ssh/id_rsa prints no key: under on-request the sandbox says no, under untrusted too", () => {
     const call = toolCall(ws, "shell_command", { command: "cat ~/.ssh/id_rsa" });
     expect(call.text).not.toContain("conch-test-secret");
@@ -83,7 +84,7 @@ describe.runIf(sandboxWorks())("reads of secrets are denied by default", () => {
   });
 });
 
-describe.runIf(sandboxWorks())("Conch's own files", () => {
+describeWith("bwrap", "Conch's own files", () => {
   it("the audit log, the rules, the config and other workspaces' output cannot be read or written", () => {
     userConfig(ws, ['approval_policy = "on-request"']);
     // Output long enough to be spilled: a spill file of this workspace.
@@ -152,7 +153,7 @@ describe.runIf(sandboxWorks())("Conch's own files", () => {
   });
 });
 
-describe.runIf(sandboxWorks())("secrets in the environment", () => {
+describeWith("bwrap", "secrets in the environment", () => {
   it("secret-looking names and URLs with a password do not reach the command; env_allow passes one", () => {
     Object.assign(ws.env, {
       OPENAI_API_KEY: "sk-conch-test-secret",

@@ -13,8 +13,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { git, replay, sandboxWorks, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { git, replay, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
 
 let ws: Workspace;
 beforeEach(() => {
@@ -55,7 +56,7 @@ const TOOLS: readonly {
 const hostPidNamespace = (): string =>
   spawnSync("readlink", ["/proc/self/ns/pid"], { encoding: "utf8" }).stdout.trim();
 
-describe.runIf(sandboxWorks())("a call's workdir never becomes a writable root (item 1)", () => {
+describeWith("bwrap", "a call's workdir never becomes a writable root (item 1)", () => {
   it.each(TOOLS.map((tool) => [`${tool.profile}/${tool.name}`, tool] as const))(
     "%s: workdir = the home dir, /, .git or .conch starts there and writes nothing outside the workspace",
     (_label, tool) => {
@@ -91,7 +92,7 @@ describe.runIf(sandboxWorks())("a call's workdir never becomes a writable root (
   );
 });
 
-describe.runIf(sandboxWorks())("writable roots are resolved once and held by identity (item 6)", () => {
+describeWith("bwrap", "writable roots are resolved once and held by identity (item 6)", () => {
   it("a writable root replaced by a symlink to the home is refused, never followed", async () => {
     const extra = join(ws.outside, "extra");
     mkdirSync(extra);
@@ -138,7 +139,7 @@ describe.runIf(sandboxWorks())("writable roots are resolved once and held by ide
   });
 });
 
-describe.runIf(sandboxWorks())("protected paths are found for every call (item 7)", () => {
+describeWith("bwrap", "protected paths are found for every call (item 7)", () => {
   it("a .git created after the session's first call is read-only from then on", async () => {
     const session = replay(ws);
     expect((await session.call("shell_command", { command: "true" })).text).toContain("Exit code: 0");
@@ -153,7 +154,7 @@ describe.runIf(sandboxWorks())("protected paths are found for every call (item 7
   });
 });
 
-describe.runIf(sandboxWorks())("a private /tmp per workspace, and nothing left behind", () => {
+describeWith("bwrap", "a private /tmp per workspace, and nothing left behind", () => {
   it("hides the host's /tmp, persists across calls of one workspace, and keeps workspaces apart", async () => {
     const hostFile = join("/tmp", `conch-host-secret-${process.pid}`);
     writeFileSync(hostFile, "host");

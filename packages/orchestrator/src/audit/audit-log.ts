@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import type { ApprovalPolicy } from "@conch/protocol";
 import { conchStateDir, type StateDirOptions } from "../spill/state-dir.js";
 
 /** Who settled a decision: the policy alone, the session cache, the person asked, or a stored rule. */
@@ -24,8 +25,7 @@ export type AuditDecisionEvent = AuditCommand & {
   readonly type: "decision";
   readonly tool: string;
   readonly cwd: string;
-  /** An `AskForApproval` value from @conch/approval. */
-  readonly approvalPolicy: string;
+  readonly approvalPolicy: ApprovalPolicy;
   /** `skip`, `needs-approval` or `forbidden`. */
   readonly requirement: string;
   /** A `ReviewDecision`, or what the policy or a rule settled on. */

@@ -1,14 +1,8 @@
 import { join, resolve } from "node:path";
+import { APPROVAL_POLICIES, ENV_INHERIT_POLICIES, TOOL_PROFILE_NAMES } from "@conch/protocol";
 import { parse, TomlError } from "smol-toml";
 import { OrchestratorError } from "../errors.js";
-import {
-  CONFIG_APPROVAL_POLICIES,
-  CONFIG_KEYS,
-  CONFIG_SANDBOX_MODES,
-  CONFIG_TOOL_PROFILES,
-  type ConfigFileValues,
-  ENV_INHERIT_MODES,
-} from "./config-values.js";
+import { CONFIG_KEYS, CONFIG_SANDBOX_MODES, type ConfigFileValues } from "./config-values.js";
 import { keyLine } from "./key-lines.js";
 
 /** One config file, read and validated. */
@@ -89,7 +83,7 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
   for (const [key, value] of Object.entries(document)) {
     switch (key) {
       case "approval_policy":
-        values.approvalPolicy = oneOf(key, CONFIG_APPROVAL_POLICIES, value);
+        values.approvalPolicy = oneOf(key, APPROVAL_POLICIES, value);
         break;
       case "sandbox":
         values.sandbox = oneOf(key, CONFIG_SANDBOX_MODES, value);
@@ -101,7 +95,7 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
         values.networkAccess = boolean(key, value);
         break;
       case "env_inherit":
-        values.envInherit = oneOf(key, ENV_INHERIT_MODES, value);
+        values.envInherit = oneOf(key, ENV_INHERIT_POLICIES, value);
         break;
       case "env_exclude":
         values.envExclude = strings(key, value, "glob");
@@ -116,7 +110,7 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
         values.allowRead = pathList(key, value);
         break;
       case "tool_profile":
-        values.toolProfile = oneOf(key, CONFIG_TOOL_PROFILES, value);
+        values.toolProfile = oneOf(key, TOOL_PROFILE_NAMES, value);
         break;
       case "max_output_tokens":
         values.maxOutputTokens = positiveInteger(key, value);

@@ -1,59 +1,38 @@
-import type { AskForApproval, EnvInheritPolicy, ToolProfileName } from "@conch/protocol";
+import {
+  type ApprovalPolicy,
+  type EnvInheritPolicy,
+  SANDBOX_MODES,
+  type SandboxMode,
+  type ToolProfileName,
+} from "@conch/protocol";
 
-// The values a config file can hold. Each mode list runs from strictest to loosest, and that order is what
-// a project config may move along: only toward the front.
+// The values a config file can hold are protocol's lists, which run from strictest to loosest: a project
+// config may move a setting only toward the front (Codex's order for approval policies, from most human
+// oversight to least).
 
 /**
- * Codex's `AskForApproval` wire names (protocol's ASK_FOR_APPROVAL_POLICIES, approval's APPROVAL_POLICIES),
- * strictest first: `untrusted` asks before anything not known safe; `on-failure` and `on-request` run
- * everything in the sandbox and ask only to leave it; `never` asks nobody, so nothing a human would have
- * judged ever reaches one. That is Codex's own order, from most human oversight to least.
+ * A sandbox mode a config may name: those of Codex's `sandbox_mode`. `external-sandbox` says Conch runs
+ * inside a sandbox it does not manage, which a program embedding the orchestrator knows, not a config.
  */
-export const CONFIG_APPROVAL_POLICIES: readonly ["untrusted", "on-failure", "on-request", "never"] = [
-  "untrusted",
-  "on-failure",
-  "on-request",
-  "never",
-] as const satisfies readonly AskForApproval[];
-export type ConfigApprovalPolicy = AskForApproval;
+export type ConfigSandboxMode = Exclude<SandboxMode, "external-sandbox">;
 
-/** Codex's `SandboxPolicy` types a config may name, strictest first (`external-sandbox` is not one). */
-export const CONFIG_SANDBOX_MODES: readonly ["read-only", "workspace-write", "danger-full-access"] = [
-  "read-only",
-  "workspace-write",
-  "danger-full-access",
-] as const;
-export type ConfigSandboxMode = (typeof CONFIG_SANDBOX_MODES)[number];
-
-/** How much of the parent environment a command inherits, strictest first. */
-export const ENV_INHERIT_MODES: readonly ["none", "core", "all"] = [
-  "none",
-  "core",
-  "all",
-] as const satisfies readonly EnvInheritPolicy[];
-export type EnvInheritMode = EnvInheritPolicy;
-
-/** The tool surfaces the orchestrator can expose; a project may pick any. */
-export const CONFIG_TOOL_PROFILES: readonly ["codex", "bash", "terminal", "argv"] = [
-  "codex",
-  "bash",
-  "terminal",
-  "argv",
-] as const satisfies readonly ToolProfileName[];
-export type ToolProfile = ToolProfileName;
+/** The sandbox modes a config may name, strictest first. */
+export const CONFIG_SANDBOX_MODES: readonly ConfigSandboxMode[] = SANDBOX_MODES.filter(
+  (mode): mode is ConfigSandboxMode => mode !== "external-sandbox",
+);
 
 /** What one config file sets, keys in camelCase, paths absolute. */
 export interface ConfigFileValues {
-  approvalPolicy?: ConfigApprovalPolicy;
+  approvalPolicy?: ApprovalPolicy;
   sandbox?: ConfigSandboxMode;
   writableRoots?: string[];
   networkAccess?: boolean;
-  envInherit?: EnvInheritMode;
+  envInherit?: EnvInheritPolicy;
   envExclude?: string[];
   envAllow?: string[];
   denyRead?: string[];
   allowRead?: string[];
-  toolProfile?: ToolProfile;
+  toolProfile?: ToolProfileName;
   maxOutputTokens?: number;
   spillRetentionDays?: number;
   rulesDirs?: string[];

@@ -401,6 +401,21 @@ describe("loadConfig", () => {
     expect((await loadError()).message).toBe(`${userFile}: cannot read: not a regular file`);
   });
 
+  it("never follows a symlink planted at the project config or its .conch", async () => {
+    const secret = join(root, "secret.toml");
+    await write(secret, 'sandbox = "sk-conch-test-secret"\n');
+    await mkdir(dirname(projectFile), { recursive: true });
+    await symlink(secret, projectFile);
+    const error = await loadError();
+    expect(error.message).toBe(
+      `${projectFile}: cannot read: a symbolic link; Conch reads only a regular file there (a sandboxed command could have planted the link): replace it with the file`,
+    );
+    await rm(join(project, ".conch"), { recursive: true });
+    await mkdir(join(root, "elsewhere", ".conch"), { recursive: true });
+    await symlink(join(root, "elsewhere", ".conch"), join(project, ".conch"));
+    expect((await loadError()).message).toContain(`${join(project, ".conch")}: a symbolic link;`);
+  });
+
   it("rejects a FIFO planted where the project config would be, without waiting on it", async () => {
     await mkdir(dirname(projectFile), { recursive: true });
     execFileSync("mkfifo", [projectFile]);

@@ -1,3 +1,4 @@
+import { lstat } from "node:fs/promises";
 import { homedir as osHomedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { OrchestratorError } from "../errors.js";
@@ -53,6 +54,12 @@ async function findProjectFiles(cwd: string, home: string): Promise<{ dir: strin
   const found: { dir: string; file: ConfigFile }[] = [];
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const path = join(dir, ".conch", "config.toml");
+    if ((await lstat(join(dir, ".conch")).catch(() => null))?.isSymbolicLink() === true) {
+      throw new OrchestratorError(
+        "INVALID_CONFIG",
+        `${join(dir, ".conch")}: a symbolic link; Conch reads a project's config only from a real .conch directory (a sandboxed command could have planted the link): replace it with the directory`,
+      );
+    }
     const text = await readConfigText(path);
     if (text !== null) found.push({ dir, file: parseConfigFile(path, text, { base: dir, home }) });
     if (dirname(dir) === dir) return found;

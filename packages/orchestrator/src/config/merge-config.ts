@@ -1,24 +1,23 @@
 import { realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
-import { type ConfigFile, showValue } from "./config-file.js";
 import {
-  CONFIG_APPROVAL_POLICIES,
-  CONFIG_SANDBOX_MODES,
-  type ConfigApprovalPolicy,
-  type ConfigSandboxMode,
-  ENV_INHERIT_MODES,
-  type EnvInheritMode,
-  type ToolProfile,
-} from "./config-values.js";
+  APPROVAL_POLICIES,
+  type ApprovalPolicy,
+  ENV_INHERIT_POLICIES,
+  type EnvInheritPolicy,
+  type ToolProfileName,
+} from "@conch/protocol";
+import { type ConfigFile, showValue } from "./config-file.js";
+import { CONFIG_SANDBOX_MODES, type ConfigSandboxMode } from "./config-values.js";
 import { keyLine } from "./key-lines.js";
 
 /** Every setting, defaults filled in, paths absolute. */
 export interface ConfigSettings {
-  readonly approvalPolicy: ConfigApprovalPolicy;
+  readonly approvalPolicy: ApprovalPolicy;
   readonly sandbox: ConfigSandboxMode;
   readonly writableRoots: readonly string[];
   readonly networkAccess: boolean;
-  readonly envInherit: EnvInheritMode;
+  readonly envInherit: EnvInheritPolicy;
   readonly envExclude: readonly string[];
   /** Variables passed even when an exclude pattern (or the URL-with-password check) would drop them. */
   readonly envAllow: readonly string[];
@@ -26,7 +25,7 @@ export interface ConfigSettings {
   readonly denyRead: readonly string[];
   /** Exceptions to the hidden reads. */
   readonly allowRead: readonly string[];
-  readonly toolProfile: ToolProfile;
+  readonly toolProfile: ToolProfileName;
   readonly maxOutputTokens: number;
   readonly spillRetentionDays: number;
   readonly rulesDirs: readonly string[];
@@ -177,16 +176,11 @@ export async function applyProjectConfig(
   }
 
   const settings: ConfigSettings = {
-    approvalPolicy: tighter(
-      "approval_policy",
-      CONFIG_APPROVAL_POLICIES,
-      user.approvalPolicy,
-      values.approvalPolicy,
-    ),
+    approvalPolicy: tighter("approval_policy", APPROVAL_POLICIES, user.approvalPolicy, values.approvalPolicy),
     sandbox: tighter("sandbox", CONFIG_SANDBOX_MODES, user.sandbox, values.sandbox),
     writableRoots,
     networkAccess,
-    envInherit: tighter("env_inherit", ENV_INHERIT_MODES, user.envInherit, values.envInherit),
+    envInherit: tighter("env_inherit", ENV_INHERIT_POLICIES, user.envInherit, values.envInherit),
     envExclude: [...new Set([...user.envExclude, ...(values.envExclude ?? [])])],
     envAllow: user.envAllow,
     denyRead: [...new Set([...user.denyRead, ...(values.denyRead ?? [])])],

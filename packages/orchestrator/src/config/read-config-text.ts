@@ -7,16 +7,24 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * A config or rules file's text, or null when it does not exist. A project's files may have been made by
- * a sandboxed command: opened without blocking and checked to be a regular file of bounded size, so a
- * FIFO or a device planted there fails with a clear error instead of hanging Conch.
+ * a sandboxed command: opened without blocking or following a symlink, and checked to be a regular file
+ * of bounded size, so a FIFO, a device or a link to a secret planted there fails with a clear error
+ * instead of hanging Conch or reading what the link names.
  */
 export async function readConfigText(path: string): Promise<string | null> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return null;
+    if (code === "ELOOP") {
+      throw new OrchestratorError(
+        "INVALID_CONFIG",
+        `${path}: cannot read: a symbolic link; Conch reads only a regular file there (a sandboxed command could have planted the link): replace it with the file`,
+        { cause: error },
+      );
+    }
     throw new OrchestratorError("INVALID_CONFIG", `${path}: cannot read: ${(error as Error).message}`, {
       cause: error,
     });

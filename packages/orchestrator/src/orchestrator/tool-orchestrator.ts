@@ -6,21 +6,24 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
   ApprovalCache,
-  type ApprovalPolicy,
   type ApprovalRequest,
   type ApprovalRequirement,
   type Approver,
-  addPrefixRule,
+  allowPrefixRule,
   approvalRequirement,
+  type ExecPolicy,
   loadPolicy,
-  type Policy,
   type ProgramLookup,
-  type ReviewDecision,
-  type SandboxPermissions,
   storablePrefixRule,
-  storeAlwaysAllowRule,
 } from "@conch/approval";
 import { buildEnv, ExecError, type ExecRequest, type ExecResult, run as execRun } from "@conch/exec-core";
+import {
+  type ApprovalPolicy,
+  isConchError,
+  type RejectionKind,
+  type ReviewDecision,
+  type SandboxPermissions,
+} from "@conch/protocol";
 import {
   createSandboxWorkspace,
   isLikelySandboxDenied,
@@ -30,7 +33,9 @@ import {
   type SandboxRules,
   type SandboxWorkspace,
   type SandboxWorkspaceOptions,
+  type SpawnSpec,
 } from "@conch/sandbox-core";
+import type { Shell, ShellRun } from "@conch/shell-detect";
 import { type SessionResponse, SessionStore } from "@conch/unified-exec";
 import type { AuditCommand, AuditDecider, AuditLog } from "../audit/audit-log.js";
 import { OutputCollector } from "../output/output-collector.js";
@@ -43,7 +48,6 @@ import type {
   FailedOutcome,
   RanOutcome,
   RejectedOutcome,
-  RejectionKind,
   RunContext,
   SessionOutcome,
   SessionRequest,
@@ -63,6 +67,13 @@ const ESCALATION_REASON =
 export const RETRY_WITHOUT_SANDBOX_REASON = "command failed; retry without sandbox?";
 // What the person asked about a denial sees of the output: its end, where the error usually is.
 const DENIAL_EXCERPT_BYTES = 2048;
+
+/** What a command spawns as, decided once per call: its argv, and the PATH its programs resolve in. */
+interface SpawnPlan {
+  readonly argv: readonly string[];
+  /** Null for a login shell whose profile sets PATH unread by Conch. */
+  readonly path: string | null;
+}
 
 interface Attempt {
   readonly result: ExecResult;
@@ -84,7 +95,7 @@ export class ToolOrchestrator {
   readonly #execute: Execute;
   readonly #cache = new ApprovalCache();
   #sessions: SessionStore | null = null;
-  #rules: Policy;
+  #rules: ExecPolicy;
   readonly #workspaceOptions: SandboxWorkspaceOptions;
   // Resolved once, from the session's cwd and config, never from a call's workdir: its writable roots are
   // held by identity for the whole session.
@@ -115,7 +126,7 @@ export class ToolOrchestrator {
   }
 
   /** The exec-policy rules in force, including those added by `approved_always` this session. */
-  get rules(): Policy {
+  get rules(): ExecPolicy {
     return this.#rules;
   }
 
@@ -126,7 +137,7 @@ export class ToolOrchestrator {
   async run(request: CommandRequest, context: RunContext = {}): Promise<CommandOutcome> {
     return this.#guard(async () => {
       const done = await this.#pipeline(request, context.signal, {
-        launch: (backend) => this.#attempt(request, context, backend),
+        launch: (backend, plan) => this.#attempt(request, context, backend, plan),
         denied: (attempt) => this.#deniedBySandbox(attempt),
         excerpt: (attempt) => denialExcerpt(attempt),
         discard: (attempt) => attempt.collected.discard(),
@@ -143,7 +154,7 @@ export class ToolOrchestrator {
   async startSession(request: SessionRequest, context: SessionRunContext = {}): Promise<SessionOutcome> {
     return this.#guard(async () => {
       const done = await this.#pipeline(request, context.signal, {
-        launch: (backend) => this.#startSession(request, context, backend),
+        launch: (backend, plan) => this.#startSession(request, context, backend, plan),
         denied: ({ response }) =>
           !response.running &&
           response.exitedAfterMs !== null &&
@@ -181,7 +192,7 @@ export class ToolOrchestrator {
     try {
       return await body();
     } catch (error) {
-      const code = conchErrorCode(error) ?? "INTERNAL";
+      const code = isConchError(error) ? error.code : "INTERNAL";
       const message = error instanceof Error ? error.message : String(error);
       return { status: "failed", code, message, cause: error };
     }
@@ -191,9 +202,9 @@ export class ToolOrchestrator {
     request: SessionRequest,
     context: SessionRunContext,
     backend: SandboxBackend | null,
+    plan: SpawnPlan,
   ): Promise<{ response: SessionResponse; sandbox: string }> {
-    // The snapshot first: a capture may make the file the sandbox's rules must let the command read.
-    const argv = await this.#spawnArgv(request);
+    const argv = [...plan.argv];
     const rules = backend === null ? null : this.#sandboxRulesNow();
     const sandbox = backend?.name ?? "none";
     const started = performance.now();
@@ -233,7 +244,7 @@ export class ToolOrchestrator {
     request: CommandRequest,
     signal: AbortSignal | undefined,
     trial: {
-      launch: (backend: SandboxBackend | null) => Promise<T>;
+      launch: (backend: SandboxBackend | null, plan: SpawnPlan) => Promise<T>;
       denied: (value: T) => boolean;
       excerpt: (value: T) => string;
       discard: (value: T) => Promise<void>;
@@ -252,14 +263,17 @@ export class ToolOrchestrator {
       };
     }
     const permissions: SandboxPermissions = request.sandboxPermissions ?? "use_default";
+    // What will spawn, before the approval: a login-shell command may run with the user's snapshot, whose
+    // PATH is where its programs resolve.
+    const plan = await this.#spawnPlan(request);
     const analysed = await approvalRequirement({
       argv: request.argv,
-      policy: this.#rules,
+      execPolicy: this.#rules,
       approvalPolicy: this.approvalPolicy,
-      sandboxPolicy: this.sandboxPolicy.mode,
+      sandboxMode: this.sandboxPolicy.mode,
       sandboxPermissions: permissions,
       prefixRule: request.prefixRule ?? null,
-      programs: this.#programLookup(request.cwd),
+      programs: this.#programLookup(request.cwd, plan),
     });
     // Leaving a restricting sandbox takes a person's yes for this command, even when a rule lets it run
     // unasked inside the sandbox; only a rule that itself says `sandbox = "none"` lifts it.
@@ -303,7 +317,7 @@ export class ToolOrchestrator {
     }
     if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
 
-    const first = await trial.launch(backend);
+    const first = await trial.launch(backend, plan);
     if (backend === null || !trial.denied(first)) {
       return { status: "done", value: first, escalated: false, hint: null };
     }
@@ -324,7 +338,7 @@ export class ToolOrchestrator {
     );
     if (answer.status === "rejected") return answer;
     if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
-    return { status: "done", value: await trial.launch(null), escalated: true, hint: null };
+    return { status: "done", value: await trial.launch(null, plan), escalated: true, hint: null };
   }
 
   /** The cached answer, or the approver's; records the decision and applies `approved_always`. */
@@ -359,7 +373,7 @@ export class ToolOrchestrator {
       cwd: request.cwd,
       reason: retry.reason ?? requirement.reason,
       proposedRule: proposed,
-      sandboxPolicy: this.sandboxPolicy.mode,
+      sandboxMode: this.sandboxPolicy.mode,
       sandboxPermissions: permissions,
       tty,
       ...(request.justification === undefined ? {} : { justification: request.justification }),
@@ -375,9 +389,10 @@ export class ToolOrchestrator {
     if (decision === "denied") return rejected("denied-by-user", REJECTED_BY_USER, "user");
     if (decision === "abort") return rejected("aborted-by-user", REJECTED_BY_USER, "user");
     if (decision === "approved_always" && proposed !== null && this.#rulesStorePath !== null) {
-      this.#rules = addPrefixRule(this.#rules, proposed, "allow");
+      const allowed = allowPrefixRule(this.#rules, proposed, this.#rulesStorePath);
+      this.#rules = allowed.rules;
       // The person said yes: a rules file that cannot be written costs the "always", not this run.
-      await storeAlwaysAllowRule(this.#rulesStorePath, proposed).catch((error: unknown) => {
+      await allowed.stored.catch((error: unknown) => {
         this.#recordDecision(
           request,
           requirement,
@@ -393,8 +408,9 @@ export class ToolOrchestrator {
     request: CommandRequest,
     context: RunContext,
     backend: SandboxBackend | null,
+    plan: SpawnPlan,
   ): Promise<Attempt> {
-    const exec: ExecRequest = { argv: await this.#spawnArgv(request), cwd: request.cwd };
+    const exec: ExecRequest = { argv: [...plan.argv], cwd: request.cwd };
     if (request.timeoutMs !== undefined) exec.timeoutMs = request.timeoutMs;
     if (this.#env !== undefined) exec.env = this.#env;
     const collected = new OutputCollector({
@@ -432,22 +448,117 @@ export class ToolOrchestrator {
   }
 
   /**
-   * What spawns: `argv`, or for a login-shell command the same script run non-login with the shell's
-   * snapshot (the profile's effect captured once, outside the sandbox), when there is one.
+   * What spawns: `argv`, or for a login-shell command the same script run non-login with the user's
+   * shell snapshot (the profile's effect, captured once, in the sandbox), when there is one; and the
+   * PATH its programs resolve in (null when a login shell's profile may set it: not known).
    */
-  async #spawnArgv(request: CommandRequest): Promise<string[]> {
+  async #spawnPlan(request: CommandRequest): Promise<SpawnPlan> {
+    const given: SpawnPlan = {
+      argv: [...request.argv],
+      path: request.loginShell === undefined ? this.#basePath() : null,
+    };
     if (request.loginShell === undefined || request.script === undefined || this.#shellSnapshots === null) {
-      return [...request.argv];
+      return given;
     }
-    return (await this.#shellSnapshots.argvFor(request.loginShell, request.script)) ?? [...request.argv];
+    // A shell the model named from the workspace is its own program, not the user's shell: no snapshot.
+    if (this.#inSessionRoots(request.loginShell.path)) return given;
+    const use = await this.#shellSnapshots.use(request.loginShell, request.script, {
+      run: (argv, options) => this.#runCapture(argv, options),
+      writableRoots: this.#sessionRoots(),
+    });
+    if (!use.ok) return given;
+    return { argv: use.argv, path: use.pathVariable ?? this.#basePath() };
   }
 
   /**
-   * Where the command's programs resolve, for the approval: its PATH as the environment policy builds it,
-   * and what a sandboxed command could have written (the session's writable roots). A program planted
-   * there (`.venv/bin/cat`) is not the one the rules and the known-safe list mean.
+   * Whether a login-shell command in `shell` runs with its snapshot (capturing it now if needed), or why
+   * not: what `conch sandbox --check` reports.
    */
-  #programLookup(cwd: string): ProgramLookup {
+  async shellSnapshotStatus(
+    shell: Shell,
+  ): Promise<{ ok: true; file: string } | { ok: false; reason: string }> {
+    if (this.#shellSnapshots === null)
+      return { ok: false, reason: "shell snapshots are off (shell_snapshot = false)" };
+    const use = await this.#shellSnapshots.use(shell, ":", {
+      run: (argv, options) => this.#runCapture(argv, options),
+      writableRoots: this.#sessionRoots(),
+    });
+    return use.ok ? { ok: true, file: use.file } : use;
+  }
+
+  /** The PATH a command starts with, as the environment policy builds it. */
+  #basePath(): string {
+    return buildEnv(this.#env).PATH ?? "";
+  }
+
+  /**
+   * Runs a snapshot capture (the user's login shell, and the check that the snapshot loads) in the
+   * sandbox, read-only but for the capture's own work directory, with no network: startup files run
+   * programs a sandboxed command could have written. No sandbox only where the policy runs none.
+   */
+  async #runCapture(
+    argv: readonly string[],
+    options: {
+      cwd: string;
+      env: Readonly<Record<string, string>>;
+      timeoutMs: number;
+      output: boolean;
+      writable: string;
+    },
+  ): Promise<ShellRun> {
+    const backend = this.#registry.select(this.sandboxPolicy);
+    let prepare: ((spec: SpawnSpec) => Promise<SpawnSpec>) | undefined;
+    if (backend !== null) {
+      const availability = await backend.available();
+      if (!availability.available) return { outcome: "failed", error: new Error(availability.reason) };
+      const session = this.#sandboxRulesNow();
+      const rules: SandboxRules = {
+        ...session,
+        writableRoots: [{ root: realpathSync(options.writable), readOnlySubpaths: [] }],
+        tmp: { kind: "empty", targets: ["/tmp"] },
+        network: false,
+      };
+      prepare = (spec) => backend.transform(spec, rules);
+    }
+    try {
+      const result = await execRun(
+        {
+          argv: [...argv],
+          cwd: options.cwd,
+          env: { inherit: "none", set: { ...options.env } },
+          timeoutMs: options.timeoutMs,
+        },
+        prepare === undefined ? {} : { prepare },
+      );
+      if (result.timedOut) return { outcome: "timed-out" };
+      return {
+        outcome: "exited",
+        code: result.signal === null ? result.exitCode : null,
+        signal: result.signal as NodeJS.Signals | null,
+        stdout: options.output ? result.stdout : "",
+        stderr: options.output ? result.stderr : "",
+      };
+    } catch (error) {
+      return { outcome: "failed", error: error as Error };
+    }
+  }
+
+  #inSessionRoots(path: string): boolean {
+    let real = path;
+    try {
+      real = realpathSync(path);
+    } catch {
+      // A shell that does not exist fails when it is spawned.
+    }
+    return [path, real].some((candidate) =>
+      this.#sessionRoots().some(
+        (root) => candidate === root || candidate.startsWith(root === "/" ? "/" : `${root}/`),
+      ),
+    );
+  }
+
+  /** The session's writable roots, canonical: what a sandboxed command could have written. */
+  #sessionRoots(): string[] {
     this.#programRoots ??= [
       this.cwd,
       ...(this.sandboxPolicy.mode === "workspace-write" ? (this.sandboxPolicy.writableRoots ?? []) : []),
@@ -460,7 +571,22 @@ export class ToolOrchestrator {
           return root;
         }
       });
-    return { path: buildEnv(this.#env).PATH ?? "", cwd, writableRoots: this.#programRoots };
+    return this.#programRoots;
+  }
+
+  /**
+   * Where the command's programs resolve, for the approval: the PATH it will run with, and what a
+   * sandboxed command could have written (the session's writable roots). A program planted there
+   * (`.venv/bin/cat`) is not the one the rules and the known-safe list mean. A login shell without a
+   * snapshot gets its PATH from a profile Conch has not read: not known, so nothing leaves the sandbox.
+   */
+  #programLookup(cwd: string, plan: SpawnPlan): ProgramLookup {
+    return {
+      path: plan.path ?? this.#basePath(),
+      cwd,
+      writableRoots: this.#sessionRoots(),
+      ...(plan.path === null ? { pathKnown: false } : {}),
+    };
   }
 
   /**
@@ -590,12 +716,4 @@ function auditCommand(request: CommandRequest): AuditCommand {
 function denialExcerpt(attempt: Attempt): string {
   const text = attempt.collected.sampleText();
   return text.length > DENIAL_EXCERPT_BYTES ? text.slice(text.length - DENIAL_EXCERPT_BYTES) : text;
-}
-
-/** The code of a branded Conch error from any package (they all carry `Symbol.for("conch.error")`). */
-function conchErrorCode(error: unknown): string | null {
-  if (typeof error !== "object" || error === null) return null;
-  const branded = (error as Record<symbol, unknown>)[Symbol.for("conch.error")] === true;
-  const code = (error as { code?: unknown }).code;
-  return branded && typeof code === "string" ? code : null;
 }

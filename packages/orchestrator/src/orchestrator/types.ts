@@ -1,10 +1,12 @@
-import type { ApprovalPolicy, Approver, Policy, SandboxPermissions } from "@conch/approval";
+import type { Approver, ExecPolicy } from "@conch/approval";
 import type { EnvPolicy, ExecRequest, ExecResult, OutputDelta, RunOptions } from "@conch/exec-core";
+import type { ApprovalPolicy, RejectionKind, SandboxPermissions } from "@conch/protocol";
 import type { SandboxPolicy, SandboxRegistry, SandboxWorkspaceOptions } from "@conch/sandbox-core";
 import type { Shell } from "@conch/shell-detect";
 import type { SessionResponse } from "@conch/unified-exec";
 import type { AuditDecider, AuditLog } from "../audit/audit-log.js";
 import type { CollectorResult } from "../output/output-collector.js";
+import type { SnapshotContext, SnapshotUse } from "../runtime/shell-snapshots.js";
 import type { SpillStore } from "../spill/spill-store.js";
 
 /** One command a tool wants run, already validated and resolved by the tool's handler. */
@@ -48,24 +50,6 @@ export interface RunContext {
   /** Every chunk of output as it arrives (stdout and stderr), e.g. to stream it to a terminal. */
   readonly onOutput?: (delta: OutputDelta) => void | Promise<void>;
 }
-
-/** Why a command never ran. */
-export const REJECTION_KINDS: readonly [
-  "forbidden",
-  "denied-by-user",
-  "aborted-by-user",
-  "no-approver",
-  "sandbox-unavailable",
-  "canceled",
-] = [
-  "forbidden",
-  "denied-by-user",
-  "aborted-by-user",
-  "no-approver",
-  "sandbox-unavailable",
-  "canceled",
-] as const;
-export type RejectionKind = (typeof REJECTION_KINDS)[number];
 
 /** The command never ran: a rule or the policy forbids it, the person said no, or the sandbox cannot run here. */
 export interface RejectedOutcome {
@@ -143,8 +127,8 @@ export type SessionOutcome = RejectedOutcome | FailedOutcome | StartedSessionOut
 
 /** Where a login-shell command gets the argv that runs it with the shell's snapshot (ShellSnapshots). */
 export interface ShellSnapshotSource {
-  /** The argv that runs `script` in `shell` with its snapshot, or null to run it as a login shell. */
-  argvFor(shell: Shell, script: string): Promise<string[] | null>;
+  /** How `script` runs in `shell` with its snapshot (captured by `context.run`), or why it cannot. */
+  use(shell: Shell, script: string, context: SnapshotContext): Promise<SnapshotUse>;
 }
 
 /** The one-shot runner; exec-core's `run` unless a caller wraps it (to count spawns, say). */
@@ -161,7 +145,7 @@ export interface ToolOrchestratorOptions {
   /** How the sandbox is resolved for this session besides the policy: private /tmp, hidden and protected paths. */
   readonly sandboxWorkspace?: Omit<SandboxWorkspaceOptions, "cwd">;
   /** The exec-policy rules; none by default. */
-  readonly rules?: Policy;
+  readonly rules?: ExecPolicy;
   /** Who is asked; without one, whatever needs asking is rejected with the reason. */
   readonly approver?: Approver | null;
   /**

@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { loadPolicyFiles, type Policy } from "@conch/approval";
+import { type ExecPolicy, loadPolicyFiles } from "@conch/approval";
 
 /** The rules files of `dirs`: every `*.rules` (Codex's syntax) and `*.toml` file, by name, dir by dir. */
 async function rulesFilesIn(dirs: readonly string[]): Promise<string[]> {
@@ -22,7 +22,9 @@ async function rulesFilesIn(dirs: readonly string[]): Promise<string[]> {
 }
 
 /** The exec-policy of every rules file in `dirs`; a bad file throws `INVALID_RULES` naming file and line. */
-export async function loadRulesDirs(dirs: readonly string[]): Promise<{ policy: Policy; files: string[] }> {
+export async function loadRulesDirs(
+  dirs: readonly string[],
+): Promise<{ policy: ExecPolicy; files: string[] }> {
   const files = await rulesFilesIn(dirs);
   return { policy: await loadPolicyFiles(files), files };
 }

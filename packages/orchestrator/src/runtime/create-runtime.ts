@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import type { ApprovalPolicy, Approver } from "@conch/approval";
-import { DEFAULT_ENV_EXCLUDES, ENV_PINS, type EnvPolicy, inheritedVariableFilter } from "@conch/exec-core";
-import type { ToolProfileName } from "@conch/protocol";
+import type { Approver } from "@conch/approval";
+import { ENV_PINS, type EnvPolicy, inheritedVariableFilter } from "@conch/exec-core";
+import type { ApprovalPolicy, ToolProfileName } from "@conch/protocol";
 import type { SandboxPolicy } from "@conch/sandbox-core";
 import { type AuditLog, createAuditLog } from "../audit/audit-log.js";
 import type { ConfigSandboxMode } from "../config/config-values.js";
@@ -13,7 +13,7 @@ import { createSpillStore } from "../spill/spill-store.js";
 import { conchStateDir } from "../spill/state-dir.js";
 import { createToolSet, type ToolSet } from "../tools/tool-set.js";
 import { ShellSnapshots } from "./shell-snapshots.js";
-import { conchSandboxWorkspace, snapshotDir } from "./workspace-state.js";
+import { conchEnvPolicy, conchSandboxWorkspace, snapshotDir } from "./workspace-state.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -51,8 +51,6 @@ export interface ConchRuntime {
   /** The rules files loaded, in order. */
   readonly rulesFiles: readonly string[];
   readonly audit: AuditLog;
-  /** The login environments login-shell commands run with, or null when `shell_snapshot = false`. */
-  readonly shellSnapshots: ShellSnapshots | null;
   /** The tools of `profile`, with the config's output budget and durable one-shot setting. */
   toolSet(): Promise<ToolSet>;
   /** Waits until every audit line is written. */
@@ -74,21 +72,19 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
       ? { mode, writableRoots: [...config.writableRoots], networkAccess: config.networkAccess }
       : { mode };
   const audit = createAuditLog({ env, ...(config.auditLog === null ? {} : { path: config.auditLog }) });
+  const [storeDir] = config.rulesDirs;
+  const envPolicy = conchEnvPolicy(config);
   const workspace = conchSandboxWorkspace(config, env, options.cwd, mode);
   const spill = createSpillStore({
     env,
     dir: workspace.spillDir,
     retentionMs: config.spillRetentionDays * DAY_MS,
   });
-  const [storeDir] = config.rulesDirs;
-  const envPolicy: EnvPolicy = {
-    inherit: config.envInherit,
-    exclude: [...DEFAULT_ENV_EXCLUDES, ...config.envExclude],
-    allow: [...config.envAllow],
-  };
   const shellSnapshots = config.shellSnapshot
     ? new ShellSnapshots({
-        dir: snapshotDir(conchStateDir({ env })),
+        dir: snapshotDir(conchStateDir({ env }), envPolicy),
+        // The host's /tmp, which every sandbox replaces with its own: the raw capture is out of sight.
+        workDir: "/tmp",
         env,
         keep: snapshotKeep(envPolicy),
         ttlMs: config.shellSnapshotTtlS * 1000,
@@ -116,7 +112,6 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     profile,
     rulesFiles: files,
     audit,
-    shellSnapshots,
     toolSet: () =>
       createToolSet({
         profile,

@@ -1,14 +1,19 @@
+import { realpathSync } from "node:fs";
 import {
   type CaptureShellSnapshotResult,
   captureShellSnapshot,
   isSnapshotCurrent,
   type Shell,
+  type ShellRunner,
+  type ShellSnapshot,
   snapshotExecArgs,
 } from "@conch/shell-detect";
 
 export interface ShellSnapshotsOptions {
   /** Where snapshot files go (under Conch's state dir; readable inside the sandbox). */
   readonly dir: string;
+  /** Where a capture's work files go (never readable inside a sandbox: they hold the whole env). */
+  readonly workDir: string;
   /** The environment the login shell starts with: the real one. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Which exported variables a snapshot may carry: the env policy, less what Conch sets itself. */
@@ -19,9 +24,21 @@ export interface ShellSnapshotsOptions {
   readonly now?: () => number;
 }
 
-/** Why a shell has no snapshot to run with, or the snapshot file it runs with. */
-export type ShellSnapshotStatus =
-  | { readonly ok: true; readonly path: string }
+/** How the orchestrator lets a capture run: in its sandbox, knowing what a sandboxed command can write. */
+export interface SnapshotContext {
+  readonly run: ShellRunner;
+  /** The session's writable roots: a startup file in one is the agent's to change. */
+  readonly writableRoots: readonly string[];
+}
+
+/** The argv a command runs with and the PATH its programs resolve in; or why there is no snapshot. */
+export type SnapshotUse =
+  | {
+      readonly ok: true;
+      readonly argv: string[];
+      readonly pathVariable: string | null;
+      readonly file: string;
+    }
   | { readonly ok: false; readonly reason: string };
 
 interface Entry {
@@ -29,12 +46,18 @@ interface Entry {
   readonly startedAt: number;
 }
 
+function isAtOrInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root === "/" ? "/" : `${root}/`);
+}
+
 /**
- * The user's login environment, captured once per shell and runtime (DESIGN.md §2, shell-detect) outside
- * the sandbox, and applied to every command that asked for a login shell: the profile runs once, not per
- * command, and what it prints never reaches a model. Captured again when a startup file changed or the
- * TTL passed; a capture that failed is retried only after the TTL, and meanwhile commands run as login
- * shells, as without snapshots.
+ * The user's login environment, captured once per shell and runtime (DESIGN.md §2, shell-detect) and
+ * applied to every command that asked for a login shell: the profile runs once, not per command, and
+ * what it prints never reaches a model. The capture runs in the sandbox (the caller's runner): startup
+ * files may run programs a sandboxed command could have written. Captured again when a startup file
+ * changed or the TTL passed; a capture that failed is retried only after the TTL, and meanwhile
+ * commands run as login shells, as without snapshots. A snapshot whose startup files lie in a writable
+ * root is not used: the agent could have written what every later command would load.
  */
 export class ShellSnapshots {
   readonly #options: ShellSnapshotsOptions;
@@ -44,19 +67,28 @@ export class ShellSnapshots {
     this.#options = options;
   }
 
-  /** The argv that runs `script` in `shell` with its snapshot, or null to run it as a login shell. */
-  async argvFor(shell: Shell, script: string): Promise<string[] | null> {
-    const result = await this.#current(shell);
-    return result.ok ? snapshotExecArgs(result.snapshot, script) : null;
+  /** How `script` runs in `shell` with its snapshot, or why it runs as a login shell instead. */
+  async use(shell: Shell, script: string, context: SnapshotContext): Promise<SnapshotUse> {
+    const result = await this.#current(shell, context);
+    if (!result.ok) return result;
+    const writable = writableSource(result.snapshot, context.writableRoots);
+    if (writable !== null) {
+      return {
+        ok: false,
+        reason:
+          `the startup file ${writable} lies in a writable root, where a sandboxed command could change ` +
+          "what every later command loads; commands run login shells (in the sandbox) instead",
+      };
+    }
+    return {
+      ok: true,
+      argv: snapshotExecArgs(result.snapshot, script),
+      pathVariable: result.snapshot.pathVariable,
+      file: result.snapshot.path,
+    };
   }
 
-  /** What `argvFor` would use for `shell`, capturing it now if needed: for `conch sandbox --check`. */
-  async status(shell: Shell): Promise<ShellSnapshotStatus> {
-    const result = await this.#current(shell);
-    return result.ok ? { ok: true, path: result.snapshot.path } : { ok: false, reason: result.reason };
-  }
-
-  async #current(shell: Shell): Promise<CaptureShellSnapshotResult> {
+  async #current(shell: Shell, context: SnapshotContext): Promise<CaptureShellSnapshotResult> {
     const now = (this.#options.now ?? Date.now)();
     const entry = this.#entries.get(shell.path);
     if (entry !== undefined && (await this.#usable(entry, now))) return entry.result;
@@ -65,8 +97,10 @@ export class ShellSnapshots {
     if (latest !== undefined && latest !== entry) return latest.result;
     const result = captureShellSnapshot(shell, {
       dir: this.#options.dir,
+      workDir: this.#options.workDir,
       env: this.#options.env,
       keep: this.#options.keep,
+      run: context.run,
       ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
     }).catch((error: unknown) => ({ ok: false as const, reason: (error as Error).message }));
     this.#entries.set(shell.path, { result, startedAt: now });
@@ -80,4 +114,19 @@ export class ShellSnapshots {
       ? isSnapshotCurrent(result.snapshot, { ttlMs: this.#options.ttlMs, now })
       : now - entry.startedAt < this.#options.ttlMs;
   }
+}
+
+/** The first startup file that exists and resolves into one of `roots` (through a symlink too). */
+function writableSource(snapshot: ShellSnapshot, roots: readonly string[]): string | null {
+  for (const source of snapshot.sources) {
+    if (source.mtimeMs === null) continue;
+    let real: string;
+    try {
+      real = realpathSync(source.path);
+    } catch {
+      continue;
+    }
+    if (roots.some((root) => isAtOrInside(real, root) || isAtOrInside(source.path, root))) return source.path;
+  }
+  return null;
 }

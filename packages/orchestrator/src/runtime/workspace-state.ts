@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, constants, mkdirSync, openSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { DEFAULT_ENV_EXCLUDES, type EnvPolicy } from "@conch/exec-core";
 import type { SandboxWorkspaceOptions } from "@conch/sandbox-core";
 import type { ConfigSandboxMode } from "../config/config-values.js";
 import { type ConchConfig, conchConfigDir } from "../config/load-config.js";
@@ -32,9 +33,22 @@ function createPrivateFile(path: string): void {
   );
 }
 
-/** Where the shell snapshots go: under the state dir, readable inside the sandbox. */
-export function snapshotDir(stateDir: string): string {
-  return join(stateDir, "snapshots");
+/**
+ * Where the shell snapshots go: under the state dir, readable inside the sandbox; one dir per env policy,
+ * so a workspace whose policy drops more variables never sees a snapshot made under a looser one.
+ */
+export function snapshotDir(stateDir: string, policy: EnvPolicy): string {
+  const key = createHash("sha256").update(JSON.stringify(policy)).digest("hex").slice(0, 12);
+  return join(stateDir, "snapshots", key);
+}
+
+/** How each command's environment is built from the config: the env policy exec-core applies. */
+export function conchEnvPolicy(config: ConchConfig): EnvPolicy {
+  return {
+    inherit: config.envInherit,
+    exclude: [...DEFAULT_ENV_EXCLUDES, ...config.envExclude],
+    allow: [...config.envAllow],
+  };
 }
 
 /** How Conch sandboxes the commands of one workspace, and where that workspace's spill files go. */
@@ -59,7 +73,8 @@ export function conchSandboxWorkspace(
 ): ConchSandboxWorkspace {
   const stateDir = conchStateDir({ env });
   const id = workspaceId(cwd);
-  const ownDirs = [conchConfigDir({ env }), stateDir, snapshotDir(stateDir), ...config.rulesDirs];
+  const snapshots = snapshotDir(stateDir, conchEnvPolicy(config));
+  const ownDirs = [conchConfigDir({ env }), stateDir, snapshots, ...config.rulesDirs];
   const own = [...ownDirs, ...(config.auditLog === null ? [] : [config.auditLog])];
   if (mode !== "danger-full-access") {
     for (const dir of ownDirs) mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -74,7 +89,7 @@ export function conchSandboxWorkspace(
       denyRead: [...own, ...config.denyRead],
       // Readable: this workspace's spill files (the model text tells the model to read them) and the shell
       // snapshots (every login-shell command sources one).
-      allowRead: [spillDir, snapshotDir(stateDir), ...config.allowRead],
+      allowRead: [spillDir, snapshots, ...config.allowRead],
       protect: own,
       allowHomeRoot: config.homeWorkspace,
     },

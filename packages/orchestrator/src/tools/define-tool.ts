@@ -1,4 +1,4 @@
-import { toJsonSchema } from "@conch/protocol";
+import { toJsonSchema } from "@conch/protocol/schemas";
 import type { z } from "zod";
 import type { ToolDefinition } from "./types.js";
 

@@ -1,13 +1,14 @@
 import { visibleText } from "@conch/approval";
+import type { ToolResult } from "@conch/protocol";
 import type { SessionResponse } from "@conch/unified-exec";
 import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
 import type { CommandOutcome, FailedOutcome, RejectedOutcome } from "../orchestrator/types.js";
 import { spillNotice } from "../spill/spill-notice.js";
-import type { ToolCallResult, ToolResultData } from "./types.js";
+import type { ToolCallResult } from "./types.js";
 
 /** The fields of a result whose command did not run (or is not a one-shot run). */
-export const NOT_RUN: Omit<ToolResultData, "tool" | "status"> = {
+export const NOT_RUN: Omit<ToolResult, "tool" | "status"> = {
   exit_code: null,
   wall_time_ms: null,
   timed_out: false,
@@ -124,11 +125,7 @@ export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOpt
 }
 
 /** The result of a session call: its exit code or, while it runs, its session id. */
-export function sessionData(
-  tool: string,
-  response: SessionResponse,
-  extra: Partial<ToolResultData>,
-): ToolResultData {
+export function sessionData(tool: string, response: SessionResponse, extra: Partial<ToolResult>): ToolResult {
   return {
     tool,
     status: "ok",

@@ -2,16 +2,8 @@
 // CommandRequest and the outcome into text: every decision is the orchestrator's.
 import { resolve } from "node:path";
 import { isKnownSafeCommand } from "@conch/arity-rules";
-import {
-  type ArgvShellParams,
-  ArgvShellSchema,
-  type BashParams,
-  BashSchema,
-  type ShellCommandParams,
-  ShellCommandSchema,
-  type ShellParams,
-  ShellSchema,
-} from "@conch/protocol";
+import type { ArgvShellParams, BashParams, ShellCommandParams, ShellParams } from "@conch/protocol";
+import { ArgvShellSchema, BashSchema, ShellCommandSchema, ShellSchema } from "@conch/protocol/schemas";
 import { resolveShell, type Shell } from "@conch/shell-detect";
 import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
@@ -140,7 +132,23 @@ export const shellTool: ToolDefinition<typeof ShellSchema> = defineTool({
     ),
 });
 
+// The system's bash first: a `bash` found through PATH could be one a sandboxed command wrote (an
+// activated .venv/bin in the workspace).
+const SYSTEM_BASH: readonly string[] = [
+  "/bin/bash",
+  "/usr/bin/bash",
+  "/usr/local/bin/bash",
+  "/opt/homebrew/bin/bash",
+];
+
 function bashShell(context: ToolContext): Shell {
+  for (const path of SYSTEM_BASH) {
+    try {
+      return resolveShell(path);
+    } catch {
+      // Not here: the next one.
+    }
+  }
   try {
     return resolveShell("bash");
   } catch {

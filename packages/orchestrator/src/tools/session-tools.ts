@@ -6,21 +6,23 @@ import { visibleText } from "@conch/approval";
 import { isKnownSafeCommand } from "@conch/arity-rules";
 import {
   type ExecCommandParams,
+  type TerminalOpenParams,
+  type TerminalReadParams,
+  type TerminalSignalParams,
+  type TerminalWriteParams,
+  TOOL_LIMITS,
+  type WriteStdinParams,
+} from "@conch/protocol";
+import {
   ExecCommandSchema,
   TerminalCloseSchema,
   TerminalListSchema,
-  type TerminalOpenParams,
   TerminalOpenSchema,
-  type TerminalReadParams,
   TerminalReadSchema,
-  type TerminalSignalParams,
   TerminalSignalSchema,
-  type TerminalWriteParams,
   TerminalWriteSchema,
-  TOOL_LIMITS,
-  type WriteStdinParams,
   WriteStdinSchema,
-} from "@conch/protocol";
+} from "@conch/protocol/schemas";
 import { resolveShell } from "@conch/shell-detect";
 import type { SessionResponse, SessionStore } from "@conch/unified-exec";
 import { generateChunkId } from "../format/chunk-id.js";

@@ -59,7 +59,7 @@ describe("captureShellSnapshot, before anything runs", () => {
       "an unknown option",
       bash,
       { cwd: "/" },
-      "invalid request: options.cwd: unknown option (expected one of dir, env, keep, timeoutMs)",
+      "invalid request: options.cwd: unknown option (expected one of dir, env, keep, timeoutMs, workDir, run)",
     ],
     [
       "a relative shell path",

@@ -2,13 +2,13 @@ import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { userInfo } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { invalidRequestError, ShellDetectError } from "../errors.js";
 import type { Shell } from "../shell-type.js";
 import { captureScript } from "./capture-scripts.js";
 import { type CaptureRecords, parseCaptureOutput } from "./records.js";
 import { type KeepVariable, PROBE_OUTPUT, PROBE_VARIABLE, renderSnapshot } from "./render.js";
-import { runShell } from "./run-shell.js";
+import { runShell, type ShellRunner } from "./run-shell.js";
 import {
   isSnapshotShellType,
   type ShellSnapshot,
@@ -28,7 +28,7 @@ import {
 
 const DEFAULT_CAPTURE_TIMEOUT_MS = 10_000;
 const MAX_MS = 2_147_483_647;
-const OPTION_NAMES: ReadonlySet<string> = new Set(["dir", "env", "keep", "timeoutMs"]);
+const OPTION_NAMES: ReadonlySet<string> = new Set(["dir", "env", "keep", "timeoutMs", "workDir", "run"]);
 
 export interface CaptureShellSnapshotOptions {
   /** Where the snapshot is written: an absolute path, created (0700) if missing. */
@@ -43,6 +43,18 @@ export interface CaptureShellSnapshotOptions {
   readonly keep: KeepVariable;
   /** The login shell's whole process group is killed at this deadline. Default 10000. */
   readonly timeoutMs?: number;
+  /**
+   * Where a capture's work files go, in a private directory of their own, deleted after: the raw
+   * capture holds every exported variable before `keep` filters it, so put it where no sandboxed
+   * command can look (default: `dir`).
+   */
+  readonly workDir?: string;
+  /**
+   * How the shell is run (the capture and the check that the snapshot loads): by default on the host.
+   * Startup files can run programs a sandboxed command could have written (a PATH entry in the
+   * workspace, a dotfile symlinked into it): pass a runner that sandboxes it.
+   */
+  readonly run?: ShellRunner;
 }
 
 export type CaptureShellSnapshotResult =
@@ -54,6 +66,8 @@ interface CaptureOptions {
   readonly env: Readonly<Record<string, string>>;
   readonly keep: KeepVariable;
   readonly timeoutMs: number;
+  readonly workDir: string;
+  readonly run: ShellRunner;
 }
 
 /**
@@ -91,7 +105,7 @@ export async function captureShellSnapshot(
   if (dirProblem !== undefined) return failure(dirProblem);
   let work: string;
   try {
-    work = await createWorkDir(own.dir);
+    work = await createWorkDir(own.workDir);
   } catch (error) {
     return failure(`cannot write in the snapshot directory ${JSON.stringify(own.dir)}: ${message(error)}`);
   }
@@ -120,7 +134,15 @@ export async function captureShellSnapshot(
     const sources = startupFiles(type, home, zdotdirs(own.env.ZDOTDIR, zdotdir), envFile).map(
       (file) => seen.get(file) ?? statSource(file),
     );
-    return { ok: true, snapshot: { shell: { type, path: shellPath }, path, capturedAt, sources } };
+    const exportedPath = records.env.find(({ name }) => name === "PATH");
+    const pathVariable =
+      exportedPath === undefined || !own.keep("PATH", utf8(exportedPath.value))
+        ? null
+        : utf8(exportedPath.value);
+    return {
+      ok: true,
+      snapshot: { shell: { type, path: shellPath }, path, capturedAt, sources, pathVariable },
+    };
   } catch (error) {
     // A file system error is the capture's to report; anything else (a keep that throws) the caller's.
     if (typeof (error as NodeJS.ErrnoException).code !== "string") throw error;
@@ -142,7 +164,13 @@ async function runCapture(
   const outPath = join(work, "capture");
   await writeNewFile(outPath, "");
   const argv = [shellPath, "-l", "-i", "-c", captureScript(type, outPath)];
-  const run = await runShell(argv, { cwd, env: options.env, timeoutMs: options.timeoutMs, output: false });
+  const run = await options.run(argv, {
+    cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    output: false,
+    writable: work,
+  });
   const hint = `run "${shellPath} -l -i -c true" in a terminal to see what the startup files do`;
   switch (run.outcome) {
     case "failed":
@@ -190,9 +218,15 @@ async function checkSnapshotLoads(
   cwd: string,
   options: CaptureOptions,
 ): Promise<string | undefined> {
-  const argv = snapshotExecArgs({ shell, path: trial, capturedAt: 0, sources: [] }, ":");
+  const argv = snapshotExecArgs({ shell, path: trial, capturedAt: 0, sources: [], pathVariable: null }, ":");
   const env = { ...options.env, [PROBE_VARIABLE]: "1" };
-  const run = await runShell(argv, { cwd, env, timeoutMs: options.timeoutMs, output: true });
+  const run = await options.run(argv, {
+    cwd,
+    env,
+    timeoutMs: options.timeoutMs,
+    output: true,
+    writable: dirname(trial),
+  });
   const where = `a non-login ${shell.path}`;
   switch (run.outcome) {
     case "failed":
@@ -232,7 +266,7 @@ function normalizeOptions(shell: Shell, options: CaptureShellSnapshotOptions): C
       );
     }
   }
-  const { dir, env, keep, timeoutMs = DEFAULT_CAPTURE_TIMEOUT_MS } = own;
+  const { dir, env, keep, timeoutMs = DEFAULT_CAPTURE_TIMEOUT_MS, workDir = dir, run = runShell } = own;
   if (typeof dir !== "string" || !isAbsolute(dir)) {
     throw invalidRequestError("options.dir", "an absolute path", dir);
   }
@@ -255,7 +289,13 @@ function normalizeOptions(shell: Shell, options: CaptureShellSnapshotOptions): C
       timeoutMs,
     );
   }
-  return { dir, env: strings, keep, timeoutMs };
+  if (typeof workDir !== "string" || !isAbsolute(workDir)) {
+    throw invalidRequestError("options.workDir", "an absolute path", workDir);
+  }
+  if (typeof run !== "function") {
+    throw invalidRequestError("options.run", "a function (argv, options) => Promise<ShellRun>", run);
+  }
+  return { dir, env: strings, keep, timeoutMs, workDir, run };
 }
 
 function zdotdirs(...dirs: readonly (string | undefined)[]): string[] {

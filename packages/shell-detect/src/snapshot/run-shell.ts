@@ -11,6 +11,16 @@ export type ShellRun =
   | { readonly outcome: "timed-out" }
   | { readonly outcome: "failed"; readonly error: Error };
 
+/**
+ * How a capture runs a shell: by default `runShell`, on the host; a caller that sandboxes commands
+ * passes one that runs it in the sandbox, where `writable` is the one directory the run may write (the
+ * capture's work files).
+ */
+export type ShellRunner = (
+  argv: readonly string[],
+  options: RunShellOptions & { readonly writable: string },
+) => Promise<ShellRun>;
+
 export interface RunShellOptions {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;

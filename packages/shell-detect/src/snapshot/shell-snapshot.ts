@@ -36,4 +36,6 @@ export interface ShellSnapshot {
   readonly capturedAt: number;
   /** The startup files the shell reads, so a change to any of them makes the snapshot stale. */
   readonly sources: readonly SnapshotSource[];
+  /** The PATH the snapshot exports (what commands look programs up in), or null when it sets none. */
+  readonly pathVariable: string | null;
 }
