@@ -15,14 +15,13 @@ describe("@conch/exec-core public surface", () => {
       "EXIT_CODE_TIMEOUT",
       "ExecError",
       "HeadTailBuffer",
-      "ProcessTree",
       "RUN_MARKER_VAR",
       "buildEnv",
-      "createRunMarker",
       "exitCodeOf",
       "inheritedVariableFilter",
       "isExecError",
       "run",
+      "spawnProcess",
     ]);
   });
 

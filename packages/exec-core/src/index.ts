@@ -9,8 +9,14 @@ export {
 } from "./env/build-env.js";
 export { EXEC_ERROR_CODES, ExecError, type ExecErrorCode, isExecError } from "./errors.js";
 export { HeadTailBuffer } from "./output/head-tail-buffer.js";
-export { createRunMarker, RUN_MARKER_VAR } from "./process/run-marker.js";
-export { ProcessTree } from "./process/tree.js";
+export { RUN_MARKER_VAR } from "./process/run-marker.js";
+export {
+  type SpawnedProcess,
+  type SpawnProcessOptions,
+  type SpawnSpec,
+  spawnProcess,
+} from "./process/spawn-process.js";
+export type { ProcessTree } from "./process/tree.js";
 export {
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_KILL_GRACE_MS,
@@ -23,5 +29,5 @@ export {
   type OutputDelta,
   type RunOptions,
   run,
-  type SpawnSpec,
+  type StreamedExecResult,
 } from "./run.js";

@@ -1,13 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, existsSync, constants as fsConstants, statSync } from "node:fs";
 import { constants } from "node:os";
-import { resolve } from "node:path";
-import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "@conch/protocol";
 import { ExecError } from "./errors.js";
-import { OutputCapture } from "./output/capture.js";
-import { createRunMarker, RUN_MARKER_VAR } from "./process/run-marker.js";
-import { ProcessTree } from "./process/tree.js";
+import { type CapturedOutput, OutputCapture } from "./output/capture.js";
+import { type SpawnSpec, spawnProcess } from "./process/spawn-process.js";
 import { normalizeRequest } from "./request/normalize.js";
 
 export const EXIT_CODE_TIMEOUT = 124;
@@ -16,15 +11,6 @@ export const EXIT_CODE_CANCELED = 130;
 export interface OutputDelta {
   stream: "stdout" | "stderr";
   data: Uint8Array;
-}
-
-/** What is spawned, after the request is checked and its environment built. */
-export interface SpawnSpec {
-  argv: string[];
-  cwd: string;
-  env: Record<string, string>;
-  /** Data the child reads on descriptors 3, 4, ... (each a pipe closed after the data). */
-  extraFds: Uint8Array[];
 }
 
 export interface RunOptions {
@@ -40,9 +26,50 @@ export interface RunOptions {
    * settles, so a slow consumer slows the command instead of filling memory.
    */
   onOutput?: (delta: OutputDelta) => void | Promise<void>;
+  /**
+   * `false`: stream only (execa's `buffer: false`). Chunks go to `onOutput` and nowhere else: no copy of
+   * the output is kept, so the result's `stdout`, `stderr` and `output` are empty, and it has `buffered:
+   * false` (a `StreamedExecResult`). For a caller that keeps its own copy. Default `true`.
+   */
+  buffer?: boolean;
 }
 
-/** Unique among all runs on this machine while this process lives: pid, a counter and some randomness. */
+/**
+ * What `run` resolves with under `buffer: false`: the output went only to `onOutput`, so there is no text
+ * here, nothing was truncated and nothing was sniffed for binary. The byte counts are still the output's.
+ */
+export interface StreamedExecResult extends ExecResult {
+  readonly buffered: false;
+  stdout: "";
+  stderr: "";
+  output: "";
+  truncated: false;
+  binary: false;
+}
+
+/** Counts the bytes of each stream and keeps none of them. */
+class OutputCount {
+  stdoutBytes = 0;
+  stderrBytes = 0;
+
+  push(stream: "stdout" | "stderr", chunk: Uint8Array): void {
+    if (stream === "stdout") this.stdoutBytes += chunk.length;
+    else this.stderrBytes += chunk.length;
+  }
+
+  result(): CapturedOutput & Pick<StreamedExecResult, "buffered"> {
+    return {
+      buffered: false,
+      stdout: "",
+      stderr: "",
+      output: "",
+      stdoutBytes: this.stdoutBytes,
+      stderrBytes: this.stderrBytes,
+      truncated: false,
+      binary: false,
+    };
+  }
+}
 
 /** The exit status a shell would report: the code, or 128+N after signal N. */
 export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
@@ -50,106 +77,28 @@ export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): 
   return 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0));
 }
 
-/** Why a spawn failed, in words: ENOENT for a file that exists means its `#!` interpreter is missing. */
-function spawnFailure(file: string, cause: NodeJS.ErrnoException, path: string | undefined): string {
-  if (cause.code === "EACCES") return "permission denied";
-  if (cause.code !== "ENOENT") return cause.code ?? cause.message;
-  const candidates = file.includes("/")
-    ? [file]
-    : (path ?? "")
-        .split(":")
-        .filter(Boolean)
-        .map((dir) => `${dir}/${file}`);
-  return candidates.some((candidate) => existsSync(candidate))
-    ? "its interpreter (the #! line) was not found"
-    : "no such program";
-}
-
-/**
- * Finds the program as `spawn` would (a path against the cwd, else each `PATH` entry) and throws the
- * error a direct spawn would have thrown. Used before a `prepare` wraps the command (`bwrap ... argv`):
- * the wrapper would start fine and only report the missing program as its own exit code.
- */
-function checkProgram(spec: SpawnSpec): void {
-  const file = spec.argv[0] as string;
-  const candidates = file.includes("/")
-    ? [resolve(spec.cwd, file)]
-    : (spec.env.PATH ?? "")
-        .split(":")
-        .filter(Boolean)
-        .map((dir) => resolve(spec.cwd, dir, file));
-  let denied = false;
-  for (const candidate of candidates) {
-    try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, fsConstants.X_OK);
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EACCES") denied = true;
-    }
-  }
-  const cause = Object.assign(new Error(denied ? "permission denied" : "no such program"), {
-    code: denied ? "EACCES" : "ENOENT",
-  });
-  throw new ExecError("SPAWN_FAILED", `cannot start ${JSON.stringify(file)}: ${cause.message}`, { cause });
-}
-
-function spawnChild(req: SpawnSpec): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const [file, ...args] = req.argv as [string, ...string[]];
-    let child: ChildProcess;
-    try {
-      // detached: the child leads a new session and process group, so one signal reaches its whole tree
-      // and the terminal's Ctrl-C reaches only us.
-      child = spawn(file, args, {
-        cwd: req.cwd,
-        env: req.env,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe", ...req.extraFds.map(() => "pipe" as const)],
-      });
-      req.extraFds.forEach((data, index) => {
-        const pipe = child.stdio[3 + index] as Writable | null;
-        // The child may exit without reading it all (EPIPE): not an error of the run.
-        pipe?.on("error", () => {});
-        pipe?.end(data);
-      });
-    } catch (cause) {
-      reject(
-        new ExecError("SPAWN_FAILED", `cannot start ${JSON.stringify(file)}: ${(cause as Error).message}`, {
-          cause,
-        }),
-      );
-      return;
-    }
-    const onError = (cause: NodeJS.ErrnoException): void => {
-      reject(
-        new ExecError(
-          "SPAWN_FAILED",
-          `cannot start ${JSON.stringify(file)}: ${spawnFailure(file, cause, req.env.PATH)}`,
-          { cause },
-        ),
-      );
-    };
-    child.once("error", onError);
-    child.once("spawn", () => {
-      child.off("error", onError);
-      resolve(child);
-    });
-  });
-}
-
 /**
  * Runs one command to completion. The result arrives when the command has exited and its pipes are
  * drained (or `drainTimeoutMs` after exit, whichever is first); by then nothing it started is running.
  * Rejects with ExecError only when the request is invalid or the program cannot be started.
  */
+export function run(
+  request: ExecRequest,
+  options: RunOptions & { readonly buffer: false },
+): Promise<StreamedExecResult>;
+export function run(request: ExecRequest, options?: RunOptions): Promise<ExecResult>;
 export async function run(request: ExecRequest, options: RunOptions = {}): Promise<ExecResult> {
   const started = performance.now();
-  const { value: markerValue, entry: marker } = createRunMarker();
   const req = normalizeRequest(request);
-  const base = { command: req.argv, cwd: req.cwd };
-  const { signal, onOutput } = options;
-  const capture = new OutputCapture(req.maxOutputBytes);
+  const { signal, onOutput, buffer } = options;
+  if (buffer !== undefined && typeof buffer !== "boolean") {
+    throw new ExecError(
+      "INVALID_REQUEST",
+      `invalid options: buffer: expected true or false, received ${typeof buffer} ${String(buffer)}`,
+    );
+  }
+  const base = { command: [...req.argv], cwd: req.cwd };
+  const capture = buffer === false ? new OutputCount() : new OutputCapture(req.maxOutputBytes);
   if (signal?.aborted) {
     return {
       ...base,
@@ -161,11 +110,12 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       canceled: true,
     };
   }
-  req.env[RUN_MARKER_VAR] = markerValue;
-  const spec: SpawnSpec = { argv: req.argv, cwd: req.cwd, env: req.env, extraFds: [] };
-  if (options.prepare) checkProgram(spec);
-  const child = await spawnChild(options.prepare ? await options.prepare(spec) : spec);
-  const tree = new ProcessTree(child.pid as number, marker);
+  const { process: child, tree } = await spawnProcess({
+    argv: req.argv,
+    cwd: req.cwd,
+    env: req.env,
+    ...(options.prepare === undefined ? {} : { prepare: options.prepare }),
+  });
 
   return new Promise<ExecResult>((resolve, reject) => {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;

@@ -214,4 +214,47 @@ describeWith(["linux", "pty"], "SessionStore", () => {
     await store.terminateAll();
     expect([...pids, background].filter(isAlive)).toEqual([]);
   });
+
+  for (const tty of [false, true]) {
+    const kind = tty ? "a PTY" : "a pipe";
+    it(`${kind} session of a missing or unrunnable program fails to start, named as a one-shot command names it`, async () => {
+      const reasons: unknown[] = [];
+      for (const argv of [["conch-no-such-program"], ["/etc/passwd"]]) {
+        reasons.push(await store.start(spec(argv, tty), 1_000).catch((error: unknown) => error));
+      }
+      const [missing, denied] = reasons;
+      expect(isUnifiedExecError(missing) && [missing.code, missing.message]).toEqual([
+        "SPAWN_FAILED",
+        'cannot start "conch-no-such-program": no such program',
+      ]);
+      expect((missing as Error).cause).toMatchObject({ code: "ENOENT" });
+      expect(isUnifiedExecError(denied) && denied.message).toBe(
+        'cannot start "/etc/passwd": permission denied',
+      );
+      expect((denied as Error).cause).toMatchObject({ code: "EACCES" });
+      expect(store.size).toBe(0);
+    });
+
+    it(`${kind} session runs what prepare returns, with its extra descriptors and the run marker`, async () => {
+      const result = await store.start(
+        spec(["echo", "wrapped"], tty, {
+          prepare: async (base) => ({
+            ...base,
+            argv: [
+              "sh",
+              "-c",
+              'printf "%s %s " "$(cat <&3)" "${CONCH_RUN_ID%%.*}"; exec "$@"',
+              "sh",
+              ...base.argv,
+            ],
+            extraFds: [Buffer.from("fd3")],
+          }),
+          render: false,
+        }),
+        5_000,
+      );
+      expect(result).toMatchObject({ running: false, exitCode: 0 });
+      expect(result.output.replace(/\r\n/g, "\n")).toBe(`fd3 ${process.pid} wrapped\n`);
+    });
+  }
 });

@@ -1,11 +1,9 @@
-import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Writable } from "node:stream";
 import { exitCodeOf, type SpawnSpec } from "@conch/exec-core";
-import { UnifiedExecError } from "../errors.js";
 
 /** A started process, PTY or pipes, seen the same way by a session. */
 export interface ProcessHandle {
@@ -58,7 +56,10 @@ function withExtraFdsFromFiles(spec: SpawnSpec): { argv: string[]; cleanup: () =
   };
 }
 
-/** Starts `spec` on a new pseudo-terminal of `cols` x `rows`; the child leads its session and group. */
+/**
+ * Starts `spec` on a new pseudo-terminal of `cols` x `rows`; the child leads its session and group. The
+ * launcher for exec-core's `spawnProcess`, which names a failure (this throws node-pty's error as it is).
+ */
 export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: HandleEvents): ProcessHandle {
   const pty = loadNodePty();
   const { argv, cleanup } = withExtraFdsFromFiles(spec);
@@ -75,13 +76,7 @@ export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: Ha
     } as import("@lydell/node-pty").IPtyForkOptions);
   } catch (cause) {
     cleanup();
-    throw new UnifiedExecError(
-      "SPAWN_FAILED",
-      `cannot start ${JSON.stringify(file)}: ${(cause as Error).message}`,
-      {
-        cause,
-      },
-    );
+    throw cause;
   }
   term.onData((data: string | Buffer) => events.onData(typeof data === "string" ? Buffer.from(data) : data));
   let exited = false;
@@ -115,65 +110,38 @@ function signalName(signal: number): NodeJS.Signals | undefined {
 }
 
 /**
- * Starts `spec` with stdin at /dev/null and stdout and stderr on pipes, merged in arrival order, in a
- * new session and process group (as exec-core does for one-shot commands).
+ * Watches a child that exec-core's `spawnProcess` started (stdin at /dev/null, stdout and stderr on
+ * pipes, in a new session and process group): its output merged in arrival order, then its exit.
  */
-export function spawnPipes(spec: SpawnSpec, events: HandleEvents): Promise<ProcessHandle> {
-  return new Promise((resolve, reject) => {
-    const [file, ...args] = spec.argv as [string, ...string[]];
-    const child = spawn(file, args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe", ...spec.extraFds.map(() => "pipe" as const)],
-    });
-    spec.extraFds.forEach((data, index) => {
-      const pipe = child.stdio[3 + index] as Writable | null;
-      pipe?.on("error", () => {});
-      pipe?.end(data);
-    });
-    child.stdout?.on("data", (chunk: Buffer) => events.onData(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => events.onData(chunk));
-    let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-    let open = 2;
-    const settle = (): void => {
-      if (exited !== null && open === 0) events.onExit(exitCodeOf(exited.code, exited.signal), exited.signal);
-    };
-    child.stdout?.once("close", () => {
-      open--;
-      settle();
-    });
-    child.stderr?.once("close", () => {
-      open--;
-      settle();
-    });
-    child.once("exit", (code, signal) => {
-      exited = { code, signal };
-      events.onRootExit();
-      settle();
-    });
-    child.once("error", (cause: NodeJS.ErrnoException) =>
-      reject(
-        new UnifiedExecError(
-          "SPAWN_FAILED",
-          `cannot start ${JSON.stringify(file)}: ${cause.code ?? cause.message}`,
-          {
-            cause,
-          },
-        ),
-      ),
-    );
-    child.once("spawn", () =>
-      resolve({
-        pid: child.pid as number,
-        write: () => {},
-        resize: () => {},
-        // Pipes held open by a process that escaped every kill: stop waiting (their 'close' settles).
-        close: () => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-        },
-      }),
-    );
+export function pipeHandle(child: ChildProcess, events: HandleEvents): ProcessHandle {
+  child.stdout?.on("data", (chunk: Buffer) => events.onData(chunk));
+  child.stderr?.on("data", (chunk: Buffer) => events.onData(chunk));
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  let open = 2;
+  const settle = (): void => {
+    if (exited !== null && open === 0) events.onExit(exitCodeOf(exited.code, exited.signal), exited.signal);
+  };
+  child.stdout?.once("close", () => {
+    open--;
+    settle();
   });
+  child.stderr?.once("close", () => {
+    open--;
+    settle();
+  });
+  child.once("exit", (code, signal) => {
+    exited = { code, signal };
+    events.onRootExit();
+    settle();
+  });
+  return {
+    pid: child.pid as number,
+    write: () => {},
+    resize: () => {},
+    // Pipes held open by a process that escaped every kill: stop waiting (their 'close' settles).
+    close: () => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    },
+  };
 }

@@ -1,15 +1,16 @@
 import {
   buildEnv,
-  createRunMarker,
   HeadTailBuffer,
-  ProcessTree,
-  RUN_MARKER_VAR,
+  isExecError,
+  type ProcessTree,
+  type SpawnedProcess,
   type SpawnSpec,
+  spawnProcess,
 } from "@conch/exec-core";
 import type { EnvPolicy } from "@conch/protocol";
-import { stdinClosed } from "../errors.js";
+import { stdinClosed, UnifiedExecError } from "../errors.js";
 import { ScreenRenderer } from "../render/screen-renderer.js";
-import { type ProcessHandle, spawnPipes, spawnPty } from "./process-handle.js";
+import { type ProcessHandle, pipeHandle, spawnPty } from "./process-handle.js";
 
 /** Bytes of output kept between two reads of a session: half head, half tail (DESIGN.md §3). */
 export const DEFAULT_RETAINED_BYTES: number = 1024 * 1024;
@@ -106,12 +107,8 @@ export class Session {
 
   /** Spawns the process (after `prepare`) and returns its session. */
   static async start(id: number, spec: SessionSpec): Promise<Session> {
-    const marker = createRunMarker();
     const env = buildEnv(spec.env);
     if (spec.tty) env.TERM = "xterm-256color";
-    env[RUN_MARKER_VAR] = marker.value;
-    const base: SpawnSpec = { argv: [...spec.argv], cwd: spec.cwd, env, extraFds: [] };
-    const prepared = spec.prepare ? await spec.prepare(base) : base;
     const cols = spec.cols ?? 80;
     const rows = spec.rows ?? 24;
     const renderer =
@@ -130,9 +127,31 @@ export class Session {
       onRootExit: () => deliver((s) => s.#onRootExit()),
       onExit: (code: number, signal: NodeJS.Signals | null) => deliver((s) => s.#onExit(code, signal)),
     };
+    const options = {
+      argv: spec.argv,
+      cwd: spec.cwd,
+      env,
+      ...(spec.prepare === undefined ? {} : { prepare: spec.prepare }),
+    };
+    let spawned: SpawnedProcess<ProcessHandle>;
+    try {
+      if (spec.tty) {
+        spawned = await spawnProcess(options, (prepared) => spawnPty(prepared, cols, rows, events));
+      } else {
+        const child = await spawnProcess(options);
+        spawned = { ...child, process: pipeHandle(child.process, events) };
+      }
+    } catch (error) {
+      renderer?.dispose();
+      // The same words as a one-shot command's, from this package's error class.
+      if (isExecError(error) && error.code === "SPAWN_FAILED") {
+        throw new UnifiedExecError("SPAWN_FAILED", error.message, { cause: error.cause });
+      }
+      throw error;
+    }
+    // Spawned just now (after `prepare`): the time an early exit is measured from.
     const started = performance.now();
-    const handle = spec.tty ? spawnPty(prepared, cols, rows, events) : await spawnPipes(prepared, events);
-    session = new Session(id, spec, handle, new ProcessTree(handle.pid, marker.entry), renderer, started);
+    session = new Session(id, spec, spawned.process, spawned.tree, renderer, started);
     for (const fn of early) fn(session);
     return session;
   }

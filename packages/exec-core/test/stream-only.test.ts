@@ -1,0 +1,108 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { isExecError, run, type StreamedExecResult } from "../src/index.js";
+import { useTempDir } from "./helpers.js";
+
+const MIB = 1024 ** 2;
+
+describe("buffer: false", () => {
+  const tempDir = useTempDir();
+
+  it("streams 256 MiB to onOutput, every byte in order, keeps none of it, and stays bounded", async () => {
+    const size = 256 * MIB;
+    const seen = { stdout: createHash("sha256"), stderr: createHash("sha256") };
+    const bytes = { stdout: 0, stderr: 0 };
+    const rssBefore = process.memoryUsage.rss();
+    let rssPeak = rssBefore;
+    const result: StreamedExecResult = await run(
+      {
+        argv: [
+          "sh",
+          "-c",
+          `printf HEAD; head -c ${size} /dev/zero | tr '\\0' a; printf TAIL; printf err >&2`,
+        ],
+        cwd: "/",
+      },
+      {
+        buffer: false,
+        onOutput: ({ stream, data }) => {
+          seen[stream].update(data);
+          bytes[stream] += data.length;
+          rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+        },
+      },
+    );
+    const expected = createHash("sha256").update("HEAD");
+    const block = Buffer.alloc(MIB, "a");
+    for (let i = 0; i < size / MIB; i++) expected.update(block);
+    expected.update("TAIL");
+
+    expect(result).toMatchObject({
+      buffered: false,
+      stdout: "",
+      stderr: "",
+      output: "",
+      truncated: false,
+      binary: false,
+      exitCode: 0,
+      stdoutBytes: size + 8,
+      stderrBytes: 3,
+    });
+    expect(bytes).toEqual({ stdout: size + 8, stderr: 3 });
+    expect(seen.stdout.digest("hex")).toBe(expected.digest("hex"));
+    expect(seen.stderr.digest("hex")).toBe(createHash("sha256").update("err").digest("hex"));
+    // Nothing accumulates: a copy of the output alone would add 256 MiB.
+    expect(rssPeak - rssBefore).toBeLessThan(128 * MIB);
+  });
+
+  it("reports nothing as binary or truncated, and leaves the counting to the caller", async () => {
+    let streamed = 0;
+    const result = await run(
+      { argv: ["sh", "-c", "head -c 5000 /dev/zero"], cwd: "/", maxOutputBytes: 4 },
+      {
+        buffer: false,
+        onOutput: ({ data }) => {
+          streamed += data.length;
+        },
+      },
+    );
+    expect(result).toMatchObject({ buffered: false, binary: false, truncated: false, stdout: "" });
+    expect([result.stdoutBytes, streamed]).toEqual([5000, 5000]);
+  });
+
+  it("without onOutput the output is counted and dropped", async () => {
+    const result = await run({ argv: ["sh", "-c", "seq 1 1000"], cwd: "/" }, { buffer: false });
+    expect(result).toMatchObject({ buffered: false, output: "", exitCode: 0 });
+    expect(result.stdoutBytes).toBe(3893);
+  });
+
+  it("an already aborted call starts nothing and says it kept no output", async () => {
+    const marker = join(tempDir(), "ran");
+    const result = await run(
+      { argv: ["touch", marker], cwd: "/" },
+      { buffer: false, signal: AbortSignal.abort() },
+    );
+    expect(result).toMatchObject({ buffered: false, canceled: true, exitCode: 130, stdoutBytes: 0 });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("buffer: true is the default, and a buffered result has no buffered flag", async () => {
+    const result = await run({ argv: ["echo", "hi"], cwd: "/" }, { buffer: true });
+    expect(result.stdout).toBe("hi\n");
+    expect("buffered" in result).toBe(false);
+  });
+
+  it("rejects a buffer option that is not a boolean, before anything starts", async () => {
+    const marker = join(tempDir(), "ran");
+    const error = await run({ argv: ["touch", marker], cwd: "/" }, { buffer: "no" as never }).catch(
+      (e: unknown) => e,
+    );
+    expect(isExecError(error) && error.code).toBe("INVALID_REQUEST");
+    expect((error as Error).message).toBe(
+      "invalid options: buffer: expected true or false, received string no",
+    );
+    expect(existsSync(marker)).toBe(false);
+  });
+});
