@@ -23,6 +23,7 @@ describe("@conch/arity-rules public surface", () => {
       "isLiteralToken",
       "parseArityToml",
       "reachableCommands",
+      "setWasmLocation",
       "shellScript",
     ]);
   });
