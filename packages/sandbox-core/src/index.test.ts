@@ -17,10 +17,9 @@ describe("@conch/sandbox-core public surface", () => {
       "fromCodexSandboxPolicy",
       "isLikelySandboxDenied",
       "isSandboxError",
-      "registerBackend",
+      "prepareSandbox",
       "resolveSandboxPolicy",
       "sandboxEnv",
-      "selectBackend",
     ]);
   });
 

@@ -1,10 +1,11 @@
 // Anything exported here is public API of @conch/sandbox-core.
 export {
-  createSandboxRegistry,
-  registerBackend,
-  type SandboxRegistry,
-  selectBackend,
-} from "./backend/registry.js";
+  type PreparedSandbox,
+  type PrepareSandboxOptions,
+  prepareSandbox,
+  type SpawnHookOptions,
+} from "./backend/prepare-sandbox.js";
+export { createSandboxRegistry, type SandboxRegistry } from "./backend/registry.js";
 export {
   type DenialCheckOptions,
   isLikelySandboxDenied,

@@ -7,18 +7,17 @@ import {
   loadConfig,
 } from "@conch/orchestrator";
 import {
-  createSandboxWorkspace,
-  registerBackend,
+  createSandboxRegistry,
+  type PrepareSandboxOptions,
+  prepareSandbox,
   type SandboxPolicy,
-  selectBackend,
 } from "@conch/sandbox-core";
 import { createLinuxBackend } from "@conch/sandbox-linux";
 import { detectShell } from "@conch/shell-detect";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
-import { EXIT_SANDBOX_UNAVAILABLE } from "../exit-codes.js";
 import { SANDBOX_HELP } from "../help.js";
-import { COMMON_SPECS, commandDirectory, type ExecuteOptions, executeDirect } from "./execute.js";
+import { COMMON_SPECS, commandDirectory, executeDirect } from "./execute.js";
 
 const SPECS = {
   ...COMMON_SPECS,
@@ -49,9 +48,14 @@ async function reportShellSnapshot(cwd: string): Promise<void> {
   }
 }
 
-function unavailable(reason: string, fix: string): number {
-  process.stderr.write(`conch sandbox: the sandbox is unavailable: ${reason}\nfix: ${fix}\n`);
-  return EXIT_SANDBOX_UNAVAILABLE;
+/**
+ * The same sandbox a tool call in this workspace gets: its private /tmp, Conch's own files hidden and
+ * protected, the config's deny_read and allow_read. Nothing of the config is read where no sandbox runs.
+ */
+async function workspaceOptions(cwd: string, mode: SandboxPolicy["mode"]): Promise<PrepareSandboxOptions> {
+  if (mode === "danger-full-access" || mode === "external-sandbox") return {};
+  return conchSandboxWorkspace(await loadConfig({ cwd }), process.env, cwd, mode as ConfigSandboxMode)
+    .options;
 }
 
 export async function sandboxCommand(args: readonly string[]): Promise<number> {
@@ -60,32 +64,30 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
     process.stdout.write(SANDBOX_HELP);
     return 0;
   }
-  if (process.platform === "linux") registerBackend(createLinuxBackend());
+  // This command's own registry, as a runtime has its own: bwrap on Linux, none elsewhere (fail closed).
+  const registry = createSandboxRegistry([createLinuxBackend()]);
   if (options.check) {
-    const backend = selectBackend({ mode: "workspace-write" });
-    const availability = await backend?.available();
-    if (backend === null || availability === undefined || !availability.available) {
-      return unavailable(
-        availability?.available === false ? availability.reason : "no backend",
-        availability?.available === false ? availability.fix : "",
-      );
-    }
-    process.stdout.write(`conch sandbox: ${backend.name} works here (namespaces and seccomp)\n`);
-    await reportShellSnapshot(commandDirectory(options.cwd, "sandbox"));
+    const cwd = commandDirectory(options.cwd, "sandbox");
+    const policy: SandboxPolicy = { mode: "workspace-write" };
+    // Throws SANDBOX_UNAVAILABLE with the reason and the fix (exit status 3) when it cannot run here.
+    const sandbox = await prepareSandbox(policy, cwd, registry, await workspaceOptions(cwd, policy.mode));
+    process.stdout.write(`conch sandbox: ${sandbox.name} works here (namespaces and seccomp)\n`);
+    await reportShellSnapshot(cwd);
     return 0;
   }
   if (options.sandbox !== undefined && options.policy !== undefined) {
     throw new UsageError("--sandbox and --policy are the same option: give one", "sandbox");
   }
   const flag = options.policy === undefined ? "--sandbox" : "--policy";
-  const mode = ((options.sandbox ?? options.policy) as string | undefined) ?? "workspace-write";
-  if (!(CONFIG_SANDBOX_MODES as readonly string[]).includes(mode)) {
+  const requested = options.sandbox ?? options.policy ?? "workspace-write";
+  const mode = CONFIG_SANDBOX_MODES.find((known) => known === requested);
+  if (mode === undefined) {
     throw new UsageError(
-      `${flag}: expected one of ${CONFIG_SANDBOX_MODES.join(", ")}, received ${JSON.stringify(mode)}`,
+      `${flag}: expected one of ${CONFIG_SANDBOX_MODES.join(", ")}, received ${JSON.stringify(requested)}`,
       "sandbox",
     );
   }
-  const roots = (options["writable-root"] as string[] | undefined) ?? [];
+  const roots = options["writable-root"] ?? [];
   if (mode !== "workspace-write" && (roots.length > 0 || options.network)) {
     throw new UsageError("--network and --writable-root apply only to --sandbox workspace-write", "sandbox");
   }
@@ -93,23 +95,9 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
   const policy: SandboxPolicy =
     mode === "workspace-write"
       ? { mode, writableRoots: roots, networkAccess: options.network === true }
-      : ({ mode } as SandboxPolicy);
+      : { mode };
   const cwd = commandDirectory(options.cwd, "sandbox");
-  const backend = selectBackend(policy);
-  if (backend === null) return executeDirect("sandbox", positionals, { ...(options as ExecuteOptions), cwd });
-  const availability = await backend.available();
-  if (!availability.available) return unavailable(availability.reason, availability.fix);
-  // The same sandbox a tool call in this workspace gets: its private /tmp, Conch's own files hidden and
-  // protected, the config's deny_read and allow_read.
-  const config = await loadConfig({ cwd });
-  const { options: workspace } = conchSandboxWorkspace(
-    config,
-    process.env,
-    cwd,
-    policy.mode as ConfigSandboxMode,
-  );
-  const rules = createSandboxWorkspace(policy, { ...workspace, cwd }).rules();
-  return executeDirect("sandbox", positionals, { ...(options as ExecuteOptions), cwd }, (spec) =>
-    backend.transform(spec, rules),
-  );
+  const sandbox = await prepareSandbox(policy, cwd, registry, await workspaceOptions(cwd, policy.mode));
+  const prepare = sandbox.spawnHook();
+  return executeDirect("sandbox", positionals, { ...options, cwd }, prepare === null ? undefined : prepare);
 }

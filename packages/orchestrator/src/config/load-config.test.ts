@@ -77,6 +77,7 @@ describe("loadConfig", () => {
       projectDir: null,
       sources: [],
       warnings: [],
+      rules: [],
     });
   });
 
@@ -126,6 +127,7 @@ describe("loadConfig", () => {
       projectDir: null,
       sources: [userFile],
       warnings: [],
+      rules: [],
     });
   });
 
@@ -189,6 +191,7 @@ describe("loadConfig", () => {
       projectDir: project,
       sources: [userFile, projectFile],
       warnings: [],
+      rules: [],
     });
   });
 
@@ -309,11 +312,13 @@ describe("loadConfig", () => {
       join(project, ".conch", "rules"),
     ]);
     expect(trusted.warnings).toEqual([]);
+    expect(trusted.rules).toEqual([{ path: join(project, ".conch", "rules", "a.toml"), text: "" }]);
 
     // A rules file added afterwards (by an agent, say) is not what the person trusted.
     await write(join(project, ".conch", "rules", "b.toml"), "");
     const changed = await load();
     expect(changed.rulesDirs).toEqual([join(home, ".config", "conch", "rules")]);
+    expect(changed.rules).toEqual([]);
     expect(changed.warnings).toEqual([
       `${projectFile}:1: rules_dirs = ["${join(project, ".conch", "rules")}"] ignored: the project's config or rules changed since \`conch trust\` (review them, then run \`conch trust ${project}\` again)`,
     ]);

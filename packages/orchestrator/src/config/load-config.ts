@@ -1,7 +1,9 @@
 import { lstat } from "node:fs/promises";
 import { homedir as osHomedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { RulesFile } from "@conch/approval";
 import { OrchestratorError } from "../errors.js";
+import { readRulesDir } from "../rules/read-rules-dir.js";
 import { conchStateDir } from "../spill/state-dir.js";
 import { type ConfigFile, parseConfigFile } from "./config-file.js";
 import { keyLine } from "./key-lines.js";
@@ -26,6 +28,11 @@ export interface ConchConfig extends ConfigSettings {
   readonly sources: readonly string[];
   /** Project settings that would have loosened the user's and were ignored, one line each. */
   readonly warnings: readonly string[];
+  /**
+   * Every rules file `rulesDirs` holds, in order, each read once while the config loaded: a trusted
+   * project's are the very texts its digest matched. The policy is parsed from these, never re-read.
+   */
+  readonly rules: readonly RulesFile[];
 }
 
 interface ConfigDirOptions {
@@ -66,16 +73,60 @@ async function findProjectFiles(cwd: string, home: string): Promise<{ dir: strin
   }
 }
 
+/** A project's rules dirs as read for its trust check, and whether they may load. */
+interface ProjectRules {
+  /** Null when trusted; else why not, for the warning. */
+  readonly refusal: string | null;
+  /** Each of its rules dirs' files, as read. */
+  readonly dirs: ReadonlyMap<string, readonly RulesFile[]>;
+}
+
+/** Each of `dirs` read once (a project's: never through a symlink), and all their files in order. */
+async function readProjectRules(
+  dirs: readonly string[],
+): Promise<{ byDir: Map<string, readonly RulesFile[]>; files: RulesFile[] }> {
+  const byDir = new Map<string, readonly RulesFile[]>();
+  const files: RulesFile[] = [];
+  for (const dir of dirs) {
+    let read = byDir.get(dir);
+    if (read === undefined) {
+      read = await readRulesDir(dir, { followSymlinks: false });
+      byDir.set(dir, read);
+    }
+    files.push(...read);
+  }
+  return { byDir, files };
+}
+
 /**
  * Whether a project's rules may load: the person ran `conch trust` on it, and neither its config nor any
- * of its rules files changed since. Null when trusted; else why not, for the warning.
+ * of its rules files changed since. The files are read once, here: what was digested is what loads.
  */
-async function projectRulesRefusal(stateDir: string, dir: string, file: ConfigFile): Promise<string | null> {
-  const digest = await projectDigest(file.text, file.values.rulesDirs ?? []);
-  if ((await trustedAt(stateDir, dir, digest)) !== null) return null;
-  return (await wasTrusted(stateDir, dir))
-    ? `the project's config or rules changed since \`conch trust\` (review them, then run \`conch trust ${dir}\` again)`
-    : `the project is not trusted (review its .conch, then run \`conch trust ${dir}\`)`;
+async function projectRules(stateDir: string, dir: string, file: ConfigFile): Promise<ProjectRules> {
+  const { byDir, files } = await readProjectRules(file.values.rulesDirs ?? []);
+  const digest = projectDigest(file.text, files);
+  if ((await trustedAt(stateDir, dir, digest)) !== null) return { refusal: null, dirs: byDir };
+  return {
+    refusal: (await wasTrusted(stateDir, dir))
+      ? `the project's config or rules changed since \`conch trust\` (review them, then run \`conch trust ${dir}\` again)`
+      : `the project is not trusted (review its .conch, then run \`conch trust ${dir}\`)`,
+    dirs: byDir,
+  };
+}
+
+/**
+ * The rules files of `dirs`, in order: a trusted project's dirs as read for its trust check, the others
+ * (the user's own, which no sandboxed command can write) read now, following symlinks.
+ */
+async function rulesOf(
+  dirs: readonly string[],
+  pinned: ReadonlyMap<string, readonly RulesFile[]>,
+): Promise<RulesFile[]> {
+  const files: RulesFile[] = [];
+  for (const dir of dirs) {
+    files.push(...(pinned.get(dir) ?? (await readRulesDir(dir, { followSymlinks: true }))));
+  }
+  return files;
 }
 
 /**
@@ -112,12 +163,18 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ConchConfi
     [...(userFile?.keys ?? [])].map((key) => [key, "the user config's"]),
   );
   const originOf = (key: string): string => origins.get(key) ?? "the default";
+  const pinned = new Map<string, readonly RulesFile[]>();
   for (const project of [...projects].reverse()) {
     sources.push(project.file.path);
-    const refusal =
+    const rules =
       project.file.values.rulesDirs === undefined
         ? null
-        : await projectRulesRefusal(stateDir, project.dir, project.file);
+        : await projectRules(stateDir, project.dir, project.file);
+    const refusal = rules?.refusal ?? null;
+    // A dir an outer trusted project named too keeps that project's read: both were trusted with theirs.
+    for (const [dir, files] of refusal === null ? (rules?.dirs ?? []) : []) {
+      if (!pinned.has(dir)) pinned.set(dir, files);
+    }
     let projectWarnings: string[];
     ({ settings, warnings: projectWarnings } = await applyProjectConfig(
       settings,
@@ -130,7 +187,13 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ConchConfi
     for (const key of project.file.keys) origins.set(key, `${project.file.path}'s`);
   }
 
-  return { ...settings, projectDir: projects[0]?.dir ?? null, sources, warnings };
+  return {
+    ...settings,
+    projectDir: projects[0]?.dir ?? null,
+    sources,
+    warnings,
+    rules: await rulesOf(settings.rulesDirs, pinned),
+  };
 }
 
 /** What `trustProject` pinned. */
@@ -156,7 +219,8 @@ export async function trustProject(
     );
   }
   const stateDir = conchStateDir({ env: options.env ?? process.env, homedir: () => home });
-  const digest = await projectDigest(project.file.text, project.file.values.rulesDirs ?? []);
+  const { files } = await readProjectRules(project.file.values.rulesDirs ?? []);
+  const digest = projectDigest(project.file.text, files);
   await recordTrust(stateDir, project.dir, options.revoke === true ? null : digest);
   return { projectDir: project.dir, digest };
 }

@@ -40,8 +40,8 @@ export interface ConfigSettings {
   readonly auditLog: string | null;
 }
 
-export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
-export const DEFAULT_SPILL_RETENTION_DAYS = 7;
+const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
+const DEFAULT_SPILL_RETENTION_DAYS = 7;
 const DEFAULT_SHELL_SNAPSHOT_TTL_S = 3600;
 
 /** The settings with nothing configured; `rulesDirs` defaults to `<config dir>/rules`. */

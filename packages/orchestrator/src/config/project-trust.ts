@@ -3,10 +3,10 @@
 // config and every rules file. Anything written later, by a sandboxed agent or anyone else, changes the
 // digest and is ignored until the person trusts the project again (direnv's `allow`, for rules).
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import type { RulesFile } from "@conch/approval";
 import { OrchestratorError } from "../errors.js";
-import { readConfigText } from "./read-config-text.js";
 
 interface TrustRecord {
   readonly digest: string;
@@ -23,30 +23,13 @@ function trustFilePath(stateDir: string): string {
   return join(stateDir, "trusted-projects.json");
 }
 
-async function rulesFiles(dirs: readonly string[]): Promise<string[]> {
-  const files: string[] = [];
-  for (const dir of dirs) {
-    let names: string[];
-    try {
-      names = await readdir(dir);
-    } catch {
-      continue;
-    }
-    for (const name of names.sort()) {
-      if (name.endsWith(".rules") || name.endsWith(".toml")) files.push(join(dir, name));
-    }
-  }
-  return files;
-}
-
-/** The digest of a project's config text and of every rules file its `rules_dirs` hold. */
-export async function projectDigest(configText: string, rulesDirs: readonly string[]): Promise<string> {
+/**
+ * The digest of a project's config text and of its rules files (`readRulesDirs` of its `rules_dirs`):
+ * of the very texts that load when it matches, so nothing can change between the check and the parse.
+ */
+export function projectDigest(configText: string, rulesFiles: readonly RulesFile[]): string {
   const hash = createHash("sha256").update("config.toml\0").update(configText).update("\0");
-  for (const file of await rulesFiles(rulesDirs)) {
-    hash.update(`${file}\0`);
-    hash.update((await readConfigText(file)) ?? "");
-    hash.update("\0");
-  }
+  for (const { path, text } of rulesFiles) hash.update(`${path}\0`).update(text).update("\0");
   return hash.digest("hex");
 }
 

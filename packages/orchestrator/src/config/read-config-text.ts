@@ -9,12 +9,17 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
  * A config or rules file's text, or null when it does not exist. A project's files may have been made by
  * a sandboxed command: opened without blocking or following a symlink, and checked to be a regular file
  * of bounded size, so a FIFO, a device or a link to a secret planted there fails with a clear error
- * instead of hanging Conch or reading what the link names.
+ * instead of hanging Conch or reading what the link names. `followSymlinks` is for the user's own rules
+ * files (a dotfiles manager links them), which no sandboxed command can write.
  */
-export async function readConfigText(path: string): Promise<string | null> {
+export async function readConfigText(
+  path: string,
+  options: { readonly followSymlinks?: boolean } = {},
+): Promise<string | null> {
   let handle: Awaited<ReturnType<typeof open>>;
+  const noFollow = options.followSymlinks === true ? 0 : constants.O_NOFOLLOW;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | noFollow);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return null;

@@ -1,17 +1,23 @@
 import { join } from "node:path";
-import type { Approver } from "@conch/approval";
+import { type Approver, loadExecPolicy } from "@conch/approval";
 import { ENV_PINS, type EnvPolicy, inheritedVariableFilter } from "@conch/exec-core";
 import type { ApprovalPolicy, ToolProfileName } from "@conch/protocol";
-import type { SandboxPolicy } from "@conch/sandbox-core";
+import {
+  createSandboxRegistry,
+  type PreparedSandbox,
+  type SandboxPolicy,
+  type SandboxRegistry,
+} from "@conch/sandbox-core";
+import { createLinuxBackend } from "@conch/sandbox-linux";
 import { type AuditLog, createAuditLog } from "../audit/audit-log.js";
 import type { ConfigSandboxMode } from "../config/config-values.js";
 import { type ConchConfig, loadConfig } from "../config/load-config.js";
 import { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { Execute } from "../orchestrator/types.js";
-import { loadRulesDirs } from "../rules/load-rules-dirs.js";
 import { createSpillStore } from "../spill/spill-store.js";
 import { conchStateDir } from "../spill/state-dir.js";
 import { createToolSet, type ToolSet } from "../tools/tool-set.js";
+import { sessionSandbox } from "./session-sandbox.js";
 import { ShellSnapshots } from "./shell-snapshots.js";
 import { conchEnvPolicy, conchSandboxWorkspace, snapshotDir } from "./workspace-state.js";
 
@@ -32,6 +38,11 @@ export interface CreateRuntimeOptions {
   readonly cwd: string;
   /** Where `HOME`, `XDG_CONFIG_HOME` and `XDG_STATE_HOME` are read; the real environment by default. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The config of `cwd`, already read with `loadConfig` (its rules files included, as read and trusted
+   * then); read now by default.
+   */
+  readonly config?: ConchConfig;
   /** Overrides of the config, e.g. from command-line flags. */
   readonly approvalPolicy?: ApprovalPolicy;
   readonly sandbox?: ConfigSandboxMode;
@@ -50,6 +61,14 @@ export interface ConchRuntime {
   readonly profile: ToolProfileName;
   /** The rules files loaded, in order. */
   readonly rulesFiles: readonly string[];
+  /** This runtime's sandbox backends (bwrap on Linux; none elsewhere yet, so sandboxing fails closed). */
+  readonly sandboxRegistry: SandboxRegistry;
+  /**
+   * The session's sandbox, prepared on first use with `prepareSandbox` (policy, cwd, registry and the
+   * workspace's private /tmp, hidden and protected paths) and kept. Rejects with `SANDBOX_UNAVAILABLE`
+   * when it cannot run here; a later call tries again.
+   */
+  sandbox(): Promise<PreparedSandbox>;
   readonly audit: AuditLog;
   /** The tools of `profile`, with the config's output budget and durable one-shot setting. */
   toolSet(): Promise<ToolSet>;
@@ -64,8 +83,9 @@ export interface ConchRuntime {
  */
 export async function createRuntime(options: CreateRuntimeOptions): Promise<ConchRuntime> {
   const env = options.env ?? process.env;
-  const config = await loadConfig({ cwd: options.cwd, env });
-  const { policy, files } = await loadRulesDirs(config.rulesDirs);
+  const config = options.config ?? (await loadConfig({ cwd: options.cwd, env }));
+  // Parsed from the texts the config read (and, for a project, trusted): the files are not read again.
+  const policy = loadExecPolicy(config.rules);
   const mode = options.sandbox ?? config.sandbox;
   const sandbox: SandboxPolicy =
     mode === "workspace-write"
@@ -75,6 +95,10 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   const [storeDir] = config.rulesDirs;
   const envPolicy = conchEnvPolicy(config);
   const workspace = conchSandboxWorkspace(config, env, options.cwd, mode);
+  // One registry per runtime, made here: nothing process-wide that another runtime could change.
+  const sandboxRegistry = createSandboxRegistry([createLinuxBackend()]);
+  // Prepared once, for the orchestrator and `runtime.sandbox` alike: the workspace is resolved once.
+  const prepared = sessionSandbox(sandbox, options.cwd, sandboxRegistry, workspace.options);
   const spill = createSpillStore({
     env,
     dir: workspace.spillDir,
@@ -95,7 +119,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     cwd: options.cwd,
     approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
     sandbox,
-    sandboxWorkspace: workspace.options,
+    sessionSandbox: prepared,
     rules: policy,
     approver: options.approver ?? null,
     ...(options.noApproverHint === undefined ? {} : { noApproverHint: options.noApproverHint }),
@@ -110,7 +134,9 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     config,
     orchestrator,
     profile,
-    rulesFiles: files,
+    rulesFiles: config.rules.map((file) => file.path),
+    sandboxRegistry,
+    sandbox: prepared,
     audit,
     toolSet: () =>
       createToolSet({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SandboxError } from "../errors.js";
 import type { SandboxBackend } from "../types.js";
-import { createSandboxRegistry, registerBackend, selectBackend } from "./registry.js";
+import { createSandboxRegistry } from "./registry.js";
 
 function backend(name: string, platform: NodeJS.Platform): SandboxBackend {
   return {
@@ -71,11 +71,20 @@ describe("createSandboxRegistry", () => {
     });
   });
 
-  it("backs the module-level functions with a default registry", () => {
-    expect(selectBackend({ mode: "danger-full-access" })).toBe(null);
-    expect(errorOf(() => selectBackend({ mode: "read-only" }, "sunos")).code).toBe("SANDBOX_UNAVAILABLE");
-    const sun = backend("zones", "sunos");
-    registerBackend(sun);
-    expect(selectBackend({ mode: "read-only" }, "sunos")).toBe(sun);
+  it("starts with the backends it is given, and each registry is its own", () => {
+    const linux = backend("bwrap", "linux");
+    const registry = createSandboxRegistry([linux, backend("seatbelt", "darwin")]);
+    expect(registry.select({ mode: "read-only" }, "linux")).toBe(linux);
+    expect(registry.select({ mode: "read-only" }, "darwin")?.name).toBe("seatbelt");
+    expect(errorOf(() => createSandboxRegistry().select({ mode: "read-only" }, "linux")).code).toBe(
+      "SANDBOX_UNAVAILABLE",
+    );
+    expect(errorOf(() => createSandboxRegistry([linux, backend("landlock", "linux")])).message).toBe(
+      "a sandbox backend is already registered for linux: bwrap (cannot add landlock)",
+    );
+    expect(errorOf(() => createSandboxRegistry(linux as never))).toEqual({
+      code: "INVALID_SANDBOX_BACKEND",
+      message: "invalid sandbox backends: expected an array, received an object",
+    });
   });
 });

@@ -2,7 +2,10 @@ import { SandboxError } from "../errors.js";
 import { describeValue, validatePolicy } from "../policy/validate-policy.js";
 import type { SandboxBackend, SandboxPolicy } from "../types.js";
 
-/** Backends by platform, and the choice of one for a policy. */
+/**
+ * Backends by platform, and the choice of one for a policy. An explicit object, made where a runtime is
+ * made (there is no process-wide registry): two runtimes in one process never see each other's backends.
+ */
 export interface SandboxRegistry {
   /**
    * Adds the backend for its platform. Registering the same object again is a no-op; a different
@@ -12,7 +15,8 @@ export interface SandboxRegistry {
   /**
    * The backend that must wrap a command under `policy`: `null` for `danger-full-access` and
    * `external-sandbox`, else the platform's backend. Throws `SANDBOX_UNAVAILABLE` when none is
-   * registered (fail closed). Whether it works here is `backend.available()`'s answer.
+   * registered (fail closed). Whether it works here is `backend.available()`'s answer, which
+   * `prepareSandbox` checks.
    */
   select(policy: SandboxPolicy, platform?: NodeJS.Platform): SandboxBackend | null;
 }
@@ -38,13 +42,22 @@ function checkBackend(backend: unknown): asserts backend is SandboxBackend {
   }
 }
 
-/** A registry of its own; tests use one so they never touch the default registry. */
-export function createSandboxRegistry(): SandboxRegistry {
-  const backends = new Map<string, SandboxBackend>();
-  return {
+/**
+ * A registry holding `backends` (each registered as by `register`). A backend for another platform may
+ * be among them: it is only ever selected on its own platform.
+ */
+export function createSandboxRegistry(backends: readonly SandboxBackend[] = []): SandboxRegistry {
+  if (!Array.isArray(backends)) {
+    throw new SandboxError(
+      "INVALID_SANDBOX_BACKEND",
+      `invalid sandbox backends: expected an array, received ${describeValue(backends)}`,
+    );
+  }
+  const byPlatform = new Map<string, SandboxBackend>();
+  const registry: SandboxRegistry = {
     register(backend) {
       checkBackend(backend);
-      const existing = backends.get(backend.platform);
+      const existing = byPlatform.get(backend.platform);
       if (existing === backend) return;
       if (existing !== undefined) {
         throw new SandboxError(
@@ -52,12 +65,12 @@ export function createSandboxRegistry(): SandboxRegistry {
           `a sandbox backend is already registered for ${backend.platform}: ${existing.name} (cannot add ${backend.name})`,
         );
       }
-      backends.set(backend.platform, backend);
+      byPlatform.set(backend.platform, backend);
     },
     select(policy, platform = process.platform) {
       const { mode } = validatePolicy(policy);
       if (mode === "danger-full-access" || mode === "external-sandbox") return null;
-      const backend = backends.get(platform);
+      const backend = byPlatform.get(platform);
       if (backend === undefined) {
         throw new SandboxError(
           "SANDBOX_UNAVAILABLE",
@@ -68,19 +81,6 @@ export function createSandboxRegistry(): SandboxRegistry {
       return backend;
     },
   };
-}
-
-const defaultRegistry = createSandboxRegistry();
-
-/** Adds a backend to the default registry (see `SandboxRegistry.register`). */
-export function registerBackend(backend: SandboxBackend): void {
-  defaultRegistry.register(backend);
-}
-
-/** Selects from the default registry (see `SandboxRegistry.select`). */
-export function selectBackend(
-  policy: SandboxPolicy,
-  platform: NodeJS.Platform = process.platform,
-): SandboxBackend | null {
-  return defaultRegistry.select(policy, platform);
+  for (const backend of backends) registry.register(backend);
+  return registry;
 }

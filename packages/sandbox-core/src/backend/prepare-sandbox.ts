@@ -1,0 +1,90 @@
+import { SandboxError } from "../errors.js";
+import {
+  createSandboxWorkspace,
+  type SandboxWorkspace,
+  type SandboxWorkspaceOptions,
+} from "../policy/resolve-policy.js";
+import { describeValue, validatePolicy, validateResolveOptions } from "../policy/validate-policy.js";
+import type { SandboxBackend, SandboxPolicy, SandboxRules, SpawnSpec } from "../types.js";
+import type { SandboxRegistry } from "./registry.js";
+
+/** How `prepareSandbox` resolves the policy besides the cwd (see `SandboxWorkspaceOptions`). */
+export interface PrepareSandboxOptions extends Omit<SandboxWorkspaceOptions, "cwd"> {
+  /** Whose backend is selected; `process.platform` by default. */
+  readonly platform?: NodeJS.Platform;
+}
+
+/** What `PreparedSandbox.spawnHook` takes for one command. */
+export interface SpawnHookOptions {
+  /** A PTY session: the backend keeps the controlling terminal (bwrap without `--new-session`). */
+  readonly tty?: boolean;
+  /** Rules other than the workspace's (a narrower sandbox for one helper); `workspace.rules()` by default. */
+  readonly rules?: SandboxRules;
+}
+
+/** A sandbox checked to work here, for one session: what every spawn under its policy needs. */
+export interface PreparedSandbox {
+  /** The backend's name (`CONCH_SANDBOX` in the child), or `none` when the policy runs no sandbox. */
+  readonly name: string;
+  /** Null for danger-full-access and external-sandbox, whose commands run as they are. */
+  readonly backend: SandboxBackend | null;
+  /** The policy resolved against the session's cwd, its writable roots held by identity. */
+  readonly workspace: SandboxWorkspace;
+  /**
+   * The `prepare` hook of exec-core's `run` and unified-exec's sessions for one command: it rewrites the
+   * spec to run under the rules found now (protected and hidden paths afresh; a writable root that moved
+   * throws `WRITABLE_ROOT_CHANGED` here, before anything spawns). Null when the policy runs no sandbox.
+   */
+  spawnHook(options?: SpawnHookOptions): ((spec: SpawnSpec) => Promise<SpawnSpec>) | null;
+}
+
+function checkRegistry(registry: unknown): asserts registry is SandboxRegistry {
+  const record = registry as Record<string, unknown> | null;
+  if (typeof registry !== "object" || record === null || typeof record.select !== "function") {
+    throw new SandboxError(
+      "INVALID_SANDBOX_BACKEND",
+      `invalid sandbox registry: expected one from createSandboxRegistry, received ${describeValue(registry)}`,
+    );
+  }
+}
+
+/**
+ * The one way to a sandbox: validates `policy` and the options, selects `registry`'s backend for the
+ * platform, checks that it works here, then resolves the policy against the session's `cwd` (once: the
+ * writable roots are held by identity from now on). Fails closed: no backend for the platform, or one
+ * that cannot run here (bwrap missing, no user namespaces), throws `SANDBOX_UNAVAILABLE` with the
+ * backend's reason and fix, before anything is created; it never falls back to running unsandboxed.
+ */
+export async function prepareSandbox(
+  policy: SandboxPolicy,
+  cwd: string,
+  registry: SandboxRegistry,
+  options: PrepareSandboxOptions = {},
+): Promise<PreparedSandbox> {
+  validatePolicy(policy);
+  const { platform, ...workspaceOptions } = options;
+  validateResolveOptions({ ...workspaceOptions, cwd });
+  checkRegistry(registry);
+  const backend = registry.select(policy, platform);
+  if (backend !== null) {
+    const availability = await backend.available();
+    if (!availability.available) {
+      throw new SandboxError(
+        "SANDBOX_UNAVAILABLE",
+        `the sandbox (${backend.name}) cannot run here: ${availability.reason}; fix: ${availability.fix}`,
+      );
+    }
+  }
+  const workspace = createSandboxWorkspace(policy, { ...workspaceOptions, cwd });
+  return {
+    name: backend?.name ?? "none",
+    backend,
+    workspace,
+    spawnHook(hookOptions = {}) {
+      if (backend === null) return null;
+      const rules = hookOptions.rules ?? workspace.rules();
+      const tty = hookOptions.tty === true;
+      return (spec) => backend.transform(spec, rules, { tty });
+    },
+  };
+}
