@@ -7,7 +7,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { run } from "@conch/exec-core";
 import { createAuditLog, createSpillStore, createToolSet, ToolOrchestrator } from "@conch/orchestrator";
-import { createSandboxWorkspace, resolveSandboxPolicy } from "@conch/sandbox-core";
+import {
+  createSandboxRegistry,
+  createSandboxWorkspace,
+  prepareSandbox,
+  resolveSandboxPolicy,
+} from "@conch/sandbox-core";
 import { buildSeccompFilter, createLinuxBackend, seccompArchOf } from "@conch/sandbox-linux";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -159,10 +164,17 @@ if (process.platform === "linux" && (await backend.available()).available) {
   const scratch = mkdtempSync(join(tmpdir(), "conch-bench-"));
   const emptyHome = mkdtempSync(join(tmpdir(), "conch-bench-home-"));
   process.env.HOME = emptyHome;
+  const sessionSandbox = prepareSandbox(
+    { mode: "workspace-write" },
+    scratch,
+    createSandboxRegistry([backend]),
+  );
   const orchestrator = new ToolOrchestrator({
     cwd: scratch,
     approvalPolicy: "on-request",
     sandbox: { mode: "workspace-write" },
+    // The session's sandbox, prepared once, as createRuntime does.
+    sessionSandbox: () => sessionSandbox,
     audit: createAuditLog({ path: join(scratch, "audit.jsonl") }),
     spill: createSpillStore({ dir: join(scratch, "spill") }),
   });

@@ -4,16 +4,18 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadPolicy, ScriptedApprover } from "@conch/approval";
+import { loadExecPolicy, ScriptedApprover } from "@conch/approval";
 import { type ExecRequest, run } from "@conch/exec-core";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "@conch/protocol";
-import { createSandboxRegistry } from "@conch/sandbox-core";
+import { createSandboxRegistry, type SandboxPolicy } from "@conch/sandbox-core";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { type AuditLog, createAuditLog } from "../src/audit/audit-log.js";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
 import type { Execute, ToolOrchestratorOptions } from "../src/orchestrator/types.js";
+import { sessionSandbox } from "../src/runtime/session-sandbox.js";
 import { createSpillStore } from "../src/spill/spill-store.js";
+import { bwrapSandbox } from "./bwrap-sandbox.js";
 import { checkedToolSet } from "./checked-tool-set.js";
 
 let work: string;
@@ -46,10 +48,12 @@ async function tools(
   extra: Partial<ToolOrchestratorOptions> = {},
 ) {
   audit = createAuditLog({ path: join(state, "audit.jsonl") });
+  const policy: SandboxPolicy = { mode: "workspace-write" };
   const orchestrator = new ToolOrchestrator({
     cwd: work,
     approvalPolicy,
-    sandbox: { mode: "workspace-write" },
+    sandbox: policy,
+    sessionSandbox: bwrapSandbox(policy, work),
     approver,
     spill: createSpillStore({ dir: join(state, "spill") }),
     audit,
@@ -139,7 +143,9 @@ describeWith("bwrap", "ToolOrchestrator", () => {
       transform: async (spec) => spec,
     });
     const approver = new ScriptedApprover([]);
-    const set = await tools("untrusted", approver, { sandboxRegistry: registry });
+    const set = await tools("untrusted", approver, {
+      sessionSandbox: sessionSandbox({ mode: "workspace-write" }, work, registry, {}),
+    });
     const result = await set.call("shell_command", { command: "touch x", login: false });
     expect(result.text).toBe(
       "the sandbox (fake) cannot run here: no namespaces; fix: enable them. The command did not run.",
@@ -164,6 +170,7 @@ describeWith("bwrap", "ToolOrchestrator", () => {
       cwd: work,
       approvalPolicy: "untrusted",
       sandbox: { mode: "workspace-write" },
+      sessionSandbox: bwrapSandbox({ mode: "workspace-write" }, work),
       approver,
       execute: counting,
     });
@@ -223,7 +230,7 @@ describeWith("bwrap", "ToolOrchestrator", () => {
   });
 
   it("a forbidden rule blocks before any spawn, in every policy", async () => {
-    const rules = loadPolicy([
+    const rules = loadExecPolicy([
       {
         path: "t.rules",
         text: 'prefix_rule(pattern=["touch"], decision="forbidden", justification="no touching")',

@@ -7,8 +7,10 @@ import { ScriptedApprover } from "@conch/approval";
 import type { ApprovalPolicy } from "@conch/protocol";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { type AuditLog, createAuditLog } from "../src/audit/audit-log.js";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
 import type { ToolSet } from "../src/tools/tool-set.js";
+import { bwrapSandbox } from "./bwrap-sandbox.js";
 import { checkedToolSet } from "./checked-tool-set.js";
 
 let work: string;
@@ -37,13 +39,20 @@ function isAlive(pid: number): boolean {
 
 async function tools(
   profile: "codex" | "terminal",
-  options: { approvalPolicy?: ApprovalPolicy; approver?: ScriptedApprover; durableOneShot?: boolean } = {},
+  options: {
+    approvalPolicy?: ApprovalPolicy;
+    approver?: ScriptedApprover;
+    durableOneShot?: boolean;
+    audit?: AuditLog;
+  } = {},
 ): Promise<{ set: ToolSet; orchestrator: ToolOrchestrator }> {
   const orchestrator = new ToolOrchestrator({
     cwd: work,
     approvalPolicy: options.approvalPolicy ?? "on-request",
     sandbox: { mode: "workspace-write" },
+    sessionSandbox: bwrapSandbox({ mode: "workspace-write" }, work),
     approver: options.approver ?? null,
+    audit: options.audit ?? null,
     // A home of its own: no user profile prints into the sessions.
     env: { set: { HOME: work } },
   });
@@ -87,6 +96,60 @@ describeWith(["bwrap", "pty"], "session tools", () => {
     expect(after.text).toContain("back-42");
     // The seccomp program went through a private file that the session's shell removed.
     expect((await readdir(tmpdir())).filter((name) => name.startsWith("conch-fds-"))).toEqual([]);
+  });
+
+  it("each write and signal sent to a live session is an audit line", async () => {
+    const path = join(outside, "audit.jsonl");
+    const audit = createAuditLog({ path });
+    const codex = await tools("codex", { audit });
+    const started = await codex.set.call("exec_command", {
+      cmd: "cat",
+      tty: true,
+      login: false,
+      yield_time_ms: 500,
+    });
+    const id = started.result.session_id as number;
+    const echoed = await codex.set.call("write_stdin", {
+      session_id: id,
+      chars: "hello \u001b[31mred\n",
+      yield_time_ms: 2000,
+    });
+    expect(echoed.text).toContain("hello");
+    await codex.set.call("write_stdin", { session_id: id, chars: "\u0003", yield_time_ms: 2000 });
+
+    const terminal = await tools("terminal", { audit });
+    const opened = await terminal.set.call("terminal_open", { command: "cat", tty: true });
+    const tid = opened.result.session_id as number;
+    await terminal.set.call("terminal_write", { id: tid, input: "typed\n" });
+    await terminal.set.call("terminal_signal", { id: tid, signal: "TERM" });
+
+    await audit.flush();
+    const inputs = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.type === "input")
+      .map(({ time, ...line }) => line);
+    expect(inputs).toEqual([
+      {
+        type: "input",
+        tool: "write_stdin",
+        sessionId: id,
+        running: true,
+        bytes: 15,
+        excerpt: "hello \\u{1b}[31mred\\u{0a}",
+      },
+      { type: "input", tool: "write_stdin", sessionId: id, running: true, bytes: 1, excerpt: "\\u{03}" },
+      {
+        type: "input",
+        tool: "terminal_write",
+        sessionId: tid,
+        running: true,
+        bytes: 6,
+        excerpt: "typed\\u{0a}",
+      },
+      { type: "input", tool: "terminal_signal", sessionId: tid, running: true, signal: "SIGTERM" },
+    ]);
   });
 
   it("exec_command returns at once when the command exits, with Codex's text", async () => {

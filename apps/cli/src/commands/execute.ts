@@ -152,6 +152,8 @@ export async function execute(
             ...(timeoutMs === undefined ? {} : { timeoutMs }),
             maxOutputTokens: runtime.config.maxOutputTokens,
             spill: false,
+            // --json prints the run's own stdout and stderr.
+            keepExecOutput: options.json === true,
           },
           context,
         ),

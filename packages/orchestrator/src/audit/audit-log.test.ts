@@ -40,6 +40,36 @@ const execution: AuditEvent = {
 };
 
 describe("createAuditLog", () => {
+  it("records session input as its length and a bounded, escaped excerpt, or the signal", async () => {
+    const path = join(root, "audit.jsonl");
+    const log = createAuditLog({ path, now: () => T0 });
+    log.record({
+      type: "input",
+      tool: "write_stdin",
+      sessionId: 4242,
+      running: true,
+      text: "ls\u001b[2J\r\n",
+    });
+    log.record({
+      type: "input",
+      tool: "terminal_write",
+      sessionId: 7,
+      running: false,
+      text: `é${"x".repeat(250)}`,
+    });
+    log.record({ type: "input", tool: "terminal_signal", sessionId: 7, running: true, signal: "SIGTERM" });
+    await log.flush();
+    const head = '{"time":"2025-01-02T03:04:05.678Z","type":"input",';
+    expect(await readFile(path, "utf8")).toBe(
+      `${head}"tool":"write_stdin","sessionId":4242,"running":true,"bytes":8,` +
+        // JSON doubles the backslash of each `\u{HEX}` escape.
+        '"excerpt":"ls\\\\u{1b}[2J\\\\u{0d}\\\\u{0a}"}\n' +
+        `${head}"tool":"terminal_write","sessionId":7,"running":false,"bytes":252,` +
+        `"excerpt":"é${"x".repeat(199)}… (51 more characters)"}\n` +
+        `${head}"tool":"terminal_signal","sessionId":7,"running":true,"signal":"SIGTERM"}\n`,
+    );
+  });
+
   it("defaults to $XDG_STATE_HOME/conch/audit.jsonl, then ~/.local/state/conch/audit.jsonl", () => {
     expect(createAuditLog({ env: { XDG_STATE_HOME: "/x" } }).path).toBe("/x/conch/audit.jsonl");
     expect(createAuditLog({ env: { HOME: "/home/u" } }).path).toBe("/home/u/.local/state/conch/audit.jsonl");

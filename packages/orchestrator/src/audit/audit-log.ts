@@ -1,11 +1,12 @@
 import { constants } from "node:fs";
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { visibleText } from "@conch/approval";
 import type { ApprovalPolicy } from "@conch/protocol";
 import { conchStateDir, type StateDirOptions } from "../spill/state-dir.js";
 
 /** Who settled a decision: the policy alone, the session cache, the person asked, or a stored rule. */
-export const AUDIT_DECIDERS: readonly ["policy", "cache", "user", "rule"] = [
+const AUDIT_DECIDERS: readonly ["policy", "cache", "user", "rule"] = [
   "policy",
   "cache",
   "user",
@@ -21,7 +22,7 @@ export type AuditCommand =
   | { readonly argv: readonly string[]; readonly script?: undefined }
   | { readonly script: string; readonly argv?: undefined };
 
-export type AuditDecisionEvent = AuditCommand & {
+type AuditDecisionEvent = AuditCommand & {
   readonly type: "decision";
   readonly tool: string;
   readonly cwd: string;
@@ -34,7 +35,7 @@ export type AuditDecisionEvent = AuditCommand & {
   readonly sandbox: string;
 };
 
-export type AuditExecutionEvent = AuditCommand & {
+type AuditExecutionEvent = AuditCommand & {
   readonly type: "execution";
   readonly tool: string;
   readonly cwd: string;
@@ -46,7 +47,25 @@ export type AuditExecutionEvent = AuditCommand & {
   readonly denied: boolean;
 };
 
-export type AuditEvent = AuditDecisionEvent | AuditExecutionEvent;
+/**
+ * Input sent to a live session (write_stdin, terminal_write, terminal_signal): text written to it, or a
+ * signal sent to its process group. The log keeps the text's length and a bounded, escaped excerpt.
+ */
+type AuditInputEvent = {
+  readonly type: "input";
+  readonly tool: string;
+  readonly sessionId: number;
+  /** Whether its process was still running when the input was sent (to an exited one, nothing is). */
+  readonly running: boolean;
+} & (
+  | { readonly text: string; readonly signal?: undefined }
+  | { readonly signal: string; readonly text?: undefined }
+);
+
+export type AuditEvent = AuditDecisionEvent | AuditExecutionEvent | AuditInputEvent;
+
+/** Characters of input text an audit line keeps, before escaping; the rest is counted, not kept. */
+const AUDIT_INPUT_EXCERPT_CHARS = 200;
 
 export interface AuditLogOptions extends StateDirOptions {
   /** Defaults to `<state dir>/audit.jsonl` (see `conchStateDir`). */
@@ -129,6 +148,18 @@ export function createAuditLog(options: AuditLogOptions = {}): AuditLog {
  */
 function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown> {
   const head = { time: new Date(timeMs).toISOString(), type: event.type, tool: text(event.tool) };
+  if (event.type === "input") {
+    const input =
+      typeof event.text === "string"
+        ? { bytes: Buffer.byteLength(event.text), excerpt: inputExcerpt(event.text) }
+        : { signal: text(event.signal) };
+    return {
+      ...head,
+      sessionId: Number.isSafeInteger(event.sessionId) ? event.sessionId : null,
+      running: event.running === true,
+      ...input,
+    };
+  }
   const command = Array.isArray(event.argv) ? { argv: event.argv.map(text) } : { script: text(event.script) };
   if (event.type === "decision") {
     return {
@@ -153,6 +184,17 @@ function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown>
     canceled: event.canceled === true,
     denied: event.denied === true,
   };
+}
+
+/**
+ * The start of the text written, with controls and invisible characters shown as `\u{HEX}` (a terminal
+ * showing the log must not act on them), and how much was left out.
+ */
+function inputExcerpt(written: string): string {
+  const chars = Array.from(written);
+  const kept = visibleText(chars.slice(0, AUDIT_INPUT_EXCERPT_CHARS).join(""));
+  const left = chars.length - AUDIT_INPUT_EXCERPT_CHARS;
+  return left > 0 ? `${kept}… (${left} more characters)` : kept;
 }
 
 function text(value: unknown): string | null {

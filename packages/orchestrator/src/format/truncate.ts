@@ -4,7 +4,7 @@
 import { Buffer } from "node:buffer";
 
 /** Codex's estimate: one token is about four bytes of UTF-8. */
-export const APPROX_BYTES_PER_TOKEN = 4;
+const APPROX_BYTES_PER_TOKEN = 4;
 
 export interface TruncationResult {
   /** The text to show the model: unchanged, or head + marker + tail. */

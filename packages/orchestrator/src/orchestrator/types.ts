@@ -1,7 +1,7 @@
 import type { Approver, ExecPolicy } from "@conch/approval";
 import type { EnvPolicy, ExecRequest, ExecResult, OutputDelta, RunOptions } from "@conch/exec-core";
 import type { ApprovalPolicy, RejectionKind, SandboxPermissions } from "@conch/protocol";
-import type { SandboxPolicy, SandboxRegistry, SandboxWorkspaceOptions } from "@conch/sandbox-core";
+import type { PreparedSandbox, SandboxPolicy } from "@conch/sandbox-core";
 import type { Shell } from "@conch/shell-detect";
 import type { SessionResponse } from "@conch/unified-exec";
 import type { AuditDecider, AuditLog } from "../audit/audit-log.js";
@@ -31,6 +31,11 @@ export interface CommandRequest {
   readonly maxOutputTokens: number;
   /** False when nobody reads a model text (the CLI streams the output itself): no spill file is written. */
   readonly spill?: boolean;
+  /**
+   * True when the caller reads the run's own `stdout`/`stderr` (`outcome.result`, as `conch run --json`
+   * does). Otherwise exec-core streams only (`buffer: false`) and the output collector holds the one copy.
+   */
+  readonly keepExecOutput?: boolean;
   /**
    * What the tool call asks of the sandbox. Absent when the tool has no `sandbox_permissions` field (the
    * `bash` and `argv` profiles): such a call cannot ask to leave the sandbox, and a denial says so.
@@ -88,7 +93,10 @@ export interface RanOutcome {
   readonly escalated: boolean;
   readonly hint: string | null;
   readonly output: CollectorResult;
-  /** exec-core's result of the final attempt: stdout and stderr apart, each bounded. */
+  /**
+   * exec-core's result of the final attempt. With `keepExecOutput`, stdout and stderr apart, each
+   * bounded; otherwise the output is only in `output` and these are empty (`buffered: false`).
+   */
   readonly result: ExecResult;
 }
 
@@ -112,7 +120,7 @@ export interface SessionRunContext {
 }
 
 /** The session started (and may already have exited within its yield window). */
-export interface StartedSessionOutcome {
+interface StartedSessionOutcome {
   readonly status: "session";
   readonly response: SessionResponse;
   /** The backend it runs under, or `none`. */
@@ -142,8 +150,14 @@ export interface ToolOrchestratorOptions {
   readonly cwd: string;
   readonly approvalPolicy: ApprovalPolicy;
   readonly sandbox: SandboxPolicy;
-  /** How the sandbox is resolved for this session besides the policy: private /tmp, hidden and protected paths. */
-  readonly sandboxWorkspace?: Omit<SandboxWorkspaceOptions, "cwd">;
+  /**
+   * The session's sandbox under `sandbox`, prepared once: `sessionSandbox(policy, cwd, registry, options)`
+   * with the registry the runtime made, as `createRuntime` passes it (and exposes as `runtime.sandbox`).
+   * The orchestrator selects no backend and resolves no workspace of its own. Without one it has no
+   * backend: a command under read-only or workspace-write is rejected as sandbox-unavailable (fail
+   * closed); danger-full-access and external-sandbox run as they are.
+   */
+  readonly sessionSandbox?: () => Promise<PreparedSandbox>;
   /** The exec-policy rules; none by default. */
   readonly rules?: ExecPolicy;
   /** Who is asked; without one, whatever needs asking is rejected with the reason. */
@@ -153,8 +167,6 @@ export interface ToolOrchestratorOptions {
    * CLI's `--approver`, the daemon's `conch approve`), appended to the rejection the model reads.
    */
   readonly noApproverHint?: string;
-  /** Backends by platform; by default one holding this platform's backend (bwrap on Linux). */
-  readonly sandboxRegistry?: SandboxRegistry;
   /** Where truncated output is saved in full; null to keep none. */
   readonly spill?: SpillStore | null;
   /** Where every decision and execution is recorded; null to record nothing. */

@@ -2,7 +2,7 @@
 const SHELL_PLAIN = /^[A-Za-z0-9_./@%+=:,-]+$/;
 
 /** Lines the notice's example reads: enough to be useful, few enough to fit a default token budget. */
-export const SPILL_NOTICE_EXAMPLE_LINES = 200;
+const SPILL_NOTICE_EXAMPLE_LINES = 200;
 
 /**
  * The line appended to truncated model output. The example is `sed -n 'A,Bp' FILE`, which Conch's

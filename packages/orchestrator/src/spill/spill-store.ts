@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { SpillWriter } from "./spill-writer.js";
 import { conchStateDir, type StateDirOptions } from "./state-dir.js";
 
-export const DEFAULT_SPILL_MAX_FILE_BYTES: number = 64 * 1024 * 1024;
+const DEFAULT_SPILL_MAX_FILE_BYTES: number = 64 * 1024 * 1024;
 export const DEFAULT_SPILL_RETENTION_MS: number = 7 * 24 * 60 * 60 * 1000;
-export const DEFAULT_SPILL_SWEEP_INTERVAL_MS: number = 10 * 60 * 1000;
+const DEFAULT_SPILL_SWEEP_INTERVAL_MS: number = 10 * 60 * 1000;
 
 // Room for the omission marker plus a useful head and tail.
 const MIN_MAX_FILE_BYTES = 1024;
@@ -29,7 +29,7 @@ export interface SpillStoreOptions extends StateDirOptions {
   readonly now?: () => number;
 }
 
-export interface SpillWriteOptions {
+interface SpillWriteOptions {
   /** A word for the file name (e.g. the tool name); sanitized to `[a-z0-9_-]`. */
   readonly label?: string;
 }

@@ -1,6 +1,8 @@
 import { visibleText } from "@conch/approval";
 import type { ToolResult } from "@conch/protocol";
 import type { SessionResponse } from "@conch/unified-exec";
+import { appendLine, binaryOutputSummary, hintNote, spillFailedNote } from "../format/notes.js";
+import { notStartedText } from "../format/rejection-text.js";
 import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
 import type { CommandOutcome, FailedOutcome, RejectedOutcome } from "../orchestrator/types.js";
@@ -60,11 +62,7 @@ export function notRunResult(
       result: { tool, status: "rejected", ...NOT_RUN, rejection: outcome.kind },
     };
   }
-  const text =
-    outcome.code === "CWD_NOT_FOUND"
-      ? `${tool}: ${options.cwdField}: no such directory: ${options.cwd}`
-      : `${tool}: the command could not start: ${outcome.message}`;
-  return failedResult(tool, text, outcome.code);
+  return failedResult(tool, notStartedText(tool, outcome, options.cwdField, options.cwd), outcome.code);
 }
 
 export interface ShellStyleOptions {
@@ -85,7 +83,7 @@ export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOpt
   if (outcome.status !== "ran") return notRunResult(outcome, options);
 
   const { output, binary, rawBytes, removedControls, spill, spillError } = outcome.output;
-  const shown = binary ? `[binary output: ${rawBytes} bytes]` : output;
+  const shown = binary ? binaryOutputSummary(rawBytes) : output;
   const truncated = binary || output.truncate(options.maxTokens).truncated;
   let text = formatShellCommandResult({
     exitCode: outcome.exitCode,
@@ -96,12 +94,11 @@ export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOpt
   });
   const notes: string[] = [];
   if (spill !== null) notes.push(spillNotice(spill.path, spill.bytes, spill.omittedBytes));
-  else if (truncated && spillError !== null)
-    notes.push(`[The full output could not be saved: ${visibleText(spillError)}]`);
+  else if (truncated && spillError !== null) notes.push(spillFailedNote(spillError));
   const removed = binary ? null : removedControlsNote(removedControls, spill !== null);
   if (removed !== null) notes.push(removed);
-  if (outcome.hint !== null) notes.push(`[${outcome.hint}]`);
-  if (notes.length > 0) text += `${text.endsWith("\n") ? "" : "\n"}${notes.join("\n")}`;
+  if (outcome.hint !== null) notes.push(hintNote(outcome.hint));
+  if (notes.length > 0) text = appendLine(text, notes.join("\n"));
   return {
     text,
     result: {

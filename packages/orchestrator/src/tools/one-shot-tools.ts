@@ -5,6 +5,8 @@ import { isKnownSafeCommand } from "@conch/arity-rules";
 import type { ArgvShellParams, BashParams, ShellCommandParams, ShellParams } from "@conch/protocol";
 import { ArgvShellSchema, BashSchema, ShellCommandSchema, ShellSchema } from "@conch/protocol/schemas";
 import { resolveShell, type Shell } from "@conch/shell-detect";
+import { formatDurableRunning } from "../format/durable-result.js";
+import { hintNote } from "../format/notes.js";
 import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
 import { truncateMiddle } from "../format/truncate.js";
@@ -96,16 +98,16 @@ async function runDurable(request: CommandRequest, context: ToolContext): Promis
       output,
       maxTokens: request.maxOutputTokens,
     });
-    const notes = [removedNote, outcome.hint === null ? null : `[${outcome.hint}]`];
+    const notes = [removedNote, outcome.hint === null ? null : hintNote(outcome.hint)];
     return { text: [text, ...notes.filter((note) => note !== null)].join("\n"), result: data };
   }
-  const id = response.sessionId;
-  const text =
-    `Process running with session ID ${id}\nWall time: ${(response.wallTimeMs / 1000).toFixed(1)} seconds\n` +
-    `Output:\n${cut.text}${cut.text.endsWith("\n") || cut.text === "" ? "" : "\n"}` +
-    (removedNote === null ? "" : `${removedNote}\n`) +
-    `[Still running after ${request.timeoutMs} ms, so it was kept rather than killed: poll it with write_stdin ` +
-    `{"session_id": ${id}}, or stop it with write_stdin {"session_id": ${id}, "chars": "\\u0003"}]`;
+  const text = formatDurableRunning({
+    sessionId: response.sessionId,
+    durationMs: response.wallTimeMs,
+    timeoutMs: request.timeoutMs,
+    output: cut.text,
+    note: removedNote,
+  });
   return { text, result: data };
 }
 

@@ -1,8 +1,7 @@
 // The session tools: Codex's exec_command and write_stdin, and the terminal profile. Starting a process
-// goes through the orchestrator (the one door); writing to, reading from and closing a session that
-// already passed it only touch the session store.
+// and sending input to it go through the orchestrator (the one door), which audits both; reading from,
+// listing and closing a session that already passed it only touch the session store.
 import { resolve } from "node:path";
-import { visibleText } from "@conch/approval";
 import { isKnownSafeCommand } from "@conch/arity-rules";
 import {
   type ExecCommandParams,
@@ -24,9 +23,19 @@ import {
   WriteStdinSchema,
 } from "@conch/protocol/schemas";
 import { resolveShell } from "@conch/shell-detect";
-import type { SessionResponse, SessionStore } from "@conch/unified-exec";
+import type { SessionResponse } from "@conch/unified-exec";
 import { generateChunkId } from "../format/chunk-id.js";
+import { appendLine, hintNote, spillFailedNote } from "../format/notes.js";
 import { removedControlsNote } from "../format/removed-controls-note.js";
+import {
+  formatTerminalList,
+  formatTerminalResult,
+  terminalClosedText,
+  terminalSignalText,
+  terminalStdinClosedText,
+  terminalWriteText,
+  unknownTerminalText,
+} from "../format/terminal-result.js";
 import { truncateMiddle } from "../format/truncate.js";
 import { formatUnifiedExecResult } from "../format/unified-exec-result.js";
 import { spillNotice } from "../spill/spill-notice.js";
@@ -74,7 +83,7 @@ async function shown(
       shownText = `${cut.text}\n${spillNotice(saved.path, saved.bytes, saved.omittedBytes)}`;
       spillPath = saved.path;
     } catch (error) {
-      shownText = `${cut.text}\n[The full output could not be saved: ${visibleText((error as Error).message)}]`;
+      shownText = `${cut.text}\n${spillFailedNote((error as Error).message)}`;
     }
   }
   const note = removedControlsNote(removed, spillPath !== null);
@@ -99,7 +108,7 @@ async function unifiedExecResult(
     originalTokenCount: out.originalTokens,
     output: out.text,
   });
-  if (extra.hint) text += `${text.endsWith("\n") ? "" : "\n"}[${extra.hint}]`;
+  if (extra.hint) text = appendLine(text, hintNote(extra.hint));
   return {
     text,
     result: sessionData(tool, response, {
@@ -162,7 +171,8 @@ export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = defineToo
   isMutating: async () => true,
   handler: async (input: WriteStdinParams, context: ToolContext) => {
     try {
-      const response = await context.orchestrator.sessions.write(
+      const response = await context.orchestrator.writeSession(
+        "write_stdin",
         input.session_id,
         input.chars,
         input.yield_time_ms,
@@ -182,25 +192,12 @@ export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = defineToo
 function terminalError(tool: string, id: number, error: unknown): ToolCallResult {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "UNKNOWN_SESSION") {
-    return failedResult(tool, `Unknown terminal id ${id} (terminal_list shows the open ones)`, code);
+    return failedResult(tool, unknownTerminalText(id), code);
   }
   if (code === "STDIN_CLOSED") {
-    return failedResult(
-      tool,
-      `terminal ${id} was opened without a tty, so its stdin is closed; open it again with terminal_open and "tty": true`,
-      code,
-    );
+    return failedResult(tool, terminalStdinClosedText(id), code);
   }
   return errorResult(tool, error);
-}
-
-function isRunning(sessions: SessionStore, id: number): boolean {
-  return sessions.list().some((session) => session.id === id && session.running);
-}
-
-function terminalText(id: number, response: SessionResponse, output: string): string {
-  const status = response.running ? "running" : `exited with code ${response.exitCode}`;
-  return `Terminal ID: ${id}\nStatus: ${status}\nOutput:\n${output}`;
 }
 
 async function terminalResult(
@@ -211,7 +208,7 @@ async function terminalResult(
 ): Promise<ToolCallResult> {
   const out = await shown(response, started, context.maxOutputTokens, tool, context);
   return {
-    text: terminalText(response.sessionId, response, out.text),
+    text: formatTerminalResult(response.sessionId, response, out.text),
     result: {
       ...sessionData(tool, response, { truncated: out.truncated, spill_path: out.spillPath }),
       // A terminal stays addressable until closed, exited or not.
@@ -245,8 +242,10 @@ export const terminalOpenTool: ToolDefinition<typeof TerminalOpenSchema> = defin
     if (outcome.status !== "session")
       return notRunResult(outcome, { tool: "terminal_open", cwdField: "cwd", cwd });
     const result = await terminalResult("terminal_open", outcome.response, true, context);
-    if (outcome.hint === null) return result;
-    return { text: `${result.text}\n[${outcome.hint}]`, result: { ...result.result, denied: true } };
+    const withDenial = { ...result, result: { ...result.result, denied: outcome.denied } };
+    return outcome.hint === null
+      ? withDenial
+      : { ...withDenial, text: `${result.text}\n${hintNote(outcome.hint)}` };
   },
 });
 
@@ -259,14 +258,9 @@ export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = def
   isMutating: async () => true,
   handler: async (input: TerminalWriteParams, context: ToolContext) => {
     try {
-      const sessions = context.orchestrator.sessions;
-      sessions.send(input.id, input.input);
-      const bytes = Buffer.byteLength(input.input);
-      const running = isRunning(sessions, input.id);
+      const running = context.orchestrator.sendToSession("terminal_write", input.id, input.input);
       return {
-        text: running
-          ? `Wrote ${bytes} byte${bytes === 1 ? "" : "s"} to terminal ${input.id}.`
-          : `Terminal ${input.id} has exited; nothing was written.`,
+        text: terminalWriteText(input.id, Buffer.byteLength(input.input), running),
         result: { tool: "terminal_write", status: "ok", ...NOT_RUN, session_id: input.id, running },
       };
     } catch (error) {
@@ -303,16 +297,9 @@ export const terminalSignalTool: ToolDefinition<typeof TerminalSignalSchema> = d
   isMutating: async () => true,
   handler: async (input: TerminalSignalParams, context: ToolContext) => {
     try {
-      const sessions = context.orchestrator.sessions;
-      const info = sessions.list().find((session) => session.id === input.id);
-      // On a terminal, Ctrl-C reaches the foreground job, which a shell runs in a group of its own.
-      if (input.signal === "INT" && info?.tty === true) sessions.send(input.id, "\u0003");
-      else sessions.signal(input.id, SIGNALS[input.signal]);
-      const running = info?.running === true;
+      const running = context.orchestrator.signalSession("terminal_signal", input.id, SIGNALS[input.signal]);
       return {
-        text: running
-          ? `Sent SIG${input.signal} to terminal ${input.id}.`
-          : `Terminal ${input.id} has exited; no signal was sent.`,
+        text: terminalSignalText(input.id, input.signal, running),
         result: { tool: "terminal_signal", status: "ok", ...NOT_RUN, session_id: input.id, running },
       };
     } catch (error) {
@@ -331,7 +318,7 @@ export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = def
       await context.orchestrator.sessions.close(input.id);
       forgetSessionText(context.orchestrator.sessions, input.id);
       return {
-        text: `Terminal ${input.id} closed; its processes were killed.`,
+        text: terminalClosedText(input.id),
         result: { tool: "terminal_close", status: "ok", ...NOT_RUN },
       };
     } catch (error) {
@@ -340,33 +327,14 @@ export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = def
   },
 });
 
-function age(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  return s < 60
-    ? `${s}s`
-    : s < 3600
-      ? `${Math.floor(s / 60)}m${s % 60}s`
-      : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
-}
-
 export const terminalListTool: ToolDefinition<typeof TerminalListSchema> = defineTool({
   name: "terminal_list",
   description: "Lists the open terminals: id, pid, state (running or exit code), age, last output, command.",
   inputSchema: TerminalListSchema,
   isMutating: async () => false,
   handler: async (_input: Record<string, never>, context: ToolContext) => {
-    const now = Date.now();
-    const sessions = context.orchestrator.sessions.list();
-    const lines = sessions.map((s) => {
-      const state = s.running ? "running" : `exited ${s.exitCode}`;
-      const last = s.lastOutputAt === null ? "never" : `${age(now - s.lastOutputAt)} ago`;
-      return `${s.id}\tpid ${s.pid}\t${state}\tage ${age(now - s.startedAt)}\toutput ${last}\t${visibleText(s.command)}`;
-    });
     return {
-      text:
-        sessions.length === 0
-          ? "No open terminals."
-          : `id\tpid\tstate\tage\tlast output\tcommand\n${lines.join("\n")}`,
+      text: formatTerminalList(context.orchestrator.sessions.list(), Date.now()),
       result: { tool: "terminal_list", status: "ok", ...NOT_RUN },
     };
   },

@@ -1,9 +1,9 @@
 import type { ToolProfileName } from "@conch/protocol";
 import { detectShell, type Shell } from "@conch/shell-detect";
 import { OrchestratorError } from "../errors.js";
+import { describeInputError, invalidJsonText, unknownToolText } from "../format/input-errors.js";
 import type { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { RunContext } from "../orchestrator/types.js";
-import { describeInputError } from "./input-errors.js";
 import { errorResult, invalidResult } from "./model-result.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
@@ -77,17 +77,14 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
   async function call(name: string, args: unknown, context: RunContext = {}): Promise<ToolCallResult> {
     const tool = byName.get(name);
     if (tool === undefined) {
-      return invalidResult(
-        String(name),
-        `unknown tool ${JSON.stringify(name)}: the ${profile} profile has ${[...byName.keys()].join(", ")}`,
-      );
+      return invalidResult(String(name), unknownToolText(name, profile, [...byName.keys()]));
     }
     let input = args;
     if (typeof args === "string") {
       try {
         input = JSON.parse(args);
       } catch (error) {
-        return invalidResult(name, `${name}: the arguments are not valid JSON: ${(error as Error).message}`);
+        return invalidResult(name, invalidJsonText(name, (error as Error).message));
       }
     }
     const parsed = tool.inputSchema.safeParse(input, { reportInput: true });

@@ -90,3 +90,13 @@ export function describeInputError(tool: string, error: z.ZodError, knownFields:
   const parts = [...byField].map(([field, text]) => `${field}: ${text}`);
   return `${tool}: invalid arguments: ${parts.join("; ")}`;
 }
+
+/** A call to a tool the profile does not have. */
+export function unknownToolText(name: string, profile: string, tools: readonly string[]): string {
+  return `unknown tool ${JSON.stringify(name)}: the ${profile} profile has ${tools.join(", ")}`;
+}
+
+/** A call whose arguments came as text that does not parse. */
+export function invalidJsonText(tool: string, message: string): string {
+  return `${tool}: the arguments are not valid JSON: ${message}`;
+}

@@ -1,0 +1,64 @@
+// The terminal profile's model text (terminal_open, _write, _read, _signal, _close, _list).
+import { visibleText } from "@conch/approval";
+
+/** terminal_open and terminal_read: the terminal, its state, and the output of this call. */
+export function formatTerminalResult(
+  id: number,
+  state: { readonly running: boolean; readonly exitCode: number | null },
+  output: string,
+): string {
+  const status = state.running ? "running" : `exited with code ${state.exitCode}`;
+  return `Terminal ID: ${id}\nStatus: ${status}\nOutput:\n${output}`;
+}
+
+export function terminalWriteText(id: number, bytes: number, running: boolean): string {
+  return running
+    ? `Wrote ${bytes} byte${bytes === 1 ? "" : "s"} to terminal ${id}.`
+    : `Terminal ${id} has exited; nothing was written.`;
+}
+
+export function terminalSignalText(id: number, signal: string, running: boolean): string {
+  return running ? `Sent SIG${signal} to terminal ${id}.` : `Terminal ${id} has exited; no signal was sent.`;
+}
+
+export function terminalClosedText(id: number): string {
+  return `Terminal ${id} closed; its processes were killed.`;
+}
+
+export function unknownTerminalText(id: number): string {
+  return `Unknown terminal id ${id} (terminal_list shows the open ones)`;
+}
+
+export function terminalStdinClosedText(id: number): string {
+  return `terminal ${id} was opened without a tty, so its stdin is closed; open it again with terminal_open and "tty": true`;
+}
+
+export interface TerminalListEntry {
+  readonly id: number;
+  readonly pid: number;
+  readonly running: boolean;
+  readonly exitCode: number | null;
+  readonly startedAt: number;
+  readonly lastOutputAt: number | null;
+  readonly command: string;
+}
+
+/** terminal_list: one tab-separated line per terminal, ages relative to `now`. */
+export function formatTerminalList(sessions: readonly TerminalListEntry[], now: number): string {
+  if (sessions.length === 0) return "No open terminals.";
+  const lines = sessions.map((s) => {
+    const state = s.running ? "running" : `exited ${s.exitCode}`;
+    const last = s.lastOutputAt === null ? "never" : `${age(now - s.lastOutputAt)} ago`;
+    return `${s.id}\tpid ${s.pid}\t${state}\tage ${age(now - s.startedAt)}\toutput ${last}\t${visibleText(s.command)}`;
+  });
+  return `id\tpid\tstate\tage\tlast output\tcommand\n${lines.join("\n")}`;
+}
+
+function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 60
+    ? `${s}s`
+    : s < 3600
+      ? `${Math.floor(s / 60)}m${s % 60}s`
+      : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}

@@ -1,0 +1,140 @@
+// Steps 1 and 2 of the one door (DESIGN.md §1): the approval requirement of a command, and the answer:
+// the session cache, the approver, and the prefix rules `approved_always` stores.
+import {
+  ApprovalCache,
+  type ApprovalRequest,
+  type ApprovalRequirement,
+  type Approver,
+  allowPrefixRule,
+  approvalRequirement,
+  type ExecPolicy,
+  type ProgramLookup,
+  storablePrefixRule,
+} from "@conch/approval";
+import type { ApprovalPolicy, ReviewDecision, SandboxPermissions } from "@conch/protocol";
+import type { SandboxPolicy } from "@conch/sandbox-core";
+import { ESCALATION_REASON, noApproverText, REJECTED_BY_USER } from "../format/rejection-text.js";
+import type { AuditEvents } from "./audit-events.js";
+import { rejected } from "./outcomes.js";
+import type { CommandRequest, RejectedOutcome } from "./types.js";
+
+export interface ApprovalsOptions {
+  readonly approvalPolicy: ApprovalPolicy;
+  readonly sandboxPolicy: SandboxPolicy;
+  readonly rules: ExecPolicy;
+  readonly approver: Approver | null;
+  readonly noApproverHint: string | null;
+  readonly rulesStorePath: string | null;
+  readonly audit: AuditEvents;
+}
+
+/** What a retry outside the sandbox asks with: its own question, and the end of the denied output. */
+export interface RetryQuestion {
+  readonly reason?: string;
+  readonly sandboxDenial?: string;
+}
+
+export class Approvals {
+  readonly #options: ApprovalsOptions;
+  readonly #cache = new ApprovalCache();
+  #rules: ExecPolicy;
+
+  constructor(options: ApprovalsOptions) {
+    this.#options = options;
+    this.#rules = options.rules;
+  }
+
+  /** The exec-policy rules in force, including those added by `approved_always` this session. */
+  get rules(): ExecPolicy {
+    return this.#rules;
+  }
+
+  /**
+   * What the command needs: to run unasked, a person's yes, or nothing (forbidden). Leaving a
+   * restricting sandbox takes a person's yes for this command, even when a rule lets it run unasked
+   * inside the sandbox; only a rule that itself says `sandbox = "none"` lifts it.
+   */
+  async requirement(
+    request: CommandRequest,
+    permissions: SandboxPermissions,
+    programs: ProgramLookup,
+  ): Promise<ApprovalRequirement> {
+    const { approvalPolicy, sandboxPolicy } = this.#options;
+    const analysed = await approvalRequirement({
+      argv: request.argv,
+      execPolicy: this.#rules,
+      approvalPolicy,
+      sandboxMode: sandboxPolicy.mode,
+      sandboxPermissions: permissions,
+      prefixRule: request.prefixRule ?? null,
+      programs,
+    });
+    const restricting = sandboxPolicy.mode === "read-only" || sandboxPolicy.mode === "workspace-write";
+    return analysed.type === "skip" &&
+      permissions === "require_escalated" &&
+      restricting &&
+      !analysed.bypassSandbox
+      ? { ...analysed, type: "needs-approval", reason: ESCALATION_REASON }
+      : analysed;
+  }
+
+  /** The cached answer, or the approver's; records the decision and applies `approved_always`. */
+  async approve(
+    request: CommandRequest,
+    requirement: ApprovalRequirement,
+    permissions: SandboxPermissions,
+    retry: RetryQuestion,
+    signal: AbortSignal | undefined,
+  ): Promise<RejectedOutcome | { status: "approved" }> {
+    const { approver, audit, rulesStorePath } = this.#options;
+    const tty = "tty" in request && request.tty === true;
+    const key = { argv: request.argv, cwd: request.cwd, sandboxPermissions: permissions, tty };
+    if (await this.#cache.isApprovedForSession(key)) {
+      audit.decision(request, requirement, "approved_for_session", "cache");
+      return { status: "approved" };
+    }
+    if (approver === null) {
+      audit.decision(request, requirement, "denied", "policy");
+      return rejected(
+        "no-approver",
+        noApproverText(requirement.reason, this.#options.noApproverHint),
+        "policy",
+      );
+    }
+    const proposed =
+      rulesStorePath === null || requirement.proposedRule === null
+        ? null
+        : storablePrefixRule(requirement.proposedRule);
+    const ask: ApprovalRequest = {
+      argv: request.argv,
+      cwd: request.cwd,
+      reason: retry.reason ?? requirement.reason,
+      proposedRule: proposed,
+      sandboxMode: this.#options.sandboxPolicy.mode,
+      sandboxPermissions: permissions,
+      tty,
+      ...(request.justification === undefined ? {} : { justification: request.justification }),
+      ...(request.description === undefined ? {} : { description: request.description }),
+      ...(retry.sandboxDenial === undefined ? {} : { sandboxDenial: retry.sandboxDenial }),
+    };
+    const decision: ReviewDecision = await approver.request(ask, signal === undefined ? {} : { signal });
+    audit.decision(request, requirement, decision, "user");
+    await this.#cache.record(key, decision);
+    if (decision === "denied") return rejected("denied-by-user", REJECTED_BY_USER, "user");
+    if (decision === "abort") return rejected("aborted-by-user", REJECTED_BY_USER, "user");
+    if (decision === "approved_always" && proposed !== null && rulesStorePath !== null) {
+      const allowed = allowPrefixRule(this.#rules, proposed, rulesStorePath);
+      this.#rules = allowed.rules;
+      // The person said yes: a rules file that cannot be written costs the "always", not this run.
+      await allowed.stored.catch((error: unknown) => {
+        audit.decision(
+          request,
+          requirement,
+          `approved_always (not stored: ${(error as Error).message})`,
+          "user",
+        );
+      });
+    }
+    return { status: "approved" };
+  }
+}

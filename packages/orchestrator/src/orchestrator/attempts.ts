@@ -1,0 +1,162 @@
+// Step 4 of the one door: one run of a command, in the given sandbox or none, as a one-shot process or a
+// live session. Each attempt says itself whether the sandbox denied it (step 5's check), where it knows.
+import type { EnvPolicy, ExecRequest, ExecResult } from "@conch/exec-core";
+import { isLikelySandboxDenied, type PreparedSandbox } from "@conch/sandbox-core";
+import type { SessionResponse, SessionStore } from "@conch/unified-exec";
+import { OutputCollector } from "../output/output-collector.js";
+import type { SpillStore } from "../spill/spill-store.js";
+import type { AuditEvents } from "./audit-events.js";
+import type { SpawnPlan } from "./spawn-plan.js";
+import type { CommandRequest, Execute, RunContext, SessionRequest, SessionRunContext } from "./types.js";
+
+// What the person asked about a denial sees of the output: its end, where the error usually is.
+const DENIAL_EXCERPT_BYTES = 2048;
+
+/** What the pipeline needs of any attempt. */
+export interface Attempt {
+  /** The backend it ran under (`bwrap`), or `none`. */
+  readonly sandbox: string;
+  /** The sandbox denied it (never true for an attempt outside the sandbox). */
+  readonly denied: boolean;
+  /** The end of its output, for the person asked whether it may run outside the sandbox. */
+  denialExcerpt(): string;
+  /** Drops what it holds, before it is run again outside the sandbox. */
+  discard(): Promise<void>;
+}
+
+export interface OneShotAttempt extends Attempt {
+  readonly result: ExecResult;
+  readonly collected: OutputCollector;
+}
+
+export interface SessionAttempt extends Attempt {
+  readonly response: SessionResponse;
+}
+
+export interface AttemptOptions {
+  readonly env: EnvPolicy | undefined;
+  readonly execute: Execute;
+  readonly spill: SpillStore | null;
+  readonly audit: AuditEvents;
+}
+
+export async function runOneShot(
+  options: AttemptOptions,
+  request: CommandRequest,
+  context: RunContext,
+  sandbox: PreparedSandbox | null,
+  plan: SpawnPlan,
+): Promise<OneShotAttempt> {
+  // The rules found now, before anything is collected or spawned (throws `WRITABLE_ROOT_CHANGED`).
+  const prepare = sandbox?.spawnHook() ?? null;
+  const exec: ExecRequest = { argv: [...plan.argv], cwd: request.cwd };
+  if (request.timeoutMs !== undefined) exec.timeoutMs = request.timeoutMs;
+  if (options.env !== undefined) exec.env = options.env;
+  const collected = new OutputCollector({
+    maxTokens: request.maxOutputTokens,
+    spill: request.spill === false ? null : options.spill,
+    label: request.tool,
+  });
+  const onOutput = context.onOutput;
+  let result: ExecResult;
+  try {
+    result = await options.execute(exec, {
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+      // The collector below is the one copy of the output, unless the caller reads exec-core's own.
+      buffer: request.keepExecOutput === true,
+      onOutput: (delta) => {
+        const stored = collected.push(delta.data);
+        const forwarded = onOutput?.(delta);
+        if (forwarded === undefined) return stored;
+        return stored === undefined ? forwarded : Promise.all([stored, forwarded]).then(() => undefined);
+      },
+      ...(prepare === null ? {} : { prepare }),
+    });
+  } catch (error) {
+    await collected.discard();
+    throw error;
+  }
+  const sandboxName = sandbox?.name ?? "none";
+  const denied =
+    prepare !== null &&
+    !result.timedOut &&
+    !result.canceled &&
+    isLikelySandboxDenied(result.exitCode, collected.sampleText());
+  options.audit.execution(request, sandboxName, {
+    exitCode: result.exitCode,
+    durationMs: result.durationMs,
+    timedOut: result.timedOut,
+    canceled: result.canceled,
+    denied,
+  });
+  return {
+    result,
+    collected,
+    sandbox: sandboxName,
+    denied,
+    denialExcerpt: () => {
+      const text = collected.sampleText();
+      return text.length > DENIAL_EXCERPT_BYTES ? text.slice(text.length - DENIAL_EXCERPT_BYTES) : text;
+    },
+    discard: () => collected.discard(),
+  };
+}
+
+/**
+ * Starts a session and waits its yield window. Only a process that exited within the early-exit window
+ * can be found denied: later exits report their code normally.
+ */
+export async function startSession(
+  options: AttemptOptions,
+  sessions: SessionStore,
+  request: SessionRequest,
+  context: SessionRunContext,
+  sandbox: PreparedSandbox | null,
+  plan: SpawnPlan,
+): Promise<SessionAttempt> {
+  const prepare = sandbox?.spawnHook({ tty: request.tty }) ?? null;
+  const sandboxName = sandbox?.name ?? "none";
+  const started = performance.now();
+  const response = await sessions.start(
+    {
+      argv: [...plan.argv],
+      command: request.script ?? request.argv.join(" "),
+      cwd: request.cwd,
+      tty: request.tty,
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(prepare === null ? {} : { prepare, wrapped: true }),
+    },
+    request.yieldTimeMs,
+    {
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+      ...(request.keepAfterExit === undefined ? {} : { keepAfterExit: request.keepAfterExit }),
+      ...(request.unclampedYield === undefined ? {} : { unclampedYield: request.unclampedYield }),
+    },
+  );
+  const denied =
+    prepare !== null &&
+    !response.running &&
+    response.exitedAfterMs !== null &&
+    isLikelySandboxDenied(response.exitCode, response.output, {
+      session: true,
+      sinceSpawnMs: response.exitedAfterMs,
+      exited: false,
+    });
+  options.audit.execution(request, sandboxName, {
+    exitCode: response.exitCode,
+    durationMs: performance.now() - started,
+    timedOut: false,
+    canceled: context.signal?.aborted === true,
+    denied,
+  });
+  return {
+    response,
+    sandbox: sandboxName,
+    denied,
+    denialExcerpt: () => response.output.slice(-DENIAL_EXCERPT_BYTES),
+    // A denied session that stays listed (terminal_open) would linger beside its retry.
+    discard: async () => {
+      if (sessions.has(response.sessionId)) await sessions.close(response.sessionId);
+    },
+  };
+}

@@ -1,0 +1,129 @@
+// The steps every command takes (DESIGN.md §1) around `launch`, which runs it once, in the given sandbox
+// or none: the requirement, asking, the sandbox choice, the denial check and the retry.
+import { stat } from "node:fs/promises";
+import { ExecError } from "@conch/exec-core";
+import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
+import { isSandboxError, type PreparedSandbox, type SandboxPolicy } from "@conch/sandbox-core";
+import { denialHint } from "../format/denial-hint.js";
+import {
+  CANCELED_BEFORE_START,
+  cwdNotFoundText,
+  REJECTED_BY_POLICY,
+  RETRY_WITHOUT_SANDBOX_REASON,
+} from "../format/rejection-text.js";
+import type { Approvals } from "./approvals.js";
+import type { Attempt } from "./attempts.js";
+import type { AuditEvents } from "./audit-events.js";
+import { rejected } from "./outcomes.js";
+import type { SpawnPlan, SpawnPlanner } from "./spawn-plan.js";
+import type { CommandRequest, FailedOutcome, RejectedOutcome } from "./types.js";
+
+export interface PipelineSteps {
+  readonly approvalPolicy: ApprovalPolicy;
+  readonly sandboxPolicy: SandboxPolicy;
+  /** The session's sandbox, prepared once; rejects with `SANDBOX_UNAVAILABLE` when it cannot run here. */
+  readonly sandbox: () => Promise<PreparedSandbox>;
+  readonly approvals: Approvals;
+  readonly planner: SpawnPlanner;
+  readonly audit: AuditEvents;
+}
+
+/** The command ran: the final attempt, and how it got there. */
+export interface Done<T extends Attempt> {
+  readonly status: "done";
+  readonly value: T;
+  /** The sandbox denied the first attempt and it ran again outside it. */
+  readonly escalated: boolean;
+  /** The sandbox denied it and the policy allows no retry outside it: `hint` says what the model can do. */
+  readonly denied: boolean;
+  readonly hint: string | null;
+}
+
+/** Runs the command once: under `sandbox` (whose backend may be none, as the policy says), or outside it when null. */
+export type Launch<T extends Attempt> = (sandbox: PreparedSandbox | null, plan: SpawnPlan) => Promise<T>;
+
+export async function runPipeline<T extends Attempt>(
+  steps: PipelineSteps,
+  request: CommandRequest,
+  signal: AbortSignal | undefined,
+  launch: Launch<T>,
+): Promise<RejectedOutcome | FailedOutcome | Done<T>> {
+  const { approvalPolicy, sandboxPolicy, approvals } = steps;
+  // Checked first: nobody should be asked about a command that cannot start.
+  if (!(await isDirectory(request.cwd))) {
+    const message = cwdNotFoundText(request.cwd);
+    return {
+      status: "failed",
+      code: "CWD_NOT_FOUND",
+      message,
+      cause: new ExecError("CWD_NOT_FOUND", message),
+    };
+  }
+  const permissions: SandboxPermissions = request.sandboxPermissions ?? "use_default";
+  // What will spawn, before the approval: a login-shell command may run with the user's snapshot, whose
+  // PATH is where its programs resolve.
+  const plan = await steps.planner.plan(request);
+  const requirement = await approvals.requirement(
+    request,
+    permissions,
+    steps.planner.programLookup(request.cwd, plan),
+  );
+
+  if (requirement.type === "forbidden") {
+    steps.audit.decision(request, requirement, "forbidden", "policy");
+    return rejected("forbidden", requirement.reason ?? REJECTED_BY_POLICY, "policy");
+  }
+
+  // An escalation a person approved, or a command every part of which a rule runs with `sandbox = "none"`,
+  // runs outside the sandbox. The sandbox is checked before anyone is asked: nobody should approve what
+  // cannot run.
+  const unsandboxed = permissions === "require_escalated" || requirement.bypassSandbox;
+  let prepared: PreparedSandbox | null = null;
+  if (!unsandboxed) {
+    try {
+      prepared = await steps.sandbox();
+    } catch (error) {
+      // Fail closed: an unavailable sandbox is a rejection, never a run outside it.
+      if (!isSandboxError(error) || error.code !== "SANDBOX_UNAVAILABLE") throw error;
+      return rejected("sandbox-unavailable", `${error.message}. The command did not run.`, "policy");
+    }
+  }
+
+  if (requirement.type === "needs-approval") {
+    const answer = await approvals.approve(request, requirement, permissions, {}, signal);
+    if (answer.status === "rejected") return answer;
+  } else {
+    steps.audit.decision(request, requirement, "approved", requirement.bypassSandbox ? "rule" : "policy");
+  }
+  if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
+
+  const first = await launch(prepared, plan);
+  if (!first.denied) return { status: "done", value: first, escalated: false, denied: false, hint: null };
+
+  // The sandbox denied it. It may run outside the sandbox only where a person can be asked first, and is
+  // asked again even when the command itself was approved (that approval was for the sandbox), unless
+  // this very retry was approved for the session.
+  if (approvalPolicy === "never" || approvalPolicy === "on-request") {
+    const hint = denialHint(sandboxPolicy.mode, approvalPolicy, request.sandboxPermissions !== undefined);
+    return { status: "done", value: first, escalated: false, denied: true, hint };
+  }
+  await first.discard();
+  const answer = await approvals.approve(
+    request,
+    requirement,
+    "require_escalated",
+    { reason: RETRY_WITHOUT_SANDBOX_REASON, sandboxDenial: first.denialExcerpt() },
+    signal,
+  );
+  if (answer.status === "rejected") return answer;
+  if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
+  return { status: "done", value: await launch(null, plan), escalated: true, denied: false, hint: null };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,177 @@
+// What a command spawns as, decided before the approval: its argv (a login-shell command may run with
+// the user's shell snapshot instead), and the PATH and writable roots its programs resolve against.
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import type { ProgramLookup } from "@conch/approval";
+import { buildEnv, type EnvPolicy, run as execRun } from "@conch/exec-core";
+import type { PreparedSandbox, SandboxPolicy, SpawnSpec } from "@conch/sandbox-core";
+import type { Shell, ShellRun } from "@conch/shell-detect";
+import type { CommandRequest, ShellSnapshotSource } from "./types.js";
+
+/** What a command spawns as, decided once per call: its argv, and the PATH its programs resolve in. */
+export interface SpawnPlan {
+  readonly argv: readonly string[];
+  /** Null for a login shell whose profile sets PATH unread by Conch. */
+  readonly path: string | null;
+}
+
+export interface SpawnPlannerOptions {
+  readonly cwd: string;
+  readonly sandboxPolicy: SandboxPolicy;
+  /** The session's sandbox, prepared once; rejects with `SANDBOX_UNAVAILABLE` when it cannot run here. */
+  readonly sandbox: () => Promise<PreparedSandbox>;
+  readonly env: EnvPolicy | undefined;
+  readonly shellSnapshots: ShellSnapshotSource | null;
+}
+
+export class SpawnPlanner {
+  readonly #options: SpawnPlannerOptions;
+  #programRoots: string[] | null = null;
+
+  constructor(options: SpawnPlannerOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * What spawns: `argv`, or for a login-shell command the same script run non-login with the user's
+   * shell snapshot (the profile's effect, captured once, in the sandbox), when there is one; and the
+   * PATH its programs resolve in (null when a login shell's profile may set it: not known).
+   */
+  async plan(request: CommandRequest): Promise<SpawnPlan> {
+    const given: SpawnPlan = {
+      argv: [...request.argv],
+      path: request.loginShell === undefined ? this.#basePath() : null,
+    };
+    const snapshots = this.#options.shellSnapshots;
+    if (request.loginShell === undefined || request.script === undefined || snapshots === null) {
+      return given;
+    }
+    // A shell the model named from the workspace is its own program, not the user's shell: no snapshot.
+    if (this.#inSessionRoots(request.loginShell.path)) return given;
+    const use = await snapshots.use(request.loginShell, request.script, {
+      run: (argv, options) => this.#runCapture(argv, options),
+      writableRoots: this.#sessionRoots(),
+    });
+    if (!use.ok) return given;
+    return { argv: use.argv, path: use.pathVariable ?? this.#basePath() };
+  }
+
+  /** Whether a login-shell command in `shell` runs with its snapshot (capturing it now if needed), or why not. */
+  async snapshotStatus(shell: Shell): Promise<{ ok: true; file: string } | { ok: false; reason: string }> {
+    const snapshots = this.#options.shellSnapshots;
+    if (snapshots === null) return { ok: false, reason: "shell snapshots are off (shell_snapshot = false)" };
+    const use = await snapshots.use(shell, ":", {
+      run: (argv, options) => this.#runCapture(argv, options),
+      writableRoots: this.#sessionRoots(),
+    });
+    return use.ok ? { ok: true, file: use.file } : use;
+  }
+
+  /**
+   * Where the command's programs resolve, for the approval: the PATH it will run with, and what a
+   * sandboxed command could have written (the session's writable roots). A program planted there
+   * (`.venv/bin/cat`) is not the one the rules and the known-safe list mean. A login shell without a
+   * snapshot gets its PATH from a profile Conch has not read: not known, so nothing leaves the sandbox.
+   */
+  programLookup(cwd: string, plan: SpawnPlan): ProgramLookup {
+    return {
+      path: plan.path ?? this.#basePath(),
+      cwd,
+      writableRoots: this.#sessionRoots(),
+      ...(plan.path === null ? { pathKnown: false } : {}),
+    };
+  }
+
+  /** The PATH a command starts with, as the environment policy builds it. */
+  #basePath(): string {
+    return buildEnv(this.#options.env).PATH ?? "";
+  }
+
+  /**
+   * Runs a snapshot capture (the user's login shell, and the check that the snapshot loads) in the
+   * sandbox, read-only but for the capture's own work directory, with no network: startup files run
+   * programs a sandboxed command could have written. No sandbox only where the policy runs none.
+   */
+  async #runCapture(
+    argv: readonly string[],
+    options: {
+      cwd: string;
+      env: Readonly<Record<string, string>>;
+      timeoutMs: number;
+      output: boolean;
+      writable: string;
+    },
+  ): Promise<ShellRun> {
+    let prepare: ((spec: SpawnSpec) => Promise<SpawnSpec>) | null;
+    try {
+      const prepared = await this.#options.sandbox();
+      prepare =
+        prepared.backend === null
+          ? null
+          : prepared.spawnHook({
+              rules: {
+                ...prepared.workspace.rules(),
+                writableRoots: [{ root: realpathSync(options.writable), readOnlySubpaths: [] }],
+                tmp: { kind: "empty", targets: ["/tmp"] },
+                network: false,
+              },
+            });
+    } catch (error) {
+      // Fail closed: no sandbox (or a writable root that moved) means no capture, never one outside it.
+      return { outcome: "failed", error: error as Error };
+    }
+    try {
+      const result = await execRun(
+        {
+          argv: [...argv],
+          cwd: options.cwd,
+          env: { inherit: "none", set: { ...options.env } },
+          timeoutMs: options.timeoutMs,
+        },
+        prepare === null ? {} : { prepare },
+      );
+      if (result.timedOut) return { outcome: "timed-out" };
+      return {
+        outcome: "exited",
+        code: result.signal === null ? result.exitCode : null,
+        signal: result.signal as NodeJS.Signals | null,
+        stdout: options.output ? result.stdout : "",
+        stderr: options.output ? result.stderr : "",
+      };
+    } catch (error) {
+      return { outcome: "failed", error: error as Error };
+    }
+  }
+
+  #inSessionRoots(path: string): boolean {
+    let real = path;
+    try {
+      real = realpathSync(path);
+    } catch {
+      // A shell that does not exist fails when it is spawned.
+    }
+    return [path, real].some((candidate) =>
+      this.#sessionRoots().some(
+        (root) => candidate === root || candidate.startsWith(root === "/" ? "/" : `${root}/`),
+      ),
+    );
+  }
+
+  /** The session's writable roots, canonical: what a sandboxed command could have written. */
+  #sessionRoots(): string[] {
+    const { cwd, sandboxPolicy } = this.#options;
+    this.#programRoots ??= [
+      cwd,
+      ...(sandboxPolicy.mode === "workspace-write" ? (sandboxPolicy.writableRoots ?? []) : []),
+    ]
+      .map((root) => resolve(cwd, root))
+      .map((root) => {
+        try {
+          return realpathSync(root);
+        } catch {
+          return root;
+        }
+      });
+    return this.#programRoots;
+  }
+}
