@@ -14,15 +14,25 @@ describe("@conch/approval public surface", () => {
       "allowPrefixRule",
       "approvalRequirement",
       "bannedPrefixRuleReason",
+      "checkExecPolicy",
       "checkPolicy",
       "compileNetworkDomains",
-      "evaluatePolicy",
+      "evaluateExecPolicy",
+      "explainCommand",
       "isApprovalError",
+      "loadExecPolicy",
+      "loadExecPolicyFiles",
       "loadPolicy",
       "loadPolicyFiles",
       "storablePrefixRule",
       "unmatchedCommandDecision",
       "visibleText",
     ]);
+  });
+
+  it("keeps the old exec-policy names only as aliases of the new ones", () => {
+    expect(api.loadPolicy).toBe(api.loadExecPolicy);
+    expect(api.loadPolicyFiles).toBe(api.loadExecPolicyFiles);
+    expect(api.checkPolicy).toBe(api.checkExecPolicy);
   });
 });

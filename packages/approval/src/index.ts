@@ -3,7 +3,9 @@ export { type ApprovalRequest, type Approver, ScriptedApprover } from "./approve
 export { ApprovalCache, type ApprovalCacheKeyInput } from "./cache/approval-cache.js";
 export { type AllowedPrefixRule, allowPrefixRule } from "./cache/rules-store.js";
 export { bannedPrefixRuleReason, storablePrefixRule } from "./cache/storable-prefix-rule.js";
+export { checkPolicy, loadPolicy, loadPolicyFiles } from "./deprecated.js";
 export { APPROVAL_ERROR_CODES, ApprovalError, type ApprovalErrorCode, isApprovalError } from "./errors.js";
+export { type ExplainOptions, type ExplainReport, explainCommand } from "./explain/explain-command.js";
 export { type VisibleTextOptions, visibleText } from "./prompt/visible-text.js";
 export { BANNED_PREFIX_SUGGESTIONS } from "./requirement/amendment.js";
 export { approvalRequirement } from "./requirement/approval-requirement.js";
@@ -17,22 +19,22 @@ export {
 export { type UnmatchedCommandContext, unmatchedCommandDecision } from "./requirement/unmatched-command.js";
 export { DECISIONS, type Decision } from "./rules/decision.js";
 export {
-  checkPolicy,
-  type EvaluatePolicyOptions,
-  evaluatePolicy,
-  type PolicyCheckOutput,
-  type PolicyCheckRuleMatch,
+  checkExecPolicy,
+  type EvaluateExecPolicyOptions,
+  type ExecPolicyCheckOutput,
+  type ExecPolicyCheckRuleMatch,
+  evaluateExecPolicy,
 } from "./rules/evaluate.js";
-export { loadPolicy, loadPolicyFiles, type RulesFile } from "./rules/load.js";
+export { loadExecPolicy, loadExecPolicyFiles, type RulesFile } from "./rules/load.js";
 export type { HostExecutableResolution } from "./rules/match.js";
 export { compileNetworkDomains } from "./rules/network.js";
 export type {
   ExecPolicy,
+  ExecPolicyEvaluation,
   HeuristicsRuleMatch,
   NetworkProtocol,
   NetworkRule,
   PatternToken,
-  PolicyEvaluation,
   PrefixRule,
   PrefixRuleMatch,
   RuleMatch,

@@ -7,7 +7,7 @@ import { ApprovalCache } from "../src/cache/approval-cache.js";
 import { allowPrefixRule } from "../src/cache/rules-store.js";
 import { storablePrefixRule } from "../src/cache/storable-prefix-rule.js";
 import { approvalRequirement } from "../src/requirement/approval-requirement.js";
-import { loadPolicy } from "../src/rules/load.js";
+import { loadExecPolicy } from "../src/rules/load.js";
 import type { ExecPolicy } from "../src/rules/types.js";
 
 const CWD = "/work/app";
@@ -77,7 +77,7 @@ describe("ScriptedApprover", () => {
 describe("the approval steps together", () => {
   it("asks once for a command approved for the session", async () => {
     const state = {
-      execPolicy: loadPolicy([]),
+      execPolicy: loadExecPolicy([]),
       cache: new ApprovalCache(),
       approver: new ScriptedApprover(["approved_for_session"]),
     };
@@ -89,7 +89,7 @@ describe("the approval steps together", () => {
   it("asks every time for a command approved once or denied", async () => {
     const decisions: ReviewDecision[] = ["approved", "denied", "abort"];
     const state = {
-      execPolicy: loadPolicy([]),
+      execPolicy: loadExecPolicy([]),
       cache: new ApprovalCache(),
       approver: new ScriptedApprover(decisions),
     };
@@ -101,7 +101,7 @@ describe("the approval steps together", () => {
 
   it("stores the arity prefix for always, and then runs its kind unasked, still in the sandbox", async () => {
     const state = {
-      execPolicy: loadPolicy([]),
+      execPolicy: loadExecPolicy([]),
       cache: new ApprovalCache(),
       approver: new ScriptedApprover(["approved_always"]),
     };
@@ -122,7 +122,7 @@ describe("the approval steps together", () => {
 
   it("never offers always for a command whose rule may not be stored", async () => {
     const state = {
-      execPolicy: loadPolicy([]),
+      execPolicy: loadExecPolicy([]),
       cache: new ApprovalCache(),
       approver: new ScriptedApprover(["approved"]),
     };

@@ -1,19 +1,19 @@
 import type { ApprovalPolicy } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
-import { approvalRequirement, loadPolicy } from "../src/index.js";
+import { approvalRequirement, loadExecPolicy } from "../src/index.js";
 import type { ApprovalRequirement } from "../src/requirement/types.js";
 
 // Builtins that run text or evaluate subscripts, and options that give a program a command: with rules
 // that forbid `rm` and `curl`, none of these may run under `never`; the dangerous list sees through them;
 // and none leaves the sandbox. Classification only: nothing here runs what it classifies.
 
-const forbidding = loadPolicy([
+const forbidding = loadExecPolicy([
   {
     path: "red-team.rules",
     text: 'prefix_rule(pattern = ["rm"], decision = "forbidden")\nprefix_rule(pattern = ["curl"], decision = "forbidden")\n',
   },
 ]);
-const EMPTY = loadPolicy([]);
+const EMPTY = loadExecPolicy([]);
 
 function requirement(
   argv: readonly string[],
@@ -194,7 +194,7 @@ describe("the dangerous list looks through them too (no rules, on-request)", () 
 });
 
 describe('an allow rule with sandbox = "none" does not lift the sandbox for what it cannot read', () => {
-  const unsandboxed = loadPolicy([
+  const unsandboxed = loadExecPolicy([
     {
       path: "none.rules",
       text: [

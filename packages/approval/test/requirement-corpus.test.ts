@@ -7,7 +7,7 @@ import { deriveRequestedPrefixRule } from "../src/requirement/amendment.js";
 import { approvalRequirement } from "../src/requirement/approval-requirement.js";
 import type { ApprovalRequirement } from "../src/requirement/types.js";
 import { unmatchedCommandDecision } from "../src/requirement/unmatched-command.js";
-import { loadPolicy } from "../src/rules/load.js";
+import { loadExecPolicy } from "../src/rules/load.js";
 import type { ExecPolicy, RuleMatch } from "../src/rules/types.js";
 
 interface CorpusCase {
@@ -86,7 +86,9 @@ function sandboxMode(profile: string): SandboxMode {
 }
 
 function policyOf(source: string | null | undefined): ExecPolicy {
-  return loadPolicy(source === null || source === undefined ? [] : [{ path: "test.rules", text: source }]);
+  return loadExecPolicy(
+    source === null || source === undefined ? [] : [{ path: "test.rules", text: source }],
+  );
 }
 
 /** Codex's `ExecApprovalRequirement` as Conch's requirement. */

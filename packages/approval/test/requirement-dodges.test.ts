@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { approvalRequirement, loadPolicy } from "../src/index.js";
+import { approvalRequirement, loadExecPolicy } from "../src/index.js";
 import { renderCommand } from "../src/requirement/render-command.js";
 
 // A rule that forbids a program must hold however the program is reached. Classification only.
-const policy = loadPolicy([
+const policy = loadExecPolicy([
   {
     path: "dodge.rules",
     text: 'prefix_rule(pattern = ["rm"], decision = "forbidden")\nprefix_rule(pattern = ["git", "push"], decision = "prompt")\n',
@@ -144,7 +144,7 @@ describe("everyday read-only scripts do not ask under untrusted", () => {
   ])("%s → %s", async (script, type) => {
     const requirement = await approvalRequirement({
       argv: ["bash", "-lc", script],
-      execPolicy: loadPolicy([]),
+      execPolicy: loadExecPolicy([]),
       approvalPolicy: "untrusted",
       sandboxMode: "workspace-write",
       sandboxPermissions: "use_default",
@@ -252,7 +252,7 @@ describe("a command line that cannot be read never passes a restrictive rule", (
   }
 
   it("asks when a word a rule's pattern needs is known only when it runs", async () => {
-    const publish = loadPolicy([
+    const publish = loadExecPolicy([
       { path: "p.rules", text: 'prefix_rule(pattern = ["npm", "publish"], decision = "forbidden")' },
     ]);
     const argv = ["bash", "-lc", "v=publish; npm $v"];
@@ -277,10 +277,10 @@ describe("a command line that cannot be read never passes a restrictive rule", (
   });
 
   it("keeps today's heuristics when no rule prompts or forbids", async () => {
-    const allowOnly = loadPolicy([
+    const allowOnly = loadExecPolicy([
       { path: "p.rules", text: 'prefix_rule(pattern = ["ls"], decision = "allow")' },
     ]);
-    for (const rules of [loadPolicy([]), allowOnly]) {
+    for (const rules of [loadExecPolicy([]), allowOnly]) {
       for (const [argv] of UNREAD) {
         const requirement = await approvalRequirement({
           argv,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApprovalPolicy } from "@conch/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvalRequirement, loadPolicy, type ProgramLookup } from "../src/index.js";
+import { approvalRequirement, loadExecPolicy, type ProgramLookup } from "../src/index.js";
 import type { ApprovalRequirement } from "../src/requirement/types.js";
 
 // Program resolution through PATH, with real directories built here. The fake programs are empty files
@@ -43,7 +43,7 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const rules = (text: string) => loadPolicy([{ path: "programs.rules", text }]);
+const rules = (text: string) => loadExecPolicy([{ path: "programs.rules", text }]);
 const ALLOW_CAT = 'prefix_rule(pattern = ["cat"], decision = "allow")';
 const UNSANDBOXED =
   'prefix_rule(pattern = ["cat"], decision = "allow", sandbox = "none")\n' +

@@ -4,12 +4,12 @@ import { BANNED_PREFIX_SUGGESTIONS } from "../src/requirement/amendment.js";
 import { approvalRequirement } from "../src/requirement/approval-requirement.js";
 import { renderCommand } from "../src/requirement/render-command.js";
 import type { ApprovalRequirement, ApprovalRequirementInput } from "../src/requirement/types.js";
-import { loadPolicy } from "../src/rules/load.js";
+import { loadExecPolicy } from "../src/rules/load.js";
 
-const EMPTY = loadPolicy([]);
+const EMPTY = loadExecPolicy([]);
 
 function rules(text: string) {
-  return loadPolicy([{ path: "test.rules", text }]);
+  return loadExecPolicy([{ path: "test.rules", text }]);
 }
 
 function requirement(
@@ -428,7 +428,7 @@ describe("danger that only the whole line shows", () => {
   const ask = (script: string, approvalPolicy: "on-request" | "never") =>
     approvalRequirement({
       argv: ["bash", "-lc", script],
-      execPolicy: loadPolicy([]),
+      execPolicy: loadExecPolicy([]),
       approvalPolicy,
       sandboxMode: "workspace-write",
       sandboxPermissions: "use_default",

@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isApprovalError } from "../src/errors.js";
-import { appendAllowPrefixRule } from "../src/rules/amend.js";
-import { evaluatePolicy } from "../src/rules/evaluate.js";
-import { loadPolicyFiles } from "../src/rules/load.js";
+import { appendAllowRuleToFile } from "../src/rules/amend.js";
+import { evaluateExecPolicy } from "../src/rules/evaluate.js";
+import { loadExecPolicyFiles } from "../src/rules/load.js";
 
 let dir = "";
 beforeEach(async () => {
@@ -36,10 +36,10 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
   return error;
 }
 
-describe("appendAllowPrefixRule to a .rules file", () => {
+describe("appendAllowRuleToFile to a .rules file", () => {
   it("creates the directory and file with Codex's line", async () => {
     const path = join(dir, "rules", "default.rules");
-    expect(await appendAllowPrefixRule(path, ["echo", "Hello, world!"])).toBe(true);
+    expect(await appendAllowRuleToFile(path, ["echo", "Hello, world!"])).toBe(true);
     expect(await readFile(path, "utf8")).toBe(
       'prefix_rule(pattern=["echo", "Hello, world!"], decision="allow")\n',
     );
@@ -51,7 +51,7 @@ describe("appendAllowPrefixRule to a .rules file", () => {
     await writeFile(withNewline, 'prefix_rule(pattern=["ls"], decision="allow")\n');
     await writeFile(without, 'prefix_rule(pattern=["ls"], decision="allow")');
     for (const path of [withNewline, without]) {
-      expect(await appendAllowPrefixRule(path, ["echo", "Hello, world!"])).toBe(true);
+      expect(await appendAllowRuleToFile(path, ["echo", "Hello, world!"])).toBe(true);
       expect(await readFile(path, "utf8")).toBe(
         'prefix_rule(pattern=["ls"], decision="allow")\nprefix_rule(pattern=["echo", "Hello, world!"], decision="allow")\n',
       );
@@ -62,7 +62,7 @@ describe("appendAllowPrefixRule to a .rules file", () => {
     const path = join(dir, "default.rules");
     await writeFile(path, '# mine\r\nprefix_rule(pattern=["python3"], decision="allow")\r\n');
     const before = await stat(path);
-    expect(await appendAllowPrefixRule(path, ["python3"])).toBe(false);
+    expect(await appendAllowRuleToFile(path, ["python3"])).toBe(false);
     const after = await stat(path);
     expect(after.ino).toBe(before.ino);
     expect(await readFile(path, "utf8")).toBe(
@@ -73,20 +73,20 @@ describe("appendAllowPrefixRule to a .rules file", () => {
   it("escapes tokens so that the rule loads back as the same prefix", async () => {
     const path = join(dir, "default.rules");
     const prefix = ["printf", 'say "hi"\\n', "tab\there", "new\nline", "é😀", "\x01"];
-    await appendAllowPrefixRule(path, prefix);
+    await appendAllowRuleToFile(path, prefix);
     expect(await readFile(path, "utf8")).toBe(
       'prefix_rule(pattern=["printf", "say \\"hi\\"\\\\n", "tab\\there", "new\\nline", "é😀", "\\u0001"], decision="allow")\n',
     );
-    const policy = await loadPolicyFiles([path]);
-    expect(evaluatePolicy(policy, [...prefix, "more"], { fallback: "forbidden" }).decision).toBe("allow");
-    expect(await appendAllowPrefixRule(path, prefix)).toBe(false);
+    const policy = await loadExecPolicyFiles([path]);
+    expect(evaluateExecPolicy(policy, [...prefix, "more"], { fallback: "forbidden" }).decision).toBe("allow");
+    expect(await appendAllowRuleToFile(path, prefix)).toBe(false);
   });
 });
 
-describe("appendAllowPrefixRule to a TOML file", () => {
+describe("appendAllowRuleToFile to a TOML file", () => {
   it("creates the file with a [[rule]] table", async () => {
     const path = join(dir, "conch", "rules.toml");
-    expect(await appendAllowPrefixRule(path, ["python3", "-m", "pytest"])).toBe(true);
+    expect(await appendAllowRuleToFile(path, ["python3", "-m", "pytest"])).toBe(true);
     expect(await readFile(path, "utf8")).toBe(
       '[[rule]]\npattern = ["python3", "-m", "pytest"]\ndecision = "allow"\n',
     );
@@ -95,14 +95,14 @@ describe("appendAllowPrefixRule to a TOML file", () => {
   it("appends after existing content, separated by a blank line, and the result loads", async () => {
     const path = join(dir, "rules.toml");
     await writeFile(path, '# my rules\n[[rule]]\npattern = ["git", "push"]\ndecision = "prompt"');
-    expect(await appendAllowPrefixRule(path, ["cargo", "test"])).toBe(true);
-    expect(await appendAllowPrefixRule(path, ["del\x7f", 'q"'])).toBe(true);
+    expect(await appendAllowRuleToFile(path, ["cargo", "test"])).toBe(true);
+    expect(await appendAllowRuleToFile(path, ["del\x7f", 'q"'])).toBe(true);
     expect(await readFile(path, "utf8")).toBe(
       '# my rules\n[[rule]]\npattern = ["git", "push"]\ndecision = "prompt"\n\n' +
         '[[rule]]\npattern = ["cargo", "test"]\ndecision = "allow"\n\n' +
         '[[rule]]\npattern = ["del\\u007f", "q\\""]\ndecision = "allow"\n',
     );
-    const policy = await loadPolicyFiles([path]);
+    const policy = await loadExecPolicyFiles([path]);
     expect([...policy.rulesByProgram.keys()]).toEqual(["git", "cargo", "del\x7f"]);
     expect(policy.rulesByProgram.get("del\x7f")?.[0]?.rest).toEqual(['q"']);
   });
@@ -118,34 +118,34 @@ pattern = ["rm"]
 decision = "prompt"
 `;
     await writeFile(path, text);
-    expect(await appendAllowPrefixRule(path, ["python3", "-m"])).toBe(false);
+    expect(await appendAllowRuleToFile(path, ["python3", "-m"])).toBe(false);
     expect(await readFile(path, "utf8")).toBe(text);
-    expect(await appendAllowPrefixRule(path, ["rm"])).toBe(true);
-    expect(await appendAllowPrefixRule(path, ["rm"])).toBe(false);
+    expect(await appendAllowRuleToFile(path, ["rm"])).toBe(true);
+    expect(await appendAllowRuleToFile(path, ["rm"])).toBe(false);
   });
 
   it("refuses to touch a file it cannot extend, naming the file and line", async () => {
     const broken = join(dir, "broken.toml");
     await writeFile(broken, '[[rule]]\npattern = ["a"\n');
-    expect((await rejection(appendAllowPrefixRule(broken, ["ls"]))).message).toBe(
+    expect((await rejection(appendAllowRuleToFile(broken, ["ls"]))).message).toBe(
       `${broken}:3: invalid TOML: expected comma or end of structure`,
     );
     const inline = join(dir, "inline.toml");
     await writeFile(inline, 'rule = [{ pattern = ["a"] }]\n');
-    expect((await rejection(appendAllowPrefixRule(inline, ["ls"]))).message).toBe(
+    expect((await rejection(appendAllowRuleToFile(inline, ["ls"]))).message).toBe(
       `${inline}:3: invalid TOML: trying to redefine an already defined table or value`,
     );
     expect(await readFile(inline, "utf8")).toBe('rule = [{ pattern = ["a"] }]\n');
   });
 });
 
-describe("appendAllowPrefixRule writes", () => {
+describe("appendAllowRuleToFile writes", () => {
   it("replace the file atomically, keep its mode and leave no temporary file", async () => {
     const path = join(dir, "default.rules");
     await writeFile(path, "");
     await chmod(path, 0o600);
     const before = await stat(path);
-    await appendAllowPrefixRule(path, ["ls"]);
+    await appendAllowRuleToFile(path, ["ls"]);
     const after = await stat(path);
     expect(after.ino).not.toBe(before.ino);
     expect(after.mode & 0o777).toBe(0o600);
@@ -158,7 +158,7 @@ describe("appendAllowPrefixRule writes", () => {
     const link = join(dir, "link.rules");
     await writeFile(target, 'prefix_rule(pattern=["ls"], decision="allow")\n');
     await symlink(target, link);
-    expect(await appendAllowPrefixRule(link, ["pwd"])).toBe(true);
+    expect(await appendAllowRuleToFile(link, ["pwd"])).toBe(true);
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
     expect(await readlink(link)).toBe(target);
     expect(await readFile(target, "utf8")).toBe(
@@ -171,8 +171,8 @@ describe("appendAllowPrefixRule writes", () => {
     const path = join(dir, "default.rules");
     const prefixes = Array.from({ length: 20 }, (_, i) => ["tool", String(i)]);
     const results = await Promise.all([
-      ...prefixes.map((prefix) => appendAllowPrefixRule(path, prefix)),
-      ...prefixes.map((prefix) => appendAllowPrefixRule(join(dir, ".", "default.rules"), prefix)),
+      ...prefixes.map((prefix) => appendAllowRuleToFile(path, prefix)),
+      ...prefixes.map((prefix) => appendAllowRuleToFile(join(dir, ".", "default.rules"), prefix)),
     ]);
     expect(results.filter(Boolean)).toHaveLength(20);
     const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
@@ -183,10 +183,10 @@ describe("appendAllowPrefixRule writes", () => {
 
   it("reject an empty prefix and malformed tokens before touching the file", async () => {
     const path = join(dir, "default.rules");
-    expect((await rejection(appendAllowPrefixRule(path, []))).message).toBe(
+    expect((await rejection(appendAllowRuleToFile(path, []))).message).toBe(
       `${path}: prefix rule requires at least one token`,
     );
-    expect((await rejection(appendAllowPrefixRule(path, ["a\uD800"]))).message).toBe(
+    expect((await rejection(appendAllowRuleToFile(path, ["a\uD800"]))).message).toBe(
       `${path}: prefix token "a\\ud800" is not well-formed Unicode`,
     );
     expect(await readdir(dir)).toEqual([]);

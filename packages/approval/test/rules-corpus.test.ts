@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { readCorpus } from "@conch/test-config";
 import { afterAll, describe, expect, it } from "vitest";
 import { isApprovalError } from "../src/errors.js";
-import { appendAllowPrefixRule } from "../src/rules/amend.js";
+import { appendAllowRuleToFile } from "../src/rules/amend.js";
 import type { Decision } from "../src/rules/decision.js";
-import { evaluatePolicy } from "../src/rules/evaluate.js";
-import { loadPolicy } from "../src/rules/load.js";
+import { evaluateExecPolicy } from "../src/rules/evaluate.js";
+import { loadExecPolicy } from "../src/rules/load.js";
 import { compileNetworkDomains } from "../src/rules/network.js";
 
 interface Case {
@@ -72,10 +72,10 @@ describe.each(["policy_check", "policy_check_multiple"])("%s", (kind) => {
   cases.forEach((c, index) => {
     if (c.kind !== kind) return;
     caseIt(c, index, () => {
-      const policy = loadPolicy([{ path: "test.rules", text: c.policy as string }]);
+      const policy = loadExecPolicy([{ path: "test.rules", text: c.policy as string }]);
       const options = c.options as { resolve_host_executables?: boolean } | undefined;
       const commands = (kind === "policy_check" ? c.command : c.commands) as string[] | string[][];
-      const evaluation = evaluatePolicy(policy, commands, {
+      const evaluation = evaluateExecPolicy(policy, commands, {
         fallback: c.heuristics_fallback as Decision,
         hostExecutables: options?.resolve_host_executables === true ? "resolve" : "exact",
       });
@@ -95,23 +95,23 @@ describe("rule_examples", () => {
       `${policy.slice(0, -1)}, match = ${JSON.stringify(m)}, not_match = ${JSON.stringify(n)})`;
 
     caseIt(c, index, () => {
-      const loaded = loadPolicy([{ path: "example.rules", text: withExamples(match, notMatch) }]);
+      const loaded = loadExecPolicy([{ path: "example.rules", text: withExamples(match, notMatch) }]);
       for (const example of match) {
-        const evaluation = evaluatePolicy(loaded, example, { fallback: "forbidden" });
+        const evaluation = evaluateExecPolicy(loaded, example, { fallback: "forbidden" });
         expect(evaluation.decision).toBe(c.rule_decision);
         expect(evaluation.matchedRules.map((m) => m.type)).toEqual(["prefixRuleMatch"]);
       }
       for (const example of notMatch) {
-        const evaluation = evaluatePolicy(loaded, example, { fallback: "forbidden" });
+        const evaluation = evaluateExecPolicy(loaded, example, { fallback: "forbidden" });
         expect(evaluation.matchedRules.map((m) => m.type)).toEqual(["heuristicsRuleMatch"]);
       }
       // The same examples on the wrong side are load errors naming the file, the rule and the example.
       const [first] = match;
-      expect(() => loadPolicy([{ path: "example.rules", text: withExamples([], [first]) }])).toThrow(
+      expect(() => loadExecPolicy([{ path: "example.rules", text: withExamples([], [first]) }])).toThrow(
         /^example\.rules:1: expected example to not match rule `\["[a-z0-9]+"\]`: /,
       );
       for (const example of notMatch) {
-        expect(() => loadPolicy([{ path: "example.rules", text: withExamples([example], []) }])).toThrow(
+        expect(() => loadExecPolicy([{ path: "example.rules", text: withExamples([example], []) }])).toThrow(
           `example.rules:1: expected every example to match rule \`${policy.slice("prefix_rule(pattern=".length, -1)}\`; unmatched examples: ${JSON.stringify(example.join(" "))}`,
         );
       }
@@ -125,7 +125,7 @@ describe("parse_error", () => {
     caseIt(c, index, () => {
       let error: unknown;
       try {
-        loadPolicy([{ path: "test.rules", text: c.policy as string }]);
+        loadExecPolicy([{ path: "test.rules", text: c.policy as string }]);
       } catch (e) {
         error = e;
       }
@@ -142,7 +142,7 @@ describe("host_executable_merge", () => {
     if (c.kind !== "host_executable_merge") return;
     caseIt(c, index, () => {
       const files = (c.policy_files as string[]).map((text, i) => ({ path: `${i}.rules`, text }));
-      const policy = loadPolicy(files);
+      const policy = loadExecPolicy(files);
       expect(Object.fromEntries(policy.hostExecutables)).toEqual(
         (c.expected as { host_executables: unknown }).host_executables,
       );
@@ -154,7 +154,7 @@ describe("network_rules", () => {
   cases.forEach((c, index) => {
     if (c.kind !== "network_rules") return;
     caseIt(c, index, () => {
-      const policy = loadPolicy([{ path: "network.rules", text: c.policy as string }]);
+      const policy = loadExecPolicy([{ path: "network.rules", text: c.policy as string }]);
       const expected = c.expected as {
         network_rule_count: number;
         allowed_domains: string[];
@@ -181,8 +181,8 @@ describe("amend_file", () => {
       const dir = await mkdtemp(join(tmpdir(), "conch-amend-"));
       dirs.push(dir);
       const path = join(dir, "rules", "default.rules");
-      expect(await appendAllowPrefixRule(path, ["python3"])).toBe(true);
-      expect(await appendAllowPrefixRule(path, ["python3"])).toBe(false);
+      expect(await appendAllowRuleToFile(path, ["python3"])).toBe(true);
+      expect(await appendAllowRuleToFile(path, ["python3"])).toBe(false);
       expect(await readFile(path, "utf8")).toBe((c.expected as { file_contents: string }).file_contents);
     });
   });

@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { isApprovalError } from "../src/errors.js";
-import { checkPolicy, evaluatePolicy } from "../src/rules/evaluate.js";
-import { loadPolicy } from "../src/rules/load.js";
-import { addPrefixRule } from "../src/rules/policy.js";
+import { checkExecPolicy, evaluateExecPolicy } from "../src/rules/evaluate.js";
+import { withPrefixRule } from "../src/rules/exec-policy.js";
+import { loadExecPolicy } from "../src/rules/load.js";
 import type { PrefixRuleMatch } from "../src/rules/types.js";
 
-const policyOf = (text: string) => loadPolicy([{ path: "test.rules", text }]);
+const policyOf = (text: string) => loadExecPolicy([{ path: "test.rules", text }]);
 
 function prefixMatch(
   matchedPrefix: string[],
@@ -16,7 +16,7 @@ function prefixMatch(
   return { type: "prefixRuleMatch", matchedPrefix, decision, resolvedProgram, justification };
 }
 
-describe("evaluatePolicy", () => {
+describe("evaluateExecPolicy", () => {
   const policy = policyOf(`
 prefix_rule(pattern = ["git"], decision = "prompt")
 prefix_rule(pattern = ["git", "commit"], decision = "forbidden", justification = "Commit yourself.")
@@ -24,7 +24,7 @@ prefix_rule(pattern = ["npm", ["i", "install"], ["--legacy-peer-deps", "--no-sav
 `);
 
   it("reports every matching rule in rule order and takes the strictest decision", () => {
-    expect(evaluatePolicy(policy, ["git", "commit", "-m", "x"], { fallback: "allow" })).toEqual({
+    expect(evaluateExecPolicy(policy, ["git", "commit", "-m", "x"], { fallback: "allow" })).toEqual({
       decision: "forbidden",
       matchedRules: [
         prefixMatch(["git"], "prompt"),
@@ -35,18 +35,20 @@ prefix_rule(pattern = ["npm", ["i", "install"], ["--legacy-peer-deps", "--no-sav
 
   it("matches alternatives position by position and needs the whole pattern", () => {
     const allow = { fallback: "prompt" } as const;
-    expect(evaluatePolicy(policy, ["npm", "i", "--no-save", "x"], allow).matchedRules).toEqual([
+    expect(evaluateExecPolicy(policy, ["npm", "i", "--no-save", "x"], allow).matchedRules).toEqual([
       prefixMatch(["npm", "i", "--no-save"], "allow"),
     ]);
-    expect(evaluatePolicy(policy, ["npm", "install"], allow).matchedRules).toEqual([
+    expect(evaluateExecPolicy(policy, ["npm", "install"], allow).matchedRules).toEqual([
       { type: "heuristicsRuleMatch", command: ["npm", "install"], decision: "prompt" },
     ]);
-    expect(evaluatePolicy(policy, ["npm", "ci", "--no-save"], allow).decision).toBe("prompt");
+    expect(evaluateExecPolicy(policy, ["npm", "ci", "--no-save"], allow).decision).toBe("prompt");
   });
 
   it("asks the fallback about each unmatched command only", () => {
     const fallback = vi.fn((command: readonly string[]) => (command[0] === "rm" ? "forbidden" : "allow"));
-    const evaluation = evaluatePolicy(policy, [["ls"], ["git", "status"], ["rm", "-rf", "x"]], { fallback });
+    const evaluation = evaluateExecPolicy(policy, [["ls"], ["git", "status"], ["rm", "-rf", "x"]], {
+      fallback,
+    });
     expect(fallback.mock.calls).toEqual([[["ls"]], [["rm", "-rf", "x"]]]);
     expect(evaluation).toEqual({
       decision: "forbidden",
@@ -59,11 +61,11 @@ prefix_rule(pattern = ["npm", ["i", "install"], ["--legacy-peer-deps", "--no-sav
   });
 
   it("treats an empty argv as one command that no rule matches", () => {
-    expect(evaluatePolicy(policy, [], { fallback: "prompt" })).toEqual({
+    expect(evaluateExecPolicy(policy, [], { fallback: "prompt" })).toEqual({
       decision: "prompt",
       matchedRules: [{ type: "heuristicsRuleMatch", command: [], decision: "prompt" }],
     });
-    expect(evaluatePolicy(policy, [[]], { fallback: "allow" }).matchedRules).toHaveLength(1);
+    expect(evaluateExecPolicy(policy, [[]], { fallback: "allow" }).matchedRules).toHaveLength(1);
   });
 });
 
@@ -76,7 +78,7 @@ host_executable(name = "git", paths = ["/usr/bin/git"])
 
   it("resolves a listed absolute path to the basename's rules, normalising it", () => {
     for (const program of ["/usr/bin/git", "/usr/bin/../bin/git", "//usr/bin//git"]) {
-      expect(evaluatePolicy(listed, [program, "status"], { fallback: "prompt" }).matchedRules).toEqual([
+      expect(evaluateExecPolicy(listed, [program, "status"], { fallback: "prompt" }).matchedRules).toEqual([
         prefixMatch(["git", "status"], "allow", "/usr/bin/git"),
       ]);
     }
@@ -89,17 +91,17 @@ host_executable(name = "git", paths = ["/usr/bin/git"])
       ["./git", "status"],
       ["bin/git", "status"],
     ]) {
-      expect(evaluatePolicy(listed, command, { fallback: "prompt" }).matchedRules).toEqual([
+      expect(evaluateExecPolicy(listed, command, { fallback: "prompt" }).matchedRules).toEqual([
         heuristics(command),
       ]);
     }
     expect(
-      evaluatePolicy(listed, ["/usr/bin/git", "status"], { fallback: "prompt", hostExecutables: "exact" })
+      evaluateExecPolicy(listed, ["/usr/bin/git", "status"], { fallback: "prompt", hostExecutables: "exact" })
         .matchedRules,
     ).toEqual([heuristics(["/usr/bin/git", "status"])]);
     // With no host_executable() for the name, any absolute path resolves (Codex's documented default).
     expect(
-      evaluatePolicy(policyOf('prefix_rule(pattern = ["git"])'), ["/tmp/x/git", "log"], {
+      evaluateExecPolicy(policyOf('prefix_rule(pattern = ["git"])'), ["/tmp/x/git", "log"], {
         fallback: "prompt",
       }).matchedRules,
     ).toEqual([prefixMatch(["git"], "allow", "/tmp/x/git")]);
@@ -107,39 +109,39 @@ host_executable(name = "git", paths = ["/usr/bin/git"])
 
   it("restrictive mode applies prompt and forbidden basename rules to any spelling of the program", () => {
     const restrictive = { fallback: "allow", hostExecutables: "restrictive" } as const;
-    expect(evaluatePolicy(listed, ["/opt/evil/git", "push"], restrictive)).toEqual({
+    expect(evaluateExecPolicy(listed, ["/opt/evil/git", "push"], restrictive)).toEqual({
       decision: "forbidden",
       matchedRules: [prefixMatch(["git", "push"], "forbidden", "/opt/evil/git")],
     });
-    expect(evaluatePolicy(listed, ["./git", "push"], restrictive).matchedRules).toEqual([
+    expect(evaluateExecPolicy(listed, ["./git", "push"], restrictive).matchedRules).toEqual([
       prefixMatch(["git", "push"], "forbidden"),
     ]);
     // Basename allow rules never apply in this mode; exact ones keep their meaning, once each.
-    expect(evaluatePolicy(listed, ["/usr/bin/git", "status"], restrictive).matchedRules).toEqual([
+    expect(evaluateExecPolicy(listed, ["/usr/bin/git", "status"], restrictive).matchedRules).toEqual([
       { type: "heuristicsRuleMatch", command: ["/usr/bin/git", "status"], decision: "allow" },
     ]);
-    expect(evaluatePolicy(listed, ["git", "push"], restrictive).matchedRules).toEqual([
+    expect(evaluateExecPolicy(listed, ["git", "push"], restrictive).matchedRules).toEqual([
       prefixMatch(["git", "push"], "forbidden"),
     ]);
-    expect(evaluatePolicy(listed, ["git", "status"], restrictive).matchedRules).toEqual([
+    expect(evaluateExecPolicy(listed, ["git", "status"], restrictive).matchedRules).toEqual([
       prefixMatch(["git", "status"], "allow"),
     ]);
   });
 });
 
-describe("checkPolicy", () => {
+describe("checkExecPolicy", () => {
   const policy = policyOf(`
 prefix_rule(pattern = ["git", "status"])
 prefix_rule(pattern = ["git"], decision = "prompt", justification = "Ask about git.")
 `);
 
   it("prints what `codex execpolicy check` prints", () => {
-    expect(JSON.stringify(checkPolicy(policy, ["git", "status"]))).toBe(
+    expect(JSON.stringify(checkExecPolicy(policy, ["git", "status"]))).toBe(
       '{"matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["git","status"],"decision":"allow"}},' +
         '{"prefixRuleMatch":{"matchedPrefix":["git"],"decision":"prompt","justification":"Ask about git."}}],' +
         '"decision":"prompt"}',
     );
-    expect(JSON.stringify(checkPolicy(policy, ["/usr/bin/git", "status"]))).toBe(
+    expect(JSON.stringify(checkExecPolicy(policy, ["/usr/bin/git", "status"]))).toBe(
       '{"matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["git","status"],"decision":"allow","resolvedProgram":"/usr/bin/git"}},' +
         '{"prefixRuleMatch":{"matchedPrefix":["git"],"decision":"prompt","resolvedProgram":"/usr/bin/git","justification":"Ask about git."}}],' +
         '"decision":"prompt"}',
@@ -147,29 +149,29 @@ prefix_rule(pattern = ["git"], decision = "prompt", justification = "Ask about g
   });
 
   it("reports no match as an empty list without a decision", () => {
-    expect(JSON.stringify(checkPolicy(policy, ["ls"]))).toBe('{"matchedRules":[]}');
+    expect(JSON.stringify(checkExecPolicy(policy, ["ls"]))).toBe('{"matchedRules":[]}');
     expect(
-      JSON.stringify(checkPolicy(policy, ["/usr/bin/git", "status"], { hostExecutables: "exact" })),
+      JSON.stringify(checkExecPolicy(policy, ["/usr/bin/git", "status"], { hostExecutables: "exact" })),
     ).toBe('{"matchedRules":[]}');
   });
 });
 
-describe("addPrefixRule", () => {
+describe("withPrefixRule", () => {
   it("returns a policy with one more literal rule and leaves the original alone", () => {
     const policy = policyOf('prefix_rule(pattern = ["ls"], decision = "forbidden")');
-    const amended = addPrefixRule(policy, ["ls", "-l"], "prompt");
+    const amended = withPrefixRule(policy, ["ls", "-l"], "prompt");
     expect(amended.rulesByProgram.get("ls")).toEqual([
       { program: "ls", rest: [], decision: "forbidden", justification: null },
       { program: "ls", rest: ["-l"], decision: "prompt", justification: null },
     ]);
     expect(policy.rulesByProgram.get("ls")).toHaveLength(1);
-    expect(evaluatePolicy(amended, ["ls", "-l", "x"], { fallback: "allow" }).decision).toBe("forbidden");
+    expect(evaluateExecPolicy(amended, ["ls", "-l", "x"], { fallback: "allow" }).decision).toBe("forbidden");
   });
 
   it("rejects an empty prefix as Codex does", () => {
     let error: unknown;
     try {
-      addPrefixRule(policyOf(""), [], "allow");
+      withPrefixRule(policyOf(""), [], "allow");
     } catch (e) {
       error = e;
     }

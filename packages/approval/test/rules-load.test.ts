@@ -3,13 +3,13 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalError, isApprovalError } from "../src/errors.js";
-import { checkPolicy, evaluatePolicy } from "../src/rules/evaluate.js";
-import { loadPolicy, loadPolicyFiles, type RulesFile } from "../src/rules/load.js";
+import { checkExecPolicy, evaluateExecPolicy } from "../src/rules/evaluate.js";
+import { loadExecPolicy, loadExecPolicyFiles, type RulesFile } from "../src/rules/load.js";
 import { compileNetworkDomains } from "../src/rules/network.js";
 
 function loadError(files: readonly RulesFile[]): string {
   try {
-    loadPolicy(files);
+    loadExecPolicy(files);
   } catch (error) {
     if (!isApprovalError(error)) throw error;
     expect(error.code).toBe("INVALID_RULES");
@@ -35,7 +35,7 @@ describe("ApprovalError", () => {
 
 describe("Codex .rules files", () => {
   it("reads Codex's example policy and checks its examples", () => {
-    const policy = loadPolicy([
+    const policy = loadExecPolicy([
       {
         path: "example.codexpolicy",
         text: `
@@ -81,7 +81,7 @@ prefix_rule(
         justification: "destructive operation",
       },
     ]);
-    expect(evaluatePolicy(policy, ["git", "reset", "--hard", "HEAD~1"], { fallback: "allow" })).toEqual({
+    expect(evaluateExecPolicy(policy, ["git", "reset", "--hard", "HEAD~1"], { fallback: "allow" })).toEqual({
       decision: "forbidden",
       matchedRules: [
         {
@@ -96,7 +96,7 @@ prefix_rule(
   });
 
   it("binds positional arguments in Codex's parameter order and reads None as left out", () => {
-    const policy = loadPolicy([
+    const policy = loadExecPolicy([
       { path: "p.rules", text: 'prefix_rule(["git", "push"], "prompt", None, ["git pull"], "asks first")' },
     ]);
     expect(policy.rulesByProgram.get("git")).toEqual([
@@ -105,7 +105,7 @@ prefix_rule(
   });
 
   it("expands first-position alternatives into one rule per program and keeps later ones", () => {
-    const policy = loadPolicy([
+    const policy = loadExecPolicy([
       { path: "p.rules", text: 'prefix_rule(pattern = [["bash", "sh"], ["-c"], ["-l", "-i"]])' },
     ]);
     expect(Object.fromEntries(policy.rulesByProgram)).toEqual({
@@ -115,7 +115,7 @@ prefix_rule(
   });
 
   it("keeps host executable paths normalised, deduplicated and with ~/ expanded", () => {
-    const policy = loadPolicy([
+    const policy = loadExecPolicy([
       {
         path: "p.rules",
         text: 'host_executable(name = "git", paths = ["/usr/bin/../bin/git", "/usr/bin/git", "//opt//git/", "~/bin/git"])',
@@ -244,7 +244,7 @@ prefix_rule(
     );
     // A host path resolves to the basename rule unless a host_executable() later in the file excludes it.
     const example = 'prefix_rule(pattern = ["git"], match = [["/usr/bin/git", "status"]])';
-    expect(() => loadPolicy([{ path: "p.rules", text: example }])).not.toThrow();
+    expect(() => loadExecPolicy([{ path: "p.rules", text: example }])).not.toThrow();
     expect(rulesError(`${example}\nhost_executable(name = "git", paths = ["/opt/git"])`)).toBe(
       'p.rules:1: expected every example to match rule `["git"]`; unmatched examples: "/usr/bin/git status"',
     );
@@ -258,7 +258,7 @@ prefix_rule(
     );
     // A host_executable() in a later file comes too late to fail an earlier file's examples.
     expect(() =>
-      loadPolicy([
+      loadExecPolicy([
         { path: "a.rules", text: example },
         { path: "b.rules", text: 'host_executable(name = "git", paths = ["/opt/git"])' },
       ]),
@@ -308,7 +308,7 @@ justification = "no"
 `;
 
   it("reads rules, host executables and network rules", () => {
-    const policy = loadPolicy([{ path: "conch.toml", text: toml }]);
+    const policy = loadExecPolicy([{ path: "conch.toml", text: toml }]);
     expect(Object.fromEntries(policy.rulesByProgram)).toEqual({
       git: [
         {
@@ -331,7 +331,7 @@ justification = "no"
   });
 
   it("merges with .rules files in order; the later host_executable wins", () => {
-    const policy = loadPolicy([
+    const policy = loadExecPolicy([
       {
         path: "codex.rules",
         text: 'prefix_rule(pattern = ["git"], decision = "prompt")\nhost_executable(name = "git", paths = [])',
@@ -340,18 +340,19 @@ justification = "no"
     ]);
     expect(policy.rulesByProgram.get("git")?.map((rule) => rule.decision)).toEqual(["prompt", "prompt"]);
     expect(policy.hostExecutables.get("git")).toEqual(["/usr/bin/git"]);
-    expect(evaluatePolicy(policy, ["/usr/bin/git", "push"], { fallback: "allow" }).matchedRules).toHaveLength(
-      2,
-    );
+    expect(
+      evaluateExecPolicy(policy, ["/usr/bin/git", "push"], { fallback: "allow" }).matchedRules,
+    ).toHaveLength(2);
   });
 
   it("accepts an empty file and a byte-order mark", () => {
-    expect(loadPolicy([{ path: "empty.toml", text: "" }]).rulesByProgram.size).toBe(0);
+    expect(loadExecPolicy([{ path: "empty.toml", text: "" }]).rulesByProgram.size).toBe(0);
     expect(
-      loadPolicy([{ path: "bom.toml", text: '\uFEFF[[rule]]\npattern = ["ls"]\n' }]).rulesByProgram.size,
+      loadExecPolicy([{ path: "bom.toml", text: '\uFEFF[[rule]]\npattern = ["ls"]\n' }]).rulesByProgram.size,
     ).toBe(1);
     expect(
-      loadPolicy([{ path: "bom.rules", text: '\uFEFFprefix_rule(pattern = ["ls"])' }]).rulesByProgram.size,
+      loadExecPolicy([{ path: "bom.rules", text: '\uFEFFprefix_rule(pattern = ["ls"])' }]).rulesByProgram
+        .size,
     ).toBe(1);
   });
 
@@ -455,11 +456,11 @@ describe("a rule's sandbox", () => {
       { path: "r.toml", text: toml('"none"') },
       { path: "p.rules", text: starlark('"none"') },
     ]) {
-      const policy = loadPolicy([file]);
+      const policy = loadExecPolicy([file]);
       expect(policy.rulesByProgram.get("npm")).toEqual([
         { program: "npm", rest: ["test"], decision: "allow", justification: null, sandbox: "none" },
       ]);
-      expect(evaluatePolicy(policy, ["npm", "test"], { fallback: "prompt" }).matchedRules).toEqual([
+      expect(evaluateExecPolicy(policy, ["npm", "test"], { fallback: "prompt" }).matchedRules).toEqual([
         {
           type: "prefixRuleMatch",
           matchedPrefix: ["npm", "test"],
@@ -469,7 +470,7 @@ describe("a rule's sandbox", () => {
           sandbox: "none",
         },
       ]);
-      expect(checkPolicy(policy, ["npm", "test", "--watch"])).toEqual({
+      expect(checkExecPolicy(policy, ["npm", "test", "--watch"])).toEqual({
         matchedRules: [
           { prefixRuleMatch: { matchedPrefix: ["npm", "test"], decision: "allow", sandbox: "none" } },
         ],
@@ -479,11 +480,13 @@ describe("a rule's sandbox", () => {
   });
 
   it("is absent otherwise, and then the rule keeps the sandbox", () => {
-    const policy = loadPolicy([{ path: "p.rules", text: 'prefix_rule(pattern = ["ls"], sandbox = None)' }]);
+    const policy = loadExecPolicy([
+      { path: "p.rules", text: 'prefix_rule(pattern = ["ls"], sandbox = None)' },
+    ]);
     expect(policy.rulesByProgram.get("ls")).toEqual([
       { program: "ls", rest: [], decision: "allow", justification: null },
     ]);
-    expect(checkPolicy(policy, ["ls"])).toEqual({
+    expect(checkExecPolicy(policy, ["ls"])).toEqual({
       matchedRules: [{ prefixRuleMatch: { matchedPrefix: ["ls"], decision: "allow" } }],
       decision: "allow",
     });
@@ -535,7 +538,7 @@ describe("a rule's sandbox", () => {
   });
 });
 
-describe("loadPolicyFiles", () => {
+describe("loadExecPolicyFiles", () => {
   let dir = "";
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "conch-rules-"));
@@ -547,15 +550,15 @@ describe("loadPolicyFiles", () => {
   it("reads files from disk in the order given", async () => {
     await writeFile(join(dir, "a.rules"), 'prefix_rule(pattern = ["git"], decision = "prompt")\n');
     await writeFile(join(dir, "b.toml"), '[[rule]]\npattern = ["git", "push"]\ndecision = "forbidden"\n');
-    const policy = await loadPolicyFiles([join(dir, "a.rules"), join(dir, "b.toml")]);
+    const policy = await loadExecPolicyFiles([join(dir, "a.rules"), join(dir, "b.toml")]);
     expect(
-      evaluatePolicy(policy, ["git", "push"], { fallback: "allow" }).matchedRules.map((m) => m.decision),
+      evaluateExecPolicy(policy, ["git", "push"], { fallback: "allow" }).matchedRules.map((m) => m.decision),
     ).toEqual(["prompt", "forbidden"]);
   });
 
   it("reports an unreadable file as INVALID_RULES naming it", async () => {
     const missing = join(dir, "missing.rules");
-    const error = await loadPolicyFiles([missing]).then(
+    const error = await loadExecPolicyFiles([missing]).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -568,7 +571,7 @@ describe("loadPolicyFiles", () => {
 
   it("reports a bad file with its path and line", async () => {
     await writeFile(join(dir, "bad.toml"), '[[rule]]\npattern = ["a"]\ndecision = "maybe"\n');
-    await expect(loadPolicyFiles([join(dir, "bad.toml")])).rejects.toThrow(
+    await expect(loadExecPolicyFiles([join(dir, "bad.toml")])).rejects.toThrow(
       `${join(dir, "bad.toml")}:3: rule 1: invalid decision: maybe`,
     );
   });

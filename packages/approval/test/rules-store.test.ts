@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   allowPrefixRule,
-  evaluatePolicy,
-  loadPolicy,
-  loadPolicyFiles,
+  evaluateExecPolicy,
+  loadExecPolicy,
+  loadExecPolicyFiles,
   storablePrefixRule,
 } from "../src/index.js";
 
@@ -20,8 +20,8 @@ function rulesPath(name: string): string {
   return join(dir, name);
 }
 
-const decisionOf = (rules: ReturnType<typeof loadPolicy>, argv: string[]): string =>
-  evaluatePolicy(rules, [argv], { fallback: () => "prompt" }).decision;
+const decisionOf = (rules: ReturnType<typeof loadExecPolicy>, argv: string[]): string =>
+  evaluateExecPolicy(rules, [argv], { fallback: () => "prompt" }).decision;
 
 describe("allowPrefixRule", () => {
   it("allows the prefix in memory and stores it once, in .rules and .toml files, which load back", async () => {
@@ -29,18 +29,18 @@ describe("allowPrefixRule", () => {
       const path = rulesPath(name);
       const prefix = storablePrefixRule(["npm", "run", "build", "--", "--watch"]);
       expect(prefix).toEqual(["npm", "run", "build"]);
-      const first = allowPrefixRule(loadPolicy([]), prefix as string[], path);
+      const first = allowPrefixRule(loadExecPolicy([]), prefix as string[], path);
       expect(decisionOf(first.rules, ["npm", "run", "build", "--prod"])).toBe("allow");
       expect(await first.stored).toBe(true);
       expect(await allowPrefixRule(first.rules, ["npm", "run", "build"], path).stored).toBe(false);
       expect(readFileSync(path, "utf8").match(/build/g)).toHaveLength(1);
-      const loaded = await loadPolicyFiles([path]);
+      const loaded = await loadExecPolicyFiles([path]);
       expect(loaded.rulesByProgram.get("npm")?.map((rule) => rule.decision)).toEqual(["allow"]);
     }
   });
 
   it("leaves the rules it was given as they were, and touches no file without one", async () => {
-    const rules = loadPolicy([]);
+    const rules = loadExecPolicy([]);
     const allowed = allowPrefixRule(rules, ["cargo", "test"]);
     expect(await allowed.stored).toBe(false);
     expect(decisionOf(allowed.rules, ["cargo", "test"])).toBe("allow");
@@ -50,7 +50,7 @@ describe("allowPrefixRule", () => {
   it("keeps the rule for the session when the file cannot be written", async () => {
     const blocker = rulesPath("not-a-dir");
     writeFileSync(blocker, "");
-    const allowed = allowPrefixRule(loadPolicy([]), ["cargo", "test"], join(blocker, "always.rules"));
+    const allowed = allowPrefixRule(loadExecPolicy([]), ["cargo", "test"], join(blocker, "always.rules"));
     await expect(allowed.stored).rejects.toThrow(/ENOTDIR|EEXIST/);
     expect(decisionOf(allowed.rules, ["cargo", "test"])).toBe("allow");
   });
@@ -64,7 +64,7 @@ describe("allowPrefixRule", () => {
     [[], "an empty prefix"],
   ])("refuses %j and changes nothing", (prefix, why) => {
     const path = rulesPath("banned.rules");
-    expect(() => allowPrefixRule(loadPolicy([]), prefix, path)).toThrow(
+    expect(() => allowPrefixRule(loadExecPolicy([]), prefix, path)).toThrow(
       `prefix rule ${JSON.stringify(prefix)} is never stored: ${why}`,
     );
     expect(() => readFileSync(path)).toThrow();

@@ -1,4 +1,4 @@
-import { checkPolicy, loadPolicyFiles } from "@conch/approval";
+import { checkExecPolicy, loadExecPolicyFiles } from "@conch/approval";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
@@ -24,10 +24,10 @@ export async function policyCommand(args: readonly string[]): Promise<number> {
     process.stdout.write(POLICY_HELP);
     return 0;
   }
-  const rules = (options.rules as string[] | undefined) ?? [];
+  const rules = options.rules ?? [];
   if (rules.length === 0) throw new UsageError("missing --rules FILE", "policy");
   if (positionals.length === 0) throw new UsageError("missing the ARGV to check after --", "policy");
-  const policy = await loadPolicyFiles(rules);
-  process.stdout.write(jsonLine(checkPolicy(policy, positionals)));
+  const policy = await loadExecPolicyFiles(rules);
+  process.stdout.write(jsonLine(checkExecPolicy(policy, positionals)));
   return 0;
 }

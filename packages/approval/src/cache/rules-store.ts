@@ -1,7 +1,7 @@
 import { isLiteralToken } from "@conch/arity-rules";
 import { ApprovalError } from "../errors.js";
-import { appendAllowPrefixRule } from "../rules/amend.js";
-import { addPrefixRule } from "../rules/policy.js";
+import { appendAllowRuleToFile } from "../rules/amend.js";
+import { withPrefixRule } from "../rules/exec-policy.js";
 import type { ExecPolicy } from "../rules/types.js";
 import { bannedPrefixRuleReason } from "./storable-prefix-rule.js";
 
@@ -18,8 +18,9 @@ export interface AllowedPrefixRule {
 }
 
 /**
- * "Always allow" for `prefix`: `rules` with an allow rule for it (Codex's `Policy::add_prefix_rule`), and,
- * given a `file`, the same rule appended to that rules file: Codex's `prefix_rule(...)` line in a `.rules`
+ * The one public way to add a rule, for a person's "always allow" of `prefix`: checks that the prefix
+ * may be stored, then gives `rules` with an allow rule for it (Codex's `Policy::add_prefix_rule`) and,
+ * given a `file`, appends the same rule to that rules file: Codex's `prefix_rule(...)` line in a `.rules`
  * file, a `[[rule]]` table in a `.toml` one; the file and its directory are created if needed, and the
  * file is replaced atomically (a symlinked file at its target). `prefix` is what `storablePrefixRule`
  * returned, as shown to the person who said yes: a banned or non-literal prefix is refused with
@@ -39,9 +40,9 @@ export function allowPrefixRule(
       `prefix rule ${JSON.stringify(prefix)} is never stored: ${refusal}`,
     );
   }
-  const stored = file === undefined ? Promise.resolve(false) : appendAllowPrefixRule(file, prefix);
+  const stored = file === undefined ? Promise.resolve(false) : appendAllowRuleToFile(file, prefix);
   // A caller that keeps only `rules` must not crash the process with an unhandled rejection; one that
   // awaits `stored` still sees the failure.
   stored.catch(() => undefined);
-  return { rules: addPrefixRule(rules, prefix, "allow"), stored };
+  return { rules: withPrefixRule(rules, prefix, "allow"), stored };
 }

@@ -1,6 +1,6 @@
 import type { Decision } from "../rules/decision.js";
-import { evaluatePolicy } from "../rules/evaluate.js";
-import { addPrefixRule } from "../rules/policy.js";
+import { evaluateExecPolicy } from "../rules/evaluate.js";
+import { withPrefixRule } from "../rules/exec-policy.js";
 import type { ExecPolicy, RuleMatch } from "../rules/types.js";
 
 /**
@@ -104,7 +104,7 @@ function sameTokens(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((token, i) => token === b[i]);
 }
 
-const isPolicyMatch = (match: RuleMatch): boolean => match.type === "prefixRuleMatch";
+const isPrefixRuleMatch = (match: RuleMatch): boolean => match.type === "prefixRuleMatch";
 
 /** Would allowing `prefix` make every command run unasked (each then evaluates to `allow`)? */
 function approvesAllCommands(
@@ -113,8 +113,10 @@ function approvesAllCommands(
   commands: readonly (readonly string[])[],
   fallback: (command: readonly string[]) => Decision,
 ): boolean {
-  const amended = addPrefixRule(policy, prefix, "allow");
-  return commands.every((command) => evaluatePolicy(amended, [command], { fallback }).decision === "allow");
+  const amended = withPrefixRule(policy, prefix, "allow");
+  return commands.every(
+    (command) => evaluateExecPolicy(amended, [command], { fallback }).decision === "allow",
+  );
 }
 
 /**
@@ -132,7 +134,7 @@ export function deriveRequestedPrefixRule(
 ): string[] | null {
   if (prefixRule === null || prefixRule === undefined || prefixRule.length === 0) return null;
   if (BANNED_PREFIX_SUGGESTIONS.some((banned) => sameTokens(banned, prefixRule))) return null;
-  if (matchedRules.some(isPolicyMatch)) return null;
+  if (matchedRules.some(isPrefixRuleMatch)) return null;
   return approvesAllCommands(policy, prefixRule, commands, fallback) ? [...prefixRule] : null;
 }
 
@@ -141,7 +143,7 @@ export function deriveRequestedPrefixRule(
  * that prompt next time. None when a rule prompts, since a new rule would not lift that rule's prompt.
  */
 export function prefixRuleForPrompt(matchedRules: readonly RuleMatch[]): string[] | null {
-  if (matchedRules.some((match) => isPolicyMatch(match) && match.decision === "prompt")) return null;
+  if (matchedRules.some((match) => isPrefixRuleMatch(match) && match.decision === "prompt")) return null;
   for (const match of matchedRules) {
     if (match.type === "heuristicsRuleMatch" && match.decision === "prompt") return [...match.command];
   }
@@ -154,7 +156,7 @@ export function prefixRuleForPrompt(matchedRules: readonly RuleMatch[]): string[
  * command would then already run as the rules say.
  */
 export function prefixRuleForAllow(matchedRules: readonly RuleMatch[]): string[] | null {
-  if (matchedRules.some(isPolicyMatch)) return null;
+  if (matchedRules.some(isPrefixRuleMatch)) return null;
   for (const match of matchedRules) {
     if (match.type === "heuristicsRuleMatch" && match.decision === "allow") return [...match.command];
   }

@@ -8,12 +8,12 @@ import {
   type UnreadPart,
 } from "@conch/arity-rules";
 import { type Decision, strictestDecision } from "../rules/decision.js";
-import { evaluatePolicy } from "../rules/evaluate.js";
+import { evaluateExecPolicy } from "../rules/evaluate.js";
 import { executableName, normalizeAbsolutePath } from "../rules/host-executable.js";
 import { matchCommand, possibleRestrictiveMatches } from "../rules/match.js";
 import type { ExecPolicy, PrefixRule, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
 import { deriveRequestedPrefixRule, prefixRuleForAllow, prefixRuleForPrompt } from "./amendment.js";
-import { commandsForPolicy } from "./policy-commands.js";
+import { commandsForExecPolicy } from "./exec-policy-commands.js";
 import { programResolver, type UntrustedProgram } from "./program-resolution.js";
 import {
   escalationRejectedReason,
@@ -53,7 +53,7 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
     return forbidden(escalationRejectedReason(approvalPolicy));
   }
 
-  const parsed = await commandsForPolicy(argv);
+  const parsed = await commandsForExecPolicy(argv);
   // Rules that prompt for or forbid a program apply to whatever runs it, however it is reached: behind
   // wrappers and runners (`timeout 5 rm`, `sudo rm`), in substitutions, eval, trap or find -exec, and in
   // scripts judged as a whole. Rules that allow apply only to the parsed commands.
@@ -79,7 +79,7 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
   };
   const fallback = (command: readonly string[]): Decision => verdictOf(command).decision;
 
-  const evaluation = evaluatePolicy(ruling, parsed.commands, { fallback });
+  const evaluation = evaluateExecPolicy(ruling, parsed.commands, { fallback });
   // A PATH set on the command line changes which program a name runs, not which name a rule sees.
   const unreadParts = reach.unread.filter((part) => part.reason !== "program-path");
   const judged = new Set([argv, ...parsed.commands].map((command) => JSON.stringify(command)));

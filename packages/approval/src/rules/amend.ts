@@ -128,14 +128,14 @@ function appendToTomlFile(path: string, contents: string, prefix: readonly strin
 }
 
 /**
- * Appends an `allow` prefix rule for `prefix` to a rules file, creating the file (and its directory)
- * if needed: Codex's `prefix_rule(pattern=[...], decision="allow")` line for a `.rules` file, a
- * `[[rule]]` table for a `.toml` file. Resolves to false, leaving the file untouched, when that rule
- * is already there. The file is replaced atomically (temporary file in the same directory, then
- * rename; a symlinked file is updated at its target). Which prefixes may be stored is the caller's
- * decision.
+ * Adds a rule on disk only: appends an `allow` prefix rule for `prefix` to a rules file, creating the
+ * file (and its directory) if needed: Codex's `prefix_rule(pattern=[...], decision="allow")` line for a
+ * `.rules` file, a `[[rule]]` table for a `.toml` file. Resolves to false, leaving the file untouched,
+ * when that rule is already there. The file is replaced atomically (temporary file in the same
+ * directory, then rename; a symlinked file is updated at its target). Which prefixes may be stored is
+ * the caller's decision (`allowPrefixRule` checks it).
  */
-export async function appendAllowPrefixRule(path: string, prefix: readonly string[]): Promise<boolean> {
+export async function appendAllowRuleToFile(path: string, prefix: readonly string[]): Promise<boolean> {
   if (prefix.length === 0) throw invalidRules(path, null, "prefix rule requires at least one token");
   const malformed = prefix.find((token) => LONE_SURROGATE.test(token));
   if (malformed !== undefined) {

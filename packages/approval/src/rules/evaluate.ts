@@ -1,8 +1,8 @@
 import { type Decision, strictestDecision } from "./decision.js";
 import { type HostExecutableResolution, matchCommand } from "./match.js";
-import type { ExecPolicy, PolicyEvaluation, RuleMatch } from "./types.js";
+import type { ExecPolicy, ExecPolicyEvaluation, RuleMatch } from "./types.js";
 
-export interface EvaluatePolicyOptions {
+export interface EvaluateExecPolicyOptions {
   /** The decision for a command no rule matches (Codex's heuristics fallback). */
   readonly fallback: Decision | ((command: readonly string[]) => Decision);
   /** Default `resolve`. */
@@ -20,11 +20,11 @@ function isCommandList(
  * rule is reported; a command no rule matches gets one `heuristicsRuleMatch` with the fallback's
  * decision; the decision is the strictest of all. An empty argv is one command that matches nothing.
  */
-export function evaluatePolicy(
+export function evaluateExecPolicy(
   policy: ExecPolicy,
   commands: readonly string[] | readonly (readonly string[])[],
-  options: EvaluatePolicyOptions,
-): PolicyEvaluation {
+  options: EvaluateExecPolicyOptions,
+): ExecPolicyEvaluation {
   const list: readonly (readonly string[])[] = isCommandList(commands)
     ? commands
     : [commands as readonly string[]];
@@ -47,7 +47,7 @@ export function evaluatePolicy(
 }
 
 /** One entry of `matchedRules` as `codex execpolicy check` prints it (serde's externally tagged enum). */
-export interface PolicyCheckRuleMatch {
+export interface ExecPolicyCheckRuleMatch {
   readonly prefixRuleMatch: {
     readonly matchedPrefix: readonly string[];
     readonly decision: Decision;
@@ -59,8 +59,8 @@ export interface PolicyCheckRuleMatch {
 }
 
 /** What `codex execpolicy check` prints: without a matching rule, `{"matchedRules":[]}` and no decision. */
-export interface PolicyCheckOutput {
-  readonly matchedRules: readonly PolicyCheckRuleMatch[];
+export interface ExecPolicyCheckOutput {
+  readonly matchedRules: readonly ExecPolicyCheckRuleMatch[];
   readonly decision?: Decision;
 }
 
@@ -68,14 +68,14 @@ export interface PolicyCheckOutput {
  * `codex execpolicy check` for one argv, ready for `JSON.stringify`: the matching rules only (no
  * fallback) in Codex's output shape, absent fields omitted as Codex omits them.
  */
-export function checkPolicy(
+export function checkExecPolicy(
   policy: ExecPolicy,
   command: readonly string[],
   options: { readonly hostExecutables?: HostExecutableResolution } = {},
-): PolicyCheckOutput {
+): ExecPolicyCheckOutput {
   const matches = matchCommand(policy, command, options.hostExecutables ?? "resolve");
   const matchedRules = matches.map(
-    (match): PolicyCheckRuleMatch => ({
+    (match): ExecPolicyCheckRuleMatch => ({
       prefixRuleMatch: {
         matchedPrefix: match.matchedPrefix,
         decision: match.decision,

@@ -1,5 +1,5 @@
+import { execPolicyFromParts } from "./exec-policy.js";
 import { matchCommand } from "./match.js";
-import { policyFromParts } from "./policy.js";
 import { RuleProblem } from "./problem.js";
 import { shlexJoin, shlexSplit } from "./shlex.js";
 import type { PatternToken, PrefixRule } from "./types.js";
@@ -51,7 +51,7 @@ export function validateExamples(
   const rulesByProgram = new Map<string, PrefixRule[]>();
   for (const rule of pending.rules)
     rulesByProgram.set(rule.program, [...(rulesByProgram.get(rule.program) ?? []), rule]);
-  const policy = policyFromParts(rulesByProgram, hostExecutables, []);
+  const policy = execPolicyFromParts(rulesByProgram, hostExecutables, []);
   for (const example of pending.notMatches) {
     if (matchCommand(policy, example, "resolve").length > 0) {
       throw new RuleProblem(

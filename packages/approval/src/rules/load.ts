@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { type LocatedExamples, validateExamples } from "./examples.js";
-import { PolicyBuilder } from "./policy.js";
+import { ExecPolicyBuilder } from "./exec-policy.js";
 import { invalidRules, RuleProblem } from "./problem.js";
 import { readRulesFile } from "./rules-file.js";
 import { readTomlFile } from "./toml-file.js";
@@ -21,8 +21,8 @@ function toApprovalError(path: string, error: unknown): unknown {
  * later `host_executable` for a name replaces an earlier one. Each file's `match`/`not_match` examples
  * are checked once that file is read. Throws an ApprovalError (`INVALID_RULES`, `file:line: ...`).
  */
-export function loadPolicy(files: readonly RulesFile[]): ExecPolicy {
-  const builder = new PolicyBuilder();
+export function loadExecPolicy(files: readonly RulesFile[]): ExecPolicy {
+  const builder = new ExecPolicyBuilder();
   for (const { path, text } of files) {
     try {
       const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
@@ -45,8 +45,8 @@ export function loadPolicy(files: readonly RulesFile[]): ExecPolicy {
   return builder.build();
 }
 
-/** `loadPolicy` over files read from disk (UTF-8); an unreadable file is an `INVALID_RULES` error. */
-export async function loadPolicyFiles(paths: readonly string[]): Promise<ExecPolicy> {
+/** `loadExecPolicy` over files read from disk (UTF-8); an unreadable file is an `INVALID_RULES` error. */
+export async function loadExecPolicyFiles(paths: readonly string[]): Promise<ExecPolicy> {
   const files = await Promise.all(
     paths.map(async (path): Promise<RulesFile> => {
       try {
@@ -57,5 +57,5 @@ export async function loadPolicyFiles(paths: readonly string[]): Promise<ExecPol
       }
     }),
   );
-  return loadPolicy(files);
+  return loadExecPolicy(files);
 }

@@ -1,14 +1,14 @@
 import { type LocatedExamples, type PendingExamples, parseExample } from "./examples.js";
-import { parseHostExecutablePath, validateHostExecutableName } from "./host-executable.js";
-import { normalizeNetworkHost, parseNetworkDecision, parseNetworkProtocol } from "./network.js";
 import {
+  type ExecPolicyBuilder,
   expandPattern,
   normalizePattern,
-  type PolicyBuilder,
   parseJustification,
   parseRuleDecision,
   parseRuleSandbox,
-} from "./policy.js";
+} from "./exec-policy.js";
+import { parseHostExecutablePath, validateHostExecutableName } from "./host-executable.js";
+import { normalizeNetworkHost, parseNetworkDecision, parseNetworkProtocol } from "./network.js";
 import { atLine, RuleProblem } from "./problem.js";
 import {
   parseStarlarkCalls,
@@ -139,7 +139,7 @@ function example(value: StarlarkValue): string[] {
 function prefixRule(
   call: StarlarkCall,
   args: Map<string, StarlarkValue>,
-  builder: PolicyBuilder,
+  builder: ExecPolicyBuilder,
 ): PendingExamples {
   const fn = "prefix_rule";
   const decisionValue = args.get("decision");
@@ -165,7 +165,7 @@ function prefixRule(
   return { rules, pattern, matches, notMatches };
 }
 
-function hostExecutable(args: Map<string, StarlarkValue>, builder: PolicyBuilder): void {
+function hostExecutable(args: Map<string, StarlarkValue>, builder: ExecPolicyBuilder): void {
   const fn = "host_executable";
   const nameValue = args.get("name") as StarlarkValue;
   const name = stringArg(fn, args, "name") as string;
@@ -182,7 +182,7 @@ function hostExecutable(args: Map<string, StarlarkValue>, builder: PolicyBuilder
   builder.setHostExecutable(name, paths);
 }
 
-function networkRule(call: StarlarkCall, args: Map<string, StarlarkValue>, builder: PolicyBuilder): void {
+function networkRule(call: StarlarkCall, args: Map<string, StarlarkValue>, builder: ExecPolicyBuilder): void {
   const fn = "network_rule";
   const lineOf = (param: string): number => args.get(param)?.line ?? call.line;
   const protocol = atLine(lineOf("protocol"), () =>
@@ -202,7 +202,7 @@ function networkRule(call: StarlarkCall, args: Map<string, StarlarkValue>, build
  * Reads a Codex `.rules` file into the builder and returns the examples still to check (Codex checks
  * them once the whole file is read, so a later `host_executable()` counts). Throws RuleProblem.
  */
-export function readRulesFile(text: string, builder: PolicyBuilder): LocatedExamples[] {
+export function readRulesFile(text: string, builder: ExecPolicyBuilder): LocatedExamples[] {
   let calls: StarlarkCall[];
   try {
     calls = parseStarlarkCalls(text);

@@ -1,15 +1,15 @@
 import { parse, TomlError } from "smol-toml";
 import { type LocatedExamples, parseExample } from "./examples.js";
-import { parseHostExecutablePath, validateHostExecutableName } from "./host-executable.js";
-import { normalizeNetworkHost, parseNetworkDecision, parseNetworkProtocol } from "./network.js";
 import {
+  type ExecPolicyBuilder,
   expandPattern,
   normalizePattern,
-  type PolicyBuilder,
   parseJustification,
   parseRuleDecision,
   parseRuleSandbox,
-} from "./policy.js";
+} from "./exec-policy.js";
+import { parseHostExecutablePath, validateHostExecutableName } from "./host-executable.js";
+import { normalizeNetworkHost, parseNetworkDecision, parseNetworkProtocol } from "./network.js";
 import { RuleProblem } from "./problem.js";
 import type { PatternToken } from "./types.js";
 
@@ -240,7 +240,7 @@ function example(value: unknown): string[] {
 }
 
 /** Reads a TOML rules file into the builder and returns the examples still to check. Throws RuleProblem. */
-export function readTomlFile(text: string, builder: PolicyBuilder): LocatedExamples[] {
+export function readTomlFile(text: string, builder: ExecPolicyBuilder): LocatedExamples[] {
   let document: Record<string, unknown>;
   try {
     document = parse(text);

@@ -29,7 +29,7 @@ export interface NetworkRule {
   readonly justification: string | null;
 }
 
-/** A loaded exec policy. Build it with `loadPolicy`/`loadPolicyFiles`; treat it as immutable. */
+/** A loaded exec policy. Build it with `loadExecPolicy`/`loadExecPolicyFiles`; treat it as immutable. */
 export interface ExecPolicy {
   /** Rules by program (first token), each list in load order. */
   readonly rulesByProgram: ReadonlyMap<string, readonly PrefixRule[]>;
@@ -58,7 +58,7 @@ export interface HeuristicsRuleMatch {
 
 export type RuleMatch = PrefixRuleMatch | HeuristicsRuleMatch;
 
-export interface PolicyEvaluation {
+export interface ExecPolicyEvaluation {
   /** The strictest decision across `matchedRules` (forbidden > prompt > allow). */
   readonly decision: Decision;
   readonly matchedRules: readonly RuleMatch[];

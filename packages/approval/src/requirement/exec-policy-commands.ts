@@ -11,7 +11,7 @@ import {
   shellScript,
 } from "@conch/arity-rules";
 
-export interface PolicyCommands {
+export interface ExecPolicyCommands {
   /** The commands checked against the rules, in order. */
   commands: string[][];
   /**
@@ -89,7 +89,7 @@ function allCommands(analysis: Analysis, depth: number): string[][] {
   return commands;
 }
 
-export async function commandsForPolicy(argv: readonly string[]): Promise<PolicyCommands> {
+export async function commandsForExecPolicy(argv: readonly string[]): Promise<ExecPolicyCommands> {
   const whole = { commands: [[...argv]], usedComplexParsing: false, mayBeKnownSafe: true, innerCommands: [] };
   const wrapped = shellScript(argv);
   if (wrapped === null) return whole;

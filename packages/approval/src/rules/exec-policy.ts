@@ -61,11 +61,12 @@ export function parseRuleDecision(raw: string | null): Decision {
 }
 
 /** Accumulates the rules of one or more files in load order. */
-export class PolicyBuilder {
+export class ExecPolicyBuilder {
   readonly rulesByProgram: Map<string, PrefixRule[]> = new Map();
   readonly hostExecutables: Map<string, readonly string[]> = new Map();
   readonly networkRules: NetworkRule[] = [];
 
+  /** Adds a rule read from a rules file, while loading; the built policy is immutable. */
   addRule(rule: PrefixRule): void {
     const rules = this.rulesByProgram.get(rule.program);
     if (rules === undefined) this.rulesByProgram.set(rule.program, [rule]);
@@ -82,11 +83,11 @@ export class PolicyBuilder {
   }
 
   build(): ExecPolicy {
-    return policyFromParts(this.rulesByProgram, this.hostExecutables, this.networkRules);
+    return execPolicyFromParts(this.rulesByProgram, this.hostExecutables, this.networkRules);
   }
 }
 
-export function policyFromParts(
+export function execPolicyFromParts(
   rulesByProgram: ReadonlyMap<string, readonly PrefixRule[]>,
   hostExecutables: ReadonlyMap<string, readonly string[]>,
   networkRules: readonly NetworkRule[],
@@ -101,10 +102,15 @@ export function policyFromParts(
 }
 
 /**
- * A copy of the policy with one more literal prefix rule (Codex's `Policy::add_prefix_rule`), e.g. for
- * a prefix the user just chose to always allow; the policy passed in is left as it was.
+ * Adds a rule in memory only: a copy of `policy` with one more literal prefix rule (Codex's
+ * `Policy::add_prefix_rule`); `policy` is left as it was, no file is written and nothing checks whether
+ * the prefix may be stored (that is `allowPrefixRule`'s job).
  */
-export function addPrefixRule(policy: ExecPolicy, prefix: readonly string[], decision: Decision): ExecPolicy {
+export function withPrefixRule(
+  policy: ExecPolicy,
+  prefix: readonly string[],
+  decision: Decision,
+): ExecPolicy {
   const [program, ...rest] = prefix;
   if (program === undefined) {
     throw new ApprovalError("INVALID_RULES", "invalid pattern element: prefix cannot be empty");
@@ -116,5 +122,5 @@ export function addPrefixRule(policy: ExecPolicy, prefix: readonly string[], dec
     ...(policy.rulesByProgram.get(program) ?? []),
     { program, rest, decision, justification: null },
   ]);
-  return policyFromParts(rulesByProgram, policy.hostExecutables, policy.networkRules);
+  return execPolicyFromParts(rulesByProgram, policy.hostExecutables, policy.networkRules);
 }
