@@ -1,3 +1,4 @@
+import { type ParseArgsConfig, parseArgs as parseNodeArgs } from "node:util";
 import { UsageError } from "./errors.js";
 
 interface OptionSpec {
@@ -6,12 +7,50 @@ interface OptionSpec {
   readonly multiple?: boolean;
 }
 
-export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
-type OptionValue = boolean | string | number | string[] | number[];
+type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
-export interface ParsedArgs {
-  options: Record<string, OptionValue>;
+type OptionValue<S extends OptionSpec> = S["type"] extends "boolean"
+  ? boolean
+  : S["type"] extends "integer"
+    ? number
+    : string;
+
+/** What `specs` parse to, typed like util.parseArgs's own results: a multiple string is `string[]`. */
+type ParsedOptions<T extends OptionSpecs> = {
+  -readonly [K in keyof T]?: T[K] extends { readonly multiple: true }
+    ? OptionValue<T[K]>[]
+    : OptionValue<T[K]>;
+};
+
+interface ParsedArgs<T extends OptionSpecs> {
+  options: ParsedOptions<T>;
   positionals: string[];
+}
+
+function isPositional(arg: string): boolean {
+  return !arg.startsWith("-") || arg === "-";
+}
+
+/**
+ * Where option parsing stops when it stops at the first positional: util.parseArgs has no such mode, so
+ * the options are walked the way it walks them (a lone `--name` of a value-taking option takes the next
+ * argument, whatever it is) up to the first positional. After `--` everything is positional anyway.
+ */
+function optionsEnd(args: readonly string[], specs: OptionSpecs): number {
+  let i = 0;
+  while (i < args.length) {
+    const arg = args[i] as string;
+    if (arg === "--") return args.length;
+    if (isPositional(arg)) return i;
+    const name = arg.slice(2);
+    const takesValue =
+      arg.startsWith("--") &&
+      !arg.includes("=") &&
+      Object.hasOwn(specs, name) &&
+      specs[name]?.type !== "boolean";
+    i += takesValue ? 2 : 1;
+  }
+  return i;
 }
 
 function parseValue(name: string, spec: OptionSpec, raw: string, command: string): string | number {
@@ -25,51 +64,62 @@ function parseValue(name: string, spec: OptionSpec, raw: string, command: string
 }
 
 /**
- * Options first, then positionals. Option parsing stops at `--` or, when `stopAtPositional` is set, at
- * the first positional, so `conch run ls -la` passes `-la` to ls rather than to conch.
+ * Options first, then positionals, read by util.parseArgs. Option parsing stops at `--` or, when
+ * `stopAtPositional` is set, at the first positional, so `conch run ls -la` passes `-la` to ls rather
+ * than to conch. `-h` is `--help`; there are no other short options. Every mistake is a UsageError that
+ * names the option the way it was given.
  */
-export function parseArgs(
+export function parseArgs<const T extends OptionSpecs>(
   args: readonly string[],
-  specs: OptionSpecs,
+  specs: T,
   command: string,
   stopAtPositional: boolean,
-): ParsedArgs {
-  const options: Record<string, OptionValue> = Object.create(null);
+): ParsedArgs<T> {
+  const end = stopAtPositional ? optionsEnd(args, specs) : args.length;
+  const head = args.slice(0, end);
+  const config: NonNullable<ParseArgsConfig["options"]> = Object.create(null);
+  for (const [name, spec] of Object.entries(specs)) {
+    config[name] = { type: spec.type === "boolean" ? "boolean" : "string" };
+  }
+  if (Object.hasOwn(specs, "help")) config.help = { type: "boolean", short: "h" };
+  // Not strict: util.parseArgs's own checks would refuse `--cwd -x` (a value that starts with a dash) and
+  // word their messages its way. The tokens, in order, are checked here instead, so the first mistake wins.
+  const { tokens } = parseNodeArgs({
+    args: head,
+    options: config,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const options: Record<string, unknown> = Object.create(null);
   const positionals: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (arg === "--") {
-      positionals.push(...args.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith("-") || arg === "-") {
-      if (stopAtPositional) {
-        positionals.push(...args.slice(i));
-        break;
-      }
-      positionals.push(arg);
+  for (const token of tokens) {
+    if (token.kind === "positional") {
+      positionals.push(token.value);
       continue;
     }
-    const eq = arg.indexOf("=");
-    const name = arg === "-h" ? "help" : arg.slice(2, eq === -1 ? undefined : eq);
-    const spec = arg.startsWith("--") || arg === "-h" ? specs[name] : undefined;
-    if (spec === undefined) throw new UsageError(`unknown option ${arg.split("=")[0]}`, command);
+    if (token.kind === "option-terminator") continue;
+    const raw = head[token.index] as string;
+    const spec = Object.hasOwn(specs, token.name) ? specs[token.name] : undefined;
+    // A group of short options (`-la`) or a short one with a value (`-h=1`) is one unknown option.
+    if (spec === undefined || (!raw.startsWith("--") && raw !== "-h")) {
+      throw new UsageError(`unknown option ${raw.split("=")[0]}`, command);
+    }
+    const { name } = token;
     let value: string | number | boolean;
     if (spec.type === "boolean") {
-      if (eq !== -1) throw new UsageError(`--${name} takes no value`, command);
+      if (token.value !== undefined) throw new UsageError(`--${name} takes no value`, command);
       value = true;
     } else {
-      const raw = eq !== -1 ? arg.slice(eq + 1) : args[++i];
-      if (raw === undefined) throw new UsageError(`--${name} needs a value`, command);
-      value = parseValue(name, spec, raw, command);
+      if (token.value === undefined) throw new UsageError(`--${name} needs a value`, command);
+      value = parseValue(name, spec, token.value, command);
     }
-    if (spec.multiple) {
-      const list = (options[name] ?? []) as (string | number)[];
-      list.push(value as string | number);
-      options[name] = list as string[] | number[];
-    } else {
-      options[name] = value;
-    }
+    const list = options[name];
+    if (!spec.multiple) options[name] = value;
+    else if (Array.isArray(list)) list.push(value);
+    else options[name] = [value];
   }
-  return { options, positionals };
+  positionals.push(...args.slice(end));
+  // Each value was made above from its own spec, so it has the type ParsedOptions gives that spec.
+  return { options: options as ParsedOptions<T>, positionals };
 }

@@ -10,7 +10,7 @@ const EXIT_INTERNAL = 1;
 /** A usage error, or a bad config or rules file. */
 export const EXIT_USAGE = 2;
 /** The sandbox cannot run here; the command did not run. */
-export const EXIT_SANDBOX_UNAVAILABLE = 3;
+const EXIT_SANDBOX_UNAVAILABLE = 3;
 /** The command did not run: a rule, the approval policy or the person asked said no. */
 const EXIT_REJECTED = 4;
 /** As a shell reports them: the program exists but cannot be run, or does not exist. */

@@ -2,7 +2,7 @@ import { deriveExecArgs, detectShell, resolveShell } from "@conch/shell-detect";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXEC_HELP } from "../help.js";
-import { type ExecuteOptions, execute, ORCHESTRATED_SPECS } from "./execute.js";
+import { execute, ORCHESTRATED_SPECS } from "./execute.js";
 import { policyOptions } from "./policy-options.js";
 
 const EXEC_SPECS = {
@@ -24,9 +24,9 @@ export async function execCommand(args: readonly string[]): Promise<number> {
       "exec",
     );
   }
-  const shellOption = options.shell as string | undefined;
+  const shellOption = options.shell;
   const shell = shellOption === undefined ? detectShell() : resolveShell(shellOption);
   const script = positionals[0] as string;
   const argv = deriveExecArgs(shell, script, { login: options.login === true });
-  return execute("exec", { argv, script }, options as ExecuteOptions, policyOptions(options, "exec"));
+  return execute("exec", { argv, script }, options, policyOptions(options, "exec"));
 }

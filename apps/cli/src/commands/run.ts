@@ -1,7 +1,7 @@
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { RUN_HELP } from "../help.js";
-import { type ExecuteOptions, execute, ORCHESTRATED_SPECS } from "./execute.js";
+import { execute, ORCHESTRATED_SPECS } from "./execute.js";
 import { policyOptions } from "./policy-options.js";
 
 export async function runCommand(args: readonly string[]): Promise<number> {
@@ -11,5 +11,5 @@ export async function runCommand(args: readonly string[]): Promise<number> {
     return 0;
   }
   if (positionals.length === 0) throw new UsageError("missing the command to run", "run");
-  return execute("run", { argv: positionals }, options as ExecuteOptions, policyOptions(options, "run"));
+  return execute("run", { argv: positionals }, options, policyOptions(options, "run"));
 }
