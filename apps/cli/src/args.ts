@@ -66,8 +66,8 @@ function parseValue(name: string, spec: OptionSpec, raw: string, command: string
 /**
  * Options first, then positionals, read by util.parseArgs. Option parsing stops at `--` or, when
  * `stopAtPositional` is set, at the first positional, so `conch run ls -la` passes `-la` to ls rather
- * than to conch. `-h` is `--help`; there are no other short options. Every mistake is a UsageError that
- * names the option the way it was given.
+ * than to conch. `-h` is `--help`; there are no other short options. An option that takes one value may
+ * be given once. Every mistake is a UsageError that names the option the way it was given.
  */
 export function parseArgs<const T extends OptionSpecs>(
   args: readonly string[],
@@ -115,6 +115,11 @@ export function parseArgs<const T extends OptionSpecs>(
       value = parseValue(name, spec, token.value, command);
     }
     const list = options[name];
+    // A second value would silently win over the first (a wrapper's `--sandbox read-only` undone by an
+    // appended `--sandbox danger-full-access`): an option given once means what it says, or it is an error.
+    if (!spec.multiple && name in options && spec.type !== "boolean") {
+      throw new UsageError(`--${name} given more than once: give it once`, command);
+    }
     if (!spec.multiple) options[name] = value;
     else if (Array.isArray(list)) list.push(value);
     else options[name] = [value];

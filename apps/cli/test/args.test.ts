@@ -48,9 +48,17 @@ describe("parseArgs", () => {
     expect(failure(["--constructor"]).message).toBe("unknown option --constructor");
   });
 
-  it("collects a multiple option in order, and keeps the last of any other", () => {
-    const { options } = parse(["--rules", "b.rules", "--cwd", "/x", "--rules=a.rules", "--cwd=/y"]);
-    expect({ ...options }).toEqual({ rules: ["b.rules", "a.rules"], cwd: "/y" });
+  it("collects a multiple option in order, and refuses any other given twice", () => {
+    const { options } = parse(["--rules", "b.rules", "--cwd", "/x", "--rules=a.rules", "--json", "--json"]);
+    expect({ ...options }).toEqual({ rules: ["b.rules", "a.rules"], cwd: "/x", json: true });
+    // An appended value must not undo the first one silently.
+    expect(failure(["--cwd", "/x", "--rules=a.rules", "--cwd=/y"])).toEqual({
+      message: "--cwd given more than once: give it once",
+      command: "test",
+    });
+    expect(failure(["--timeout-ms", "5", "--timeout-ms", "5"]).message).toBe(
+      "--timeout-ms given more than once: give it once",
+    );
   });
 
   it("takes the next argument as a value even when it starts with a dash", () => {

@@ -140,6 +140,16 @@ describe("conch tool call", () => {
     expect(stdout).toContain("started\n");
   });
 
+  it("says on stderr when the audit log cannot be written", () => {
+    // A directory where the log file should be: every append fails.
+    mkdirSync(join(dir, ".state", "conch", "audit.jsonl"), { recursive: true });
+    const result = conch(["tool", "call", "shell_command", '{"command":"echo ran","login":false}']);
+    expect(result.stdout).toContain("ran\n");
+    expect(result.stderr).toMatch(
+      /^conch: warning: the audit log \S+audit\.jsonl cannot be written \(.*\); commands are not being recorded\n/,
+    );
+  });
+
   it("prints exactly the model's text, or with --json the structured result too", () => {
     const text = conch([
       "tool",

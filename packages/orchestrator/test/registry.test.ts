@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { ScriptedApprover } from "@conch/approval";
 import { run } from "@conch/exec-core";
 import { createSandboxRegistry, isSandboxError, prepareSandbox } from "@conch/sandbox-core";
 import { createLinuxBackend } from "@conch/sandbox-linux";
@@ -105,8 +106,25 @@ describe("the orchestrator's sandbox", () => {
     const outcome = await orchestrator.run(request(["touch", marker]));
     expect(outcome.status === "failed" && [outcome.code, outcome.message]).toEqual([
       "INVALID_REQUEST",
-      "sessionSandbox: expected a sandbox prepared for workspace-write (the sandbox option), received one for danger-full-access",
+      "sessionSandbox: expected a sandbox prepared for the mode workspace-write (as the orchestrator's), received danger-full-access",
     ]);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("refuses a session sandbox prepared for another cwd", async () => {
+    const other = await mkdtemp(join(root, "other-"));
+    const marker = join(other, "ran");
+    const orchestrator = new ToolOrchestrator({
+      cwd: work,
+      approvalPolicy: "never",
+      sandbox: { mode: "danger-full-access" },
+      sessionSandbox: sessionSandbox({ mode: "danger-full-access" }, other, createSandboxRegistry(), {}),
+    });
+    const outcome = await orchestrator.run(request(["touch", marker]));
+    expect(outcome.status === "failed" && outcome.code).toBe("INVALID_REQUEST");
+    expect(outcome.status === "failed" && outcome.message).toContain(
+      "expected a sandbox prepared for the cwd",
+    );
     expect(existsSync(marker)).toBe(false);
   });
 });
@@ -125,6 +143,26 @@ describeWith("bwrap", "the runtime's prepared sandbox", () => {
         `the sandbox's writable root ${work} is not the directory the session started with (it is now another directory); ` +
           "nothing ran. Start a new session to use the directory that is there now.",
       ]);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("is pinned before a first command that runs outside it: its swap of the workspace chooses nothing", async () => {
+    const target = await mkdtemp(join(root, "target-"));
+    const runtime = await createRuntime({ cwd: work, env, approver: new ScriptedApprover(["approved"]) });
+    try {
+      // A person approved running this one outside the sandbox; it moves the workspace aside.
+      const swap = await runtime.orchestrator.run({
+        ...request(["sh", "-c", `mv ${work} ${work}.old && ln -s ${target} ${work}`]),
+        sandboxPermissions: "require_escalated",
+        justification: "test",
+      });
+      expect(swap.status === "ran" && swap.exitCode).toBe(0);
+      const marker = join(target, "written-by-sandboxed");
+      const outcome = await runtime.orchestrator.run({ ...request(["touch", marker]), cwd: target });
+      expect(outcome.status === "failed" && outcome.code).toBe("WRITABLE_ROOT_CHANGED");
       expect(existsSync(marker)).toBe(false);
     } finally {
       await runtime.close();

@@ -92,6 +92,11 @@ export async function openRuntime(
     ...(policy.approvalPolicy === undefined ? {} : { approvalPolicy: policy.approvalPolicy }),
     ...(policy.sandbox === undefined ? {} : { sandbox: policy.sandbox }),
     ...(policy.profile === undefined ? {} : { profile: policy.profile }),
+    onAuditError: (error, path) => {
+      process.stderr.write(
+        `conch: warning: the audit log ${visibleText(path)} cannot be written (${visibleText(error.message)}); commands are not being recorded\n`,
+      );
+    },
   });
   // A project's config is the repository's, not the user's: its keys and values are shown escaped.
   for (const warning of runtime.config.warnings) {

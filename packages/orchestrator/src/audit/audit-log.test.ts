@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,7 +41,7 @@ const execution: AuditEvent = {
 };
 
 describe("createAuditLog", () => {
-  it("records session input as its length and a bounded, escaped excerpt, or the signal", async () => {
+  it("records session input whole and escaped, with its length and sha256, or the signal", async () => {
     const path = join(root, "audit.jsonl");
     const log = createAuditLog({ path, now: () => T0 });
     log.record({
@@ -55,19 +56,28 @@ describe("createAuditLog", () => {
       tool: "terminal_write",
       sessionId: 7,
       running: false,
-      text: `é${"x".repeat(250)}`,
+      text: `é${" ".repeat(250)}; echo payload`,
     });
+    const huge = `${"a".repeat(40_000)}${"b".repeat(30_000)}${"c".repeat(40_000)}`;
+    log.record({ type: "input", tool: "write_stdin", sessionId: 7, running: true, text: huge });
     log.record({ type: "input", tool: "terminal_signal", sessionId: 7, running: true, signal: "SIGTERM" });
     await log.flush();
     const head = '{"time":"2025-01-02T03:04:05.678Z","type":"input",';
-    expect(await readFile(path, "utf8")).toBe(
-      `${head}"tool":"write_stdin","sessionId":4242,"running":true,"bytes":8,` +
+    const sha = (value: string) => createHash("sha256").update(value).digest("hex");
+    const lines = (await readFile(path, "utf8")).split("\n");
+    expect(lines.slice(0, 2).join("\n")).toBe(
+      `${head}"tool":"write_stdin","sessionId":4242,"running":true,"bytes":8,"sha256":"${sha("ls\u001b[2J\r\n")}",` +
         // JSON doubles the backslash of each `\u{HEX}` escape.
-        '"excerpt":"ls\\\\u{1b}[2J\\\\u{0d}\\\\u{0a}"}\n' +
-        `${head}"tool":"terminal_write","sessionId":7,"running":false,"bytes":252,` +
-        `"excerpt":"é${"x".repeat(199)}… (51 more characters)"}\n` +
-        `${head}"tool":"terminal_signal","sessionId":7,"running":true,"signal":"SIGTERM"}\n`,
+        '"text":"ls\\\\u{1b}[2J\\\\u{0d}\\\\u{0a}"}\n' +
+        `${head}"tool":"terminal_write","sessionId":7,"running":false,"bytes":266,` +
+        `"sha256":"${sha(`é${" ".repeat(250)}; echo payload`)}","text":"é${" ".repeat(250)}; echo payload"}`,
     );
+    // A payload padded far past anything typed keeps its head and tail, and the digest of all of it.
+    const big = JSON.parse(lines[2] as string) as { bytes: number; sha256: string; text: string };
+    expect(big.bytes).toBe(110_000);
+    expect(big.sha256).toBe(sha(huge));
+    expect(big.text).toBe(`${"a".repeat(32_768)}… (44464 characters not kept) …${"c".repeat(32_768)}`);
+    expect(lines[3]).toBe(`${head}"tool":"terminal_signal","sessionId":7,"running":true,"signal":"SIGTERM"}`);
   });
 
   it("defaults to $XDG_STATE_HOME/conch/audit.jsonl, then ~/.local/state/conch/audit.jsonl", () => {

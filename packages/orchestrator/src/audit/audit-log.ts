@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -49,7 +50,9 @@ type AuditExecutionEvent = AuditCommand & {
 
 /**
  * Input sent to a live session (write_stdin, terminal_write, terminal_signal): text written to it, or a
- * signal sent to its process group. The log keeps the text's length and a bounded, escaped excerpt.
+ * signal sent to its process group. The log keeps the text whole, escaped, as a command's script is kept:
+ * a payload padded past any excerpt would otherwise run unrecorded. Only a write larger than
+ * AUDIT_INPUT_MAX_CHARS keeps its head and tail; its sha256 is there either way.
  */
 type AuditInputEvent = {
   readonly type: "input";
@@ -64,8 +67,11 @@ type AuditInputEvent = {
 
 export type AuditEvent = AuditDecisionEvent | AuditExecutionEvent | AuditInputEvent;
 
-/** Characters of input text an audit line keeps, before escaping; the rest is counted, not kept. */
-const AUDIT_INPUT_EXCERPT_CHARS = 200;
+/**
+ * Characters of one input an audit line keeps whole, before escaping (far beyond anything typed); a
+ * larger write keeps its first and last half of this, with the count of what is between.
+ */
+const AUDIT_INPUT_MAX_CHARS = 64 * 1024;
 
 export interface AuditLogOptions extends StateDirOptions {
   /** Defaults to `<state dir>/audit.jsonl` (see `conchStateDir`). */
@@ -151,7 +157,11 @@ function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown>
   if (event.type === "input") {
     const input =
       typeof event.text === "string"
-        ? { bytes: Buffer.byteLength(event.text), excerpt: inputExcerpt(event.text) }
+        ? {
+            bytes: Buffer.byteLength(event.text),
+            sha256: createHash("sha256").update(event.text).digest("hex"),
+            text: inputText(event.text),
+          }
         : { signal: text(event.signal) };
     return {
       ...head,
@@ -187,14 +197,16 @@ function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown>
 }
 
 /**
- * The start of the text written, with controls and invisible characters shown as `\u{HEX}` (a terminal
- * showing the log must not act on them), and how much was left out.
+ * The text written, with controls and invisible characters shown as `\u{HEX}` (a terminal showing the
+ * log must not act on them); past AUDIT_INPUT_MAX_CHARS, its head and tail and how much is between.
  */
-function inputExcerpt(written: string): string {
+function inputText(written: string): string {
   const chars = Array.from(written);
-  const kept = visibleText(chars.slice(0, AUDIT_INPUT_EXCERPT_CHARS).join(""));
-  const left = chars.length - AUDIT_INPUT_EXCERPT_CHARS;
-  return left > 0 ? `${kept}… (${left} more characters)` : kept;
+  if (chars.length <= AUDIT_INPUT_MAX_CHARS) return visibleText(written);
+  const half = AUDIT_INPUT_MAX_CHARS / 2;
+  const head = visibleText(chars.slice(0, half).join(""));
+  const tail = visibleText(chars.slice(chars.length - half).join(""));
+  return `${head}… (${chars.length - 2 * half} characters not kept) …${tail}`;
 }
 
 function text(value: unknown): string | null {

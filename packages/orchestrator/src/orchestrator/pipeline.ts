@@ -79,7 +79,12 @@ export async function runPipeline<T extends Attempt>(
   // cannot run.
   const unsandboxed = permissions === "require_escalated" || requirement.bypassSandbox;
   let prepared: PreparedSandbox | null = null;
-  if (!unsandboxed) {
+  if (unsandboxed) {
+    // The session's roots are still pinned first: what a command run outside the sandbox does (the
+    // workspace moved aside, a symlink in its place) must not choose where later commands may write.
+    // Preparing may fail here (no bwrap): the later sandboxed commands are then refused anyway.
+    await steps.sandbox().catch(() => null);
+  } else {
     try {
       prepared = await steps.sandbox();
     } catch (error) {

@@ -4,6 +4,7 @@
 // (pipeline.ts), the approval and stored rules (approvals.ts), the spawn plan (spawn-plan.ts), the
 // one-shot and session attempts (attempts.ts) and the audit lines (audit-events.ts). Codex's
 // ToolOrchestrator (codex-rs/core/src/tools/orchestrator.rs).
+import { realpathSync } from "node:fs";
 import { type ExecPolicy, loadExecPolicy } from "@conch/approval";
 import { run as execRun } from "@conch/exec-core";
 import { type ApprovalPolicy, isConchError } from "@conch/protocol";
@@ -49,6 +50,7 @@ export class ToolOrchestrator {
     this.#spill = options.spill ?? null;
     const sandbox = checkedSandbox(
       options.sandbox,
+      options.cwd,
       // No registry given, no backend: a sandboxed mode fails closed with SANDBOX_UNAVAILABLE.
       options.sessionSandbox ?? sessionSandbox(options.sandbox, options.cwd, createSandboxRegistry(), {}),
     );
@@ -210,23 +212,41 @@ export class ToolOrchestrator {
 }
 
 /**
- * `prepared`, refusing a sandbox prepared for another mode than the orchestrator's policy (one for
- * danger-full-access under a workspace-write policy would run every command unsandboxed).
+ * `prepared`, refusing a sandbox prepared for another mode, cwd or network setting than the
+ * orchestrator's own (one for danger-full-access under a workspace-write policy would run every command
+ * unsandboxed; one for another cwd or with network would give commands what the policy does not).
+ * Writable roots beyond the cwd are the caller's to keep equal: createRuntime builds both from one policy.
  */
 function checkedSandbox(
   policy: SandboxPolicy,
+  cwd: string,
   prepared: () => Promise<PreparedSandbox>,
 ): () => Promise<PreparedSandbox> {
+  const mismatch = (what: string, expected: unknown, received: unknown): OrchestratorError =>
+    new OrchestratorError(
+      "INVALID_REQUEST",
+      `sessionSandbox: expected a sandbox prepared for ${what} ${String(expected)} (as the orchestrator's), received ${String(received)}`,
+    );
   return async () => {
     const sandbox = await prepared();
-    if (sandbox.workspace.mode !== policy.mode) {
-      throw new OrchestratorError(
-        "INVALID_REQUEST",
-        `sessionSandbox: expected a sandbox prepared for ${policy.mode} (the sandbox option), received one for ${sandbox.workspace.mode}`,
-      );
+    const { workspace } = sandbox;
+    if (workspace.mode !== policy.mode) throw mismatch("the mode", policy.mode, workspace.mode);
+    if (realOrSelf(workspace.cwd) !== realOrSelf(cwd)) throw mismatch("the cwd", cwd, workspace.cwd);
+    if (sandbox.backend !== null) {
+      const network = workspace.rules().network;
+      const expected = policy.mode === "workspace-write" && policy.networkAccess === true;
+      if (network !== expected) throw mismatch("network", expected ? "on" : "off", network ? "on" : "off");
     }
     return sandbox;
   };
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 async function ran(

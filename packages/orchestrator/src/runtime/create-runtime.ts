@@ -51,6 +51,11 @@ export interface CreateRuntimeOptions {
   /** See `ToolOrchestratorOptions.noApproverHint`. */
   readonly noApproverHint?: string;
   readonly execute?: Execute;
+  /**
+   * Told when the audit log cannot be written (the first failed append of an outage): commands still
+   * run, so a caller should say so where a person sees it.
+   */
+  readonly onAuditError?: (error: Error, path: string) => void;
 }
 
 /** The config read, and an orchestrator built from it. */
@@ -91,7 +96,13 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     mode === "workspace-write"
       ? { mode, writableRoots: [...config.writableRoots], networkAccess: config.networkAccess }
       : { mode };
-  const audit = createAuditLog({ env, ...(config.auditLog === null ? {} : { path: config.auditLog }) });
+  const auditPath = config.auditLog === null ? {} : { path: config.auditLog };
+  const onAuditError = options.onAuditError;
+  const audit = createAuditLog({
+    env,
+    ...auditPath,
+    ...(onAuditError === undefined ? {} : { onError: (error: Error) => onAuditError(error, audit.path) }),
+  });
   const [storeDir] = config.rulesDirs;
   const envPolicy = conchEnvPolicy(config);
   const workspace = conchSandboxWorkspace(config, env, options.cwd, mode);
