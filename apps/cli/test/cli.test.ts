@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,7 +60,13 @@ describe("conch run", () => {
   });
 
   it("runs in --cwd", () => {
-    expect(conch("run", "--cwd", "/var/tmp", "pwd").stdout).toBe("/var/tmp\n");
+    // A directory of its own: /var/tmp itself could hold the home (then it is refused as a workspace).
+    const other = realpathSync(mkdtempSync(join(tmpdir(), "conch-cwd-")));
+    try {
+      expect(conch("run", "--cwd", other, "pwd").stdout).toBe(`${other}\n`);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it("refuses / as the workspace of a sandbox that would make it writable", () => {

@@ -115,6 +115,18 @@ export class ProcessTree {
         // ESRCH: the group emptied meanwhile.
       }
     }
+    // Each inner group (the command a wrapper such as bwrap started in a session of its own) at once as
+    // well, while its leader is still the same process: signalled one by one, a shell could see its child
+    // die first and print "Terminated" before its own signal arrived.
+    for (const leader of scan.members) {
+      if (leader.pid !== leader.pgrp || leader.pgrp === this.rootPid) continue;
+      if (readProcInfo(leader.pid)?.startTime !== leader.startTime) continue;
+      try {
+        process.kill(-leader.pgrp, signal);
+      } catch {
+        // The group emptied meanwhile.
+      }
+    }
     for (const member of scan.members) {
       if (readProcInfo(member.pid)?.startTime !== member.startTime) continue;
       try {
