@@ -350,6 +350,48 @@ describe("resolveSandboxPolicy: hidden reads", () => {
     expect(rules.hidden).toEqual(withAlwaysHidden([]));
   });
 
+  it("finds secrets afresh for every command: one created mid-session is hidden from the next on", () => {
+    const h = dir("fresh", "home");
+    dir("fresh", "home", ".config");
+    const cwd = dir("fresh", "ws");
+    const workspace = createSandboxWorkspace(ww(), {
+      cwd,
+      env: { HOME: h },
+      denyRead: ["~/a/b/c", "/nonexistent-dir-for-conch/*"],
+    });
+    expect(workspace.rules().hidden).toEqual(withAlwaysHidden([]));
+    // Directly in the home (listed once), in a directory that existed before (looked up by name), by a
+    // wildcard, and several levels down a config addition.
+    dir("fresh", "home", ".ssh");
+    dir("fresh", "home", ".config", "gcloud");
+    writeFileSync(join(h, ".zsh_history"), "");
+    dir("fresh", "home", "a", "b", "c");
+    const real = dir("fresh", "elsewhere-kube");
+    symlinkSync(real, join(h, ".kube"));
+    expect(workspace.rules().hidden).toEqual(
+      withAlwaysHidden([
+        { path: join(h, ".config", "gcloud"), type: "dir", readable: [] },
+        { path: join(h, ".ssh"), type: "dir", readable: [] },
+        { path: join(h, ".zsh_history"), type: "file", readable: [] },
+        { path: join(h, "a", "b", "c"), type: "dir", readable: [] },
+        { path: real, type: "dir", readable: [] },
+      ]),
+    );
+    rmSync(join(h, ".ssh"), { recursive: true });
+    expect(workspace.rules().hidden.map((entry) => entry.path)).not.toContain(join(h, ".ssh"));
+  });
+
+  it("a home that is a file, or a pattern through a file, hides nothing and throws nothing", () => {
+    const file = join(dir("home-file"), "not-a-dir");
+    writeFileSync(file, "");
+    const workspace = createSandboxWorkspace(ww(), {
+      cwd: dir("home-file-ws"),
+      env: { HOME: file },
+      denyRead: [`${file}/x`, `${file}/*`],
+    });
+    expect(workspace.rules().hidden).toEqual(withAlwaysHidden([]));
+  });
+
   it("read-only hides the same secrets", () => {
     const h = dir("ro-secrets");
     dir("ro-secrets", ".gnupg");

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { toolCall, userConfig, type Workspace, workspace } from "./harness.js";
+import { replay, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
 
 const KEY = "-----BEGIN OPENSSH PRIVATE KEY-----conch-test-secret";
 
@@ -76,6 +76,22 @@ describeWith("bwrap", "reads of secrets are denied by default", () => {
     expect(call.text).not.toContain(KEY);
     expect(call.text).toContain("known-hosts-public");
     expect(call.text).toContain(".netrc-conch-test-secret");
+  });
+
+  it("a secret created after the session's first call is hidden from the next call on", async () => {
+    const session = replay(ws);
+    expect((await session.call("shell_command", { command: "true" })).text).toContain("Exit code: 0");
+    mkdirSync(join(ws.home, ".gnupg"));
+    writeFileSync(join(ws.home, ".gnupg", "secring.gpg"), "gnupg-conch-test-secret");
+    writeFileSync(join(ws.home, ".zsh_history"), "zsh-conch-test-secret");
+    mkdirSync(join(ws.home, ".config", "gcloud"));
+    writeFileSync(join(ws.home, ".config", "gcloud", "credentials.db"), "gcloud-conch-test-secret");
+    const call = await session.call("shell_command", {
+      command: "cat ~/.gnupg/secring.gpg ~/.zsh_history ~/.config/gcloud/credentials.db",
+    });
+    expect(await session.close()).toBe(0);
+    expect(call.text).not.toContain("conch-test-secret");
+    expect(call.text).toContain("Permission denied");
   });
 
   it("danger-full-access runs no sandbox and says so", () => {

@@ -73,9 +73,13 @@ function readText(path: string, maxBytes: number = MAX_POINTER_BYTES): string | 
     return undefined;
   }
   try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    const buffer = Buffer.alloc(maxBytes);
-    return buffer.toString("utf8", 0, readSync(fd, buffer, 0, maxBytes, 0));
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return undefined;
+    // Sized by the file (plus one page, should it grow meanwhile) so a small config costs no large
+    // buffer; never more than maxBytes is read.
+    const size = Math.min(maxBytes, stats.size + 4096);
+    const buffer = Buffer.allocUnsafe(size);
+    return buffer.toString("utf8", 0, readSync(fd, buffer, 0, size, 0));
   } catch {
     return undefined;
   } finally {

@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, statSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, normalize } from "node:path";
 import type { HiddenPath } from "../types.js";
 import { canonical, isInside } from "./protected-paths.js";
 
@@ -74,35 +74,96 @@ function absolutePatterns(pattern: string, homes: readonly string[]): string[] {
   return isAbsolute(pattern) ? [pattern] : [];
 }
 
-/** The existing paths a pattern names, as written (not canonical). */
-function expandPattern(absolute: string): string[] {
-  let paths = ["/"];
-  for (const component of absolute.split("/").filter((part) => part !== "")) {
-    if (!WILDCARD.test(component)) {
-      paths = paths.map((path) => join(path, component));
-      continue;
-    }
-    const matcher = componentPattern(component);
-    paths = paths.flatMap((path) => {
-      try {
-        return readdirSync(path)
-          .filter((name) => matcher.test(name))
-          .map((name) => join(path, name));
-      } catch {
-        return [];
-      }
-    });
-  }
-  return paths.filter((path) => lstatSync(path, { throwIfNoEntry: false }) !== undefined);
+interface PatternNode {
+  /** A pattern ends here: the path itself is named. */
+  named: boolean;
+  readonly literal: Map<string, PatternNode>;
+  readonly wild: Map<string, { matcher: RegExp; node: PatternNode }>;
 }
 
-function canonicalAll(patterns: readonly string[], homes: readonly string[]): string[] {
-  const paths = new Set<string>();
-  for (const pattern of patterns) {
-    for (const path of absolutePatterns(pattern, homes).flatMap(expandPattern)) {
-      const real = canonical(path);
-      if (real !== undefined) paths.add(real);
+const newNode = (): PatternNode => ({ named: false, literal: new Map(), wild: new Map() });
+
+// Up to this many plain names below one directory are looked up one by one; more, or any wildcard,
+// and the directory is read once instead (the home directory holds most of the default list).
+const LOOKUPS_BEFORE_READDIR = 8;
+
+// Where names may differ from what the disk holds only in case, a name missing from a listing is
+// still looked up.
+const CASE_FOLDING = process.platform === "darwin" || process.platform === "win32";
+
+function exists(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+}
+
+/** The patterns as one tree of path components, built once per workspace. */
+function patternTree(absolutes: readonly string[]): PatternNode {
+  const root = newNode();
+  for (const absolute of absolutes) {
+    let node = root;
+    for (const component of normalize(absolute).split("/")) {
+      if (component === "") continue;
+      if (WILDCARD.test(component)) {
+        let entry = node.wild.get(component);
+        if (entry === undefined) {
+          entry = { matcher: componentPattern(component), node: newNode() };
+          node.wild.set(component, entry);
+        }
+        node = entry.node;
+      } else {
+        let next = node.literal.get(component);
+        if (next === undefined) {
+          next = newNode();
+          node.literal.set(component, next);
+        }
+        node = next;
+      }
     }
+    node.named = true;
+  }
+  return root;
+}
+
+/**
+ * The existing paths a pattern tree names, as written (not canonical). Each directory on the way is
+ * listed or looked into once for all the patterns, and found afresh on every call: nothing on disk is
+ * cached, so a secret created mid-session is hidden from the next command on.
+ */
+function existingPaths(root: PatternNode): string[] {
+  const found: string[] = [];
+  const visit = (path: string, node: PatternNode): void => {
+    if (node.named) found.push(path);
+    if (node.literal.size === 0 && node.wild.size === 0) return;
+    const below: [string, PatternNode][] = [];
+    if (node.wild.size === 0 && node.literal.size <= LOOKUPS_BEFORE_READDIR) {
+      for (const [name, next] of node.literal) {
+        if (exists(join(path, name))) below.push([name, next]);
+      }
+    } else {
+      let names: string[];
+      try {
+        names = readdirSync(path);
+      } catch {
+        return;
+      }
+      const listed = new Set(names);
+      for (const [name, next] of node.literal) {
+        if (listed.has(name) || (CASE_FOLDING && exists(join(path, name)))) below.push([name, next]);
+      }
+      for (const { matcher, node: next } of node.wild.values()) {
+        for (const name of names) if (matcher.test(name)) below.push([name, next]);
+      }
+    }
+    for (const [name, next] of below) visit(join(path, name), next);
+  };
+  visit("/", root);
+  return found;
+}
+
+function canonicalAll(tree: PatternNode): string[] {
+  const paths = new Set<string>();
+  for (const path of existingPaths(tree)) {
+    const real = canonical(path);
+    if (real !== undefined) paths.add(real);
   }
   return [...paths];
 }
@@ -111,25 +172,32 @@ function canonicalAll(patterns: readonly string[], homes: readonly string[]): st
  * The paths to hide: every existing path `deny` names (canonical, so a symlinked `~/.ssh` hides its
  * target; `~/` in every one of `homes`, `$HOME` and the account's own), less those `allow` names exactly,
  * less any at or above a writable root (the workspace stays the workspace), one inside another folded
- * into it. What `allow` names inside a hidden directory stays readable there.
+ * into it. What `allow` names inside a hidden directory stays readable there. The patterns are
+ * compiled once; the disk is read on every call.
  */
-export function hiddenPaths(
+export function hiddenPathFinder(
   deny: readonly string[],
   allow: readonly string[],
   homes: readonly string[],
-  writableRoots: readonly string[],
-): HiddenPath[] {
-  const allowed = canonicalAll(allow, homes);
-  const denied = canonicalAll(deny, homes).filter(
-    (path) => !allowed.includes(path) && !writableRoots.some((root) => root === path || isInside(root, path)),
-  );
-  const outer = denied.filter((path) => !denied.some((other) => isInside(path, other))).sort();
-  return outer.map((path) => {
-    const isDir = statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
-    return {
-      path,
-      type: isDir ? "dir" : "file",
-      readable: isDir ? allowed.filter((inner) => isInside(inner, path)).sort() : [],
-    };
-  });
+): (writableRoots: readonly string[]) => HiddenPath[] {
+  const tree = (patterns: readonly string[]) =>
+    patternTree(patterns.flatMap((pattern) => absolutePatterns(pattern, homes)));
+  const denyTree = tree(deny);
+  const allowTree = tree(allow);
+  return (writableRoots) => {
+    const allowed = allow.length === 0 ? [] : canonicalAll(allowTree);
+    const denied = canonicalAll(denyTree).filter(
+      (path) =>
+        !allowed.includes(path) && !writableRoots.some((root) => root === path || isInside(root, path)),
+    );
+    const outer = denied.filter((path) => !denied.some((other) => isInside(path, other))).sort();
+    return outer.map((path) => {
+      const isDir = statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+      return {
+        path,
+        type: isDir ? "dir" : "file",
+        readable: isDir ? allowed.filter((inner) => isInside(inner, path)).sort() : [],
+      };
+    });
+  };
 }

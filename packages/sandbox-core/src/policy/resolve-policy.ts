@@ -11,7 +11,7 @@ import {
   PROTECTED_NAMES,
   protectedPathsOf,
 } from "./protected-paths.js";
-import { DEFAULT_DENY_READ, hiddenPaths } from "./read-deny.js";
+import { DEFAULT_DENY_READ, hiddenPathFinder } from "./read-deny.js";
 import { validatePolicy, validateResolveOptions } from "./validate-policy.js";
 
 export interface SandboxWorkspaceOptions {
@@ -211,7 +211,7 @@ export function createSandboxWorkspace(
     refuseWritableSymlinks(tmpDir, present, "tmpDir");
     tmp = hold(canonicalDirectory(tmpDir) as string);
   }
-  const deny = [...DEFAULT_DENY_READ, ...denyRead];
+  const hiddenPaths = hiddenPathFinder([...DEFAULT_DENY_READ, ...denyRead], allowRead, homes);
 
   return {
     mode,
@@ -229,7 +229,7 @@ export function createSandboxWorkspace(
         readableRoots: ["/"],
         writableRoots: workspaceRoots(rootPaths, homes, protect),
         tmp: tmpRule,
-        hidden: hiddenPaths(deny, allowRead, homes, rootPaths),
+        hidden: hiddenPaths(rootPaths),
         network: mode === "workspace-write" && checked.networkAccess === true,
       };
     },
