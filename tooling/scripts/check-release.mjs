@@ -33,7 +33,7 @@ import {
   run,
   tarEntries,
 } from "./pack.mjs";
-import { firstExample, stripTypes } from "./readme.mjs";
+import { firstExample, installedPackages, stripTypes } from "./readme.mjs";
 import { commitAll, copyWorkingTree } from "./working-tree.mjs";
 import { workspacePackages } from "./workspace.mjs";
 
@@ -59,6 +59,31 @@ const SMOKE = {
   ],
 };
 
+/**
+ * The packages an example imports that are neither Node's nor among `installed` (a subpath counts as its
+ * package): with npm's flat node_modules a dependency's dependency resolves anyway, with pnpm it does not.
+ * @param {string} code
+ * @param {readonly string[]} installed
+ */
+function undeclared(code, installed) {
+  const specifiers = [...code.matchAll(/\bfrom\s+"([^"]+)"|\bimport\s*\(\s*"([^"]+)"\s*\)/g)].map(
+    (match) => /** @type {string} */ (match[1] ?? match[2]),
+  );
+  const packageOf = (spec) =>
+    spec
+      .split("/")
+      .slice(0, spec.startsWith("@") ? 2 : 1)
+      .join("/");
+  return [
+    ...new Set(
+      specifiers
+        .filter((spec) => !spec.startsWith("node:") && !spec.startsWith("."))
+        .map(packageOf)
+        .filter((name) => !installed.includes(name)),
+    ),
+  ];
+}
+
 /** @param {string} path */
 function duBytes(path) {
   if (!existsSync(path)) return 0;
@@ -68,12 +93,21 @@ function duBytes(path) {
   return readdirSync(path).reduce((sum, name) => sum + duBytes(join(path, name)), 0);
 }
 
+/** The workspace catalog (pnpm-workspace.yaml): package name to range. */
+const catalog = new Map(
+  [
+    ...(readFileSync(join(root, "pnpm-workspace.yaml"), "utf8")
+      .split(/^catalog:\s*$/m)[1]
+      ?.split(/^\S/m)[0]
+      ?.matchAll(/^\s+"?([^":\s]+)"?:\s*"?([^"\n]+?)"?\s*$/gm) ?? []),
+  ].map((match) => [/** @type {string} */ (match[1]), /** @type {string} */ (match[2])]),
+);
+
 /** The `@types/node` range of the workspace catalog: what the consumer compiles against. */
 function typesNodeRange() {
-  const yaml = readFileSync(join(root, "pnpm-workspace.yaml"), "utf8");
-  const match = /^\s+"?@types\/node"?:\s*"?([^"\n]+)"?\s*$/m.exec(yaml);
-  if (match === null) throw new Error("pnpm-workspace.yaml: no @types/node in the catalog");
-  return /** @type {string} */ (match[1]).trim();
+  const range = catalog.get("@types/node");
+  if (range === undefined) throw new Error("pnpm-workspace.yaml: no @types/node in the catalog");
+  return range;
 }
 
 const CONSUMER_TSCONFIG = {
@@ -94,12 +128,15 @@ const CONSUMER_TSCONFIG = {
  * @param {Map<string, string>} tarballs by package name
  * @param {{name: string, manifest: Record<string, unknown>}[]} packages
  * @param {string} base
+ * @param {string} repoDir the copy the tarballs were packed from
  */
-async function installAlone(pkg, tarballs, packages, base) {
+async function installAlone(pkg, tarballs, packages, base, repoDir) {
   const short = pkg.name.replace("@conch/", "");
   const project = join(base, short);
   const home = join(base, `${short}.home`);
-  const cache = join(base, `${short}.npm-cache`);
+  // One npm cache for the whole rehearsal: empty when it starts, shared by the consumers (npm's cache is
+  // safe for concurrent installs), so each third-party package is downloaded once.
+  const cache = join(base, "npm-cache");
   const work = join(project, "work");
   for (const dir of [project, home, cache, work]) mkdirSync(dir, { recursive: true });
   writeFileSync(
@@ -118,8 +155,29 @@ async function installAlone(pkg, tarballs, packages, base) {
     npm_config_audit: "false",
   };
   const lines = [];
-  const needs = internalRuntimeDeps(pkg.name, packages);
-  const specs = [pkg.name, ...needs].map((name) => /** @type {string} */ (tarballs.get(name)));
+  // What the README tells its reader to install beside the package (an optional peer, another layer its
+  // example imports): @conch/* from their tarballs, anything else at the workspace catalog's range.
+  const readme = join(repoDir, pkg.dir, "README.md");
+  const told = existsSync(readme) ? installedPackages(readFileSync(readme, "utf8")) : [];
+  const unknown = told.filter((name) => name.startsWith("@conch/") && !tarballs.has(name));
+  if (unknown.length > 0) {
+    return {
+      ok: false,
+      installed: 0,
+      lines: [`its README installs ${unknown.join(", ")}: no such public package`],
+    };
+  }
+  const conch = [pkg.name, ...told.filter((name) => name.startsWith("@conch/") && name !== pkg.name)];
+  const needs = [...new Set(conch.flatMap((name) => [name, ...internalRuntimeDeps(name, packages)]))].filter(
+    (name) => name !== pkg.name,
+  );
+  const others = told
+    .filter((name) => !name.startsWith("@conch/"))
+    .map((name) => (catalog.has(name) ? `${name}@${catalog.get(name)}` : name));
+  const specs = [
+    ...[pkg.name, ...needs].map((name) => /** @type {string} */ (tarballs.get(name))),
+    ...others,
+  ];
   const bin = pkg.manifest.bin !== undefined;
   const install = await run(
     "npm",
@@ -142,7 +200,9 @@ async function installAlone(pkg, tarballs, packages, base) {
       lines: [`npm install failed (exit ${install.code}):\n${install.output.trim()}`],
     };
   }
-  lines.push(`installed with ${needs.length === 0 ? "no other tarball" : needs.join(", ")}`);
+  lines.push(
+    `installed with ${needs.length === 0 ? "no other tarball" : needs.join(", ")}${others.length === 0 ? "" : ` and ${others.join(", ")}`}`,
+  );
   let ok = true;
 
   if (bin) {
@@ -174,6 +234,11 @@ async function installAlone(pkg, tarballs, packages, base) {
   if (example === null) {
     ok = false;
     lines.push("its README (as published) has no ```ts example");
+  } else if (undeclared(example.code, [pkg.name, ...told]).length > 0) {
+    ok = false;
+    lines.push(
+      `its README example imports ${undeclared(example.code, [pkg.name, ...told]).join(", ")}, which its install line does not name`,
+    );
   } else {
     writeFileSync(join(project, "example.mjs"), stripTypes(example.code));
     const result = await run(process.execPath, [join(project, "example.mjs")], {
@@ -266,7 +331,7 @@ try {
       changelog: existsSync(join(repo, pkg.dir, "CHANGELOG.md")),
     });
     const lint = await lintTarball(root, result.tarball, pkg.manifest);
-    const alone = await installAlone(pkg, tarballs, packages, consumers);
+    const alone = await installAlone(pkg, tarballs, packages, consumers, repo);
     return {
       pkg,
       ok: problems.length === 0 && lint.ok && alone.ok,

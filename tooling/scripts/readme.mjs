@@ -14,6 +14,24 @@ export function firstExample(readme) {
   return { lang: /** @type {"ts" | "js"} */ (match[1]), code: /** @type {string} */ (match[2]) };
 }
 
+const INSTALL_LINE = /^\s*(?:pnpm add|npm i|npm install|yarn add)\s+([^#\n]+)/gm;
+
+/**
+ * The packages a README tells its reader to install (`pnpm add A B # why`, or npm's and yarn's words),
+ * options left out, in the order written.
+ * @param {string} readme
+ * @returns {string[]}
+ */
+export function installedPackages(readme) {
+  const names = [];
+  for (const match of readme.matchAll(INSTALL_LINE)) {
+    for (const word of /** @type {string} */ (match[1]).trim().split(/\s+/)) {
+      if (word !== "" && !word.startsWith("-") && !names.includes(word)) names.push(word);
+    }
+  }
+  return names;
+}
+
 /** @param {string} code TypeScript or JavaScript @returns {string} an ES module */
 export function stripTypes(code) {
   return ts.transpileModule(code, {

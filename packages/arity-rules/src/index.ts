@@ -1,6 +1,6 @@
 // Anything exported here is public API of @conch/arity-rules.
 export { analyze } from "./analyze/analyze.js";
-export { setWasmLocation, type WasmLocation } from "./analyze/parser.js";
+export { setWasmLocation, type WasmLocation } from "./analyze/wasm-location.js";
 export {
   type ArityTable,
   approvalPrefix,

@@ -23,9 +23,10 @@ export interface RunOptions {
   signal?: AbortSignal;
   /**
    * Called with each chunk as it arrives, for streaming. Returning a promise pauses that stream until it
-   * settles, so a slow consumer slows the command instead of filling memory.
+   * settles, so a slow consumer slows the command instead of filling memory; any other return value is
+   * ignored (so `({ stream, data }) => process[stream].write(data)` fits).
    */
-  onOutput?: (delta: OutputDelta) => void | Promise<void>;
+  onOutput?: (delta: OutputDelta) => unknown;
   /**
    * `false`: stream only (execa's `buffer: false`). Chunks go to `onOutput` and nowhere else: no copy of
    * the output is kept, so the result's `stdout`, `stderr` and `output` are empty, and it has `buffered:
@@ -195,7 +196,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
         if (onOutput === undefined || callbackError) return;
         try {
           const pending = onOutput({ stream: name, data });
-          if (typeof pending?.then === "function") {
+          if (isThenable(pending)) {
             stream.pause();
             pending.then(() => stream.resume(), consumerFailed);
           }
@@ -222,4 +223,12 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     // An abort while the child was being spawned fired before the listener existed.
     if (signal?.aborted) onAbort();
   });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }

@@ -111,4 +111,20 @@ describe("backpressure", () => {
     expect(received).toBe(4_000_000);
     expect(result.stdoutBytes).toBe(4_000_000);
   });
+
+  it("ignores what onOutput returns unless it is a promise (process.stdout.write returns a boolean)", async () => {
+    const seen: string[] = [];
+    const result = await run(
+      { argv: ["sh", "-c", "echo out; echo err >&2"], cwd: "/" },
+      {
+        onOutput: ({ stream, data }) => {
+          seen.push(`${stream}:${data.toString().trim()}`);
+          // biome-ignore lint/suspicious/noThenProperty: a `then` that is not a function is no promise
+          return seen.length === 1 ? true : { then: "not a function" };
+        },
+      },
+    );
+    expect(result.exitCode).toBe(0);
+    expect(seen.sort()).toEqual(["stderr:err", "stdout:out"]);
+  });
 });

@@ -11,53 +11,28 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { Parser } from "web-tree-sitter";
 import { ArityRulesError } from "../errors.js";
+import { lockWasmLocation, wasmLocations } from "./wasm-location.js";
 
 type WebTreeSitter = typeof import("web-tree-sitter");
 
-/** Where the parser's wasm files are: a path or a `file:` URL each; one left out keeps its default. */
-export interface WasmLocation {
-  /** web-tree-sitter's runtime, `tree-sitter.wasm` (default: next to web-tree-sitter's module). */
-  readonly treeSitter?: string | URL;
-  /** The bash grammar, `tree-sitter-bash.wasm` (default: the copy in this package's `grammar/`). */
-  readonly bash?: string | URL;
-}
-
 // The runtime wasm in the web-tree-sitter package.
 const RUNTIME_WASM = "tree-sitter.wasm";
-
-let treeSitterWasm: string | null = null;
-let bashWasm: string | null = null;
 
 // Parser.init() instantiates the wasm runtime, and calling it again would replace the runtime under every
 // parser already made, so it runs once per process.
 let runtime: Promise<WebTreeSitter> | null = null;
 
-function toPath(location: string | URL): string {
-  return typeof location === "string" ? location : fileURLToPath(location);
-}
-
-/**
- * Says where the wasm files of the bash parser are, for a consumer that bundles this package (its
- * bundle no longer sits beside them): copy `tree-sitter.wasm` (from web-tree-sitter) and
- * `tree-sitter-bash.wasm` (from this package's `grammar/`) next to the bundle and point here. Call it
- * before the first analysis: once the parser has started loading, the runtime cannot move and this
- * throws. After a failed load (ArityRulesError `PARSER_UNAVAILABLE`) it may be called again.
- */
-export function setWasmLocation(location: WasmLocation): void {
-  if (runtime !== null) {
-    throw new Error("setWasmLocation: the bash parser is already loaded; call it before the first analysis");
-  }
-  if (location.treeSitter !== undefined) treeSitterWasm = toPath(location.treeSitter);
-  if (location.bash !== undefined) bashWasm = toPath(location.bash);
-}
-
 /** Where web-tree-sitter's runtime wasm is: the location set, or beside the web-tree-sitter this loads. */
 function runtimeWasmPath(): string {
-  return treeSitterWasm ?? createRequire(import.meta.url).resolve(`web-tree-sitter/${RUNTIME_WASM}`);
+  return (
+    wasmLocations().treeSitter ?? createRequire(import.meta.url).resolve(`web-tree-sitter/${RUNTIME_WASM}`)
+  );
 }
 
 function loadRuntime(): Promise<WebTreeSitter> {
-  runtime ??= import("web-tree-sitter")
+  if (runtime !== null) return runtime;
+  lockWasmLocation(true);
+  runtime = import("web-tree-sitter")
     .then(async (module) => {
       // The runtime's wasm is read here and handed over: when web-tree-sitter reads a missing file itself,
       // it also rejects a promise nobody awaits, which ends the process instead of failing this load.
@@ -68,6 +43,7 @@ function loadRuntime(): Promise<WebTreeSitter> {
     .catch((error: unknown) => {
       // Forgotten, so that a later load (perhaps at another location) can try again.
       runtime = null;
+      lockWasmLocation(false);
       throw error;
     });
   return runtime;
@@ -75,7 +51,9 @@ function loadRuntime(): Promise<WebTreeSitter> {
 
 /** Where the bash grammar is: the location set, or the copy shipped in this package. */
 function bashWasmPath(): string {
-  return bashWasm ?? fileURLToPath(new URL("../../grammar/tree-sitter-bash.wasm", import.meta.url));
+  return (
+    wasmLocations().bash ?? fileURLToPath(new URL("../../grammar/tree-sitter-bash.wasm", import.meta.url))
+  );
 }
 
 /** A parser for bash, or an ArityRulesError `PARSER_UNAVAILABLE` saying why there is none. */

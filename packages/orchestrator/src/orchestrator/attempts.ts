@@ -67,7 +67,8 @@ export async function runOneShot(
       onOutput: (delta) => {
         const stored = collected.push(delta.data);
         const forwarded = onOutput?.(delta);
-        if (forwarded === undefined) return stored;
+        // The caller's promise pauses the stream too; any other value it returns is no promise.
+        if (!isThenable(forwarded)) return stored;
         return stored === undefined ? forwarded : Promise.all([stored, forwarded]).then(() => undefined);
       },
       ...(prepare === null ? {} : { prepare }),
@@ -159,4 +160,12 @@ export async function startSession(
       if (sessions.has(response.sessionId)) await sessions.close(response.sessionId);
     },
   };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
 }

@@ -52,8 +52,11 @@ export interface CommandRequest {
 export interface RunContext {
   /** Aborting stops the command and kills its tree (exit 130). */
   readonly signal?: AbortSignal;
-  /** Every chunk of output as it arrives (stdout and stderr), e.g. to stream it to a terminal. */
-  readonly onOutput?: (delta: OutputDelta) => void | Promise<void>;
+  /**
+   * Every chunk of output as it arrives (stdout and stderr), e.g. to stream it to a terminal. A returned
+   * promise pauses that stream until it settles; any other return value is ignored.
+   */
+  readonly onOutput?: (delta: OutputDelta) => unknown;
 }
 
 /** The command never ran: a rule or the policy forbids it, the person said no, or the sandbox cannot run here. */
