@@ -1,9 +1,10 @@
 import { visibleText } from "@conch/approval";
 import { isConchError } from "@conch/protocol";
 import { parseDaemonArgs } from "./args.js";
+import { daemonVersion } from "./daemon.js";
 import { UsageError } from "./errors.js";
 import { HELP } from "./help.js";
-import { daemonVersion, serveOnStdio } from "./serve-stdio.js";
+import { serveOnStdio } from "./serve-stdio.js";
 
 const EXIT_OK = 0;
 const EXIT_FAILURE = 1;
