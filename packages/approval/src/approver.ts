@@ -25,10 +25,34 @@ export interface ApprovalRequest {
   tty: boolean;
 }
 
+/** Who gave an answer: a person at a prompt, a person through an MCP client's form, or out of band. */
+export type ApprovalAnswerer = "user" | "elicitation" | "out-of-band";
+
+/**
+ * An answer with more than the decision: who gave it, and for a "no" why, in the words the model reads.
+ * A plain `ReviewDecision` is the same as `{ decision }` from a person at a prompt.
+ */
+export interface ApprovalAnswer {
+  readonly decision: ReviewDecision;
+  /** Who answered (the audit log's `decidedBy`); default `user`. */
+  readonly decidedBy?: ApprovalAnswerer;
+  /**
+   * How a decision other than an approval came about: `denied`, a person said no (the default for
+   * `denied`); `not-approved`, nobody said yes (the question was cancelled, timed out or failed);
+   * `pending`, a person has yet to answer elsewhere (out of band), and the same call may be retried.
+   */
+  readonly outcome?: "denied" | "not-approved" | "pending";
+  /** For a decision other than an approval: what the model reads (default: `rejected by user`). */
+  readonly reason?: string;
+}
+
 /** Asks someone (a TTY prompt, an MCP elicitation, a callback) whether a command may run. */
 export interface Approver {
   /** `options.signal` aborts when the call is canceled: stop asking and answer `abort`. */
-  request(request: ApprovalRequest, options?: { signal?: AbortSignal }): Promise<ReviewDecision>;
+  request(
+    request: ApprovalRequest,
+    options?: { signal?: AbortSignal },
+  ): Promise<ReviewDecision | ApprovalAnswer>;
 }
 
 /**

@@ -1,11 +1,30 @@
 // Anything exported here is public API of @conch/approval.
-export { type ApprovalRequest, type Approver, ScriptedApprover } from "./approver.js";
+export {
+  type ApprovalAnswer,
+  type ApprovalAnswerer,
+  type ApprovalRequest,
+  type Approver,
+  ScriptedApprover,
+} from "./approver.js";
 export { ApprovalCache, type ApprovalCacheKeyInput } from "./cache/approval-cache.js";
 export { type AllowedPrefixRule, allowPrefixRule } from "./cache/rules-store.js";
 export { bannedPrefixRuleReason, storablePrefixRule } from "./cache/storable-prefix-rule.js";
 export { checkPolicy, loadPolicy, loadPolicyFiles } from "./deprecated.js";
 export { APPROVAL_ERROR_CODES, ApprovalError, type ApprovalErrorCode, isApprovalError } from "./errors.js";
 export { type ExplainOptions, type ExplainReport, explainCommand } from "./explain/explain-command.js";
+export {
+  PENDING_APPROVAL_TTL_MS,
+  type PendingApproval,
+  PendingApprovals,
+  type PendingApprovalsOptions,
+  type PendingVerdict,
+} from "./pending/pending-approvals.js";
+export {
+  type ApprovalField,
+  approvalFields,
+  proposedRuleText,
+  shellQuote,
+} from "./prompt/approval-fields.js";
 export { type VisibleTextOptions, visibleText } from "./prompt/visible-text.js";
 export { BANNED_PREFIX_SUGGESTIONS } from "./requirement/amendment.js";
 export { approvalRequirement } from "./requirement/approval-requirement.js";

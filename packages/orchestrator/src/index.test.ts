@@ -8,6 +8,7 @@ describe("@conch/orchestrator public surface", () => {
       "ORCHESTRATOR_ERROR_CODES",
       "OrchestratorError",
       "ToolOrchestrator",
+      "answerPendingApproval",
       "conchSandboxWorkspace",
       "createAuditLog",
       "createRuntime",
@@ -15,7 +16,9 @@ describe("@conch/orchestrator public surface", () => {
       "createToolSet",
       "invalidResult",
       "isOrchestratorError",
+      "listPendingApprovals",
       "loadConfig",
+      "serveApprovalChannel",
       "trustProject",
     ]);
   });

@@ -1,4 +1,11 @@
 // Anything exported here is public API of @conch/orchestrator.
+export {
+  type ApprovalChannel,
+  answerPendingApproval,
+  type ListedApproval,
+  listPendingApprovals,
+  serveApprovalChannel,
+} from "./approval-channel/approval-channel.js";
 export { createAuditLog } from "./audit/audit-log.js";
 export { CONFIG_SANDBOX_MODES, type ConfigSandboxMode } from "./config/config-values.js";
 export { type ConchConfig, loadConfig, trustProject } from "./config/load-config.js";

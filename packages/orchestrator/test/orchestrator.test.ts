@@ -4,7 +4,13 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadExecPolicy, ScriptedApprover } from "@conch/approval";
+import {
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  type Approver,
+  loadExecPolicy,
+  ScriptedApprover,
+} from "@conch/approval";
 import { type ExecRequest, run } from "@conch/exec-core";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "@conch/protocol";
 import { createSandboxRegistry, type SandboxPolicy } from "@conch/sandbox-core";
@@ -322,6 +328,58 @@ describeWith("bwrap", "ToolOrchestrator", () => {
     expect(text).not.toContain("marker-value-123");
     expect(text).not.toContain("printed\n");
     expect(await readFile(join(work, "f"), "utf8")).toBe("visible-output marker-value-123\n");
+  });
+
+  it("a call's own approver asks instead of the orchestrator's; its answer says who and why, in the audit too", async () => {
+    const set = await tools("untrusted", new ScriptedApprover([]));
+    const answers: ApprovalAnswer[] = [
+      { decision: "abort", outcome: "pending", decidedBy: "out-of-band", reason: "pending approval abc" },
+      {
+        decision: "denied",
+        outcome: "not-approved",
+        decidedBy: "elicitation",
+        reason: "not approved: timed out",
+      },
+      { decision: "denied", decidedBy: "elicitation", reason: "rejected by user: use make" },
+      { decision: "approved_for_session", decidedBy: "out-of-band" },
+    ];
+    const asked: ApprovalRequest[] = [];
+    const approver: Approver = {
+      request: async (request) => {
+        asked.push(request);
+        return answers[asked.length - 1] as ApprovalAnswer;
+      },
+    };
+    const call = () => set.call("shell_command", { command: "touch made", login: false }, { approver });
+    const pending = await call();
+    expect(pending.result).toMatchObject({ status: "rejected", rejection: "approval-pending" });
+    expect(pending.text).toBe("pending approval abc");
+    const timedOut = await call();
+    expect(timedOut.result).toMatchObject({ status: "rejected", rejection: "not-approved" });
+    expect(timedOut.text).toBe("not approved: timed out");
+    const denied = await call();
+    expect(denied.result).toMatchObject({ status: "rejected", rejection: "denied-by-user" });
+    expect(denied.text).toBe("rejected by user: use make");
+    expect(spawned).toHaveLength(0);
+    expect((await call()).result).toMatchObject({ status: "ok", exit_code: 0 });
+    // Approved for the session by whoever answered: the cache answers next time, nobody is asked.
+    expect((await call()).result).toMatchObject({ status: "ok", exit_code: 0 });
+    expect(asked).toHaveLength(4);
+    expect(existsSync(join(work, "made"))).toBe(true);
+    await audit.flush();
+    const decisions = (await readFile(join(state, "audit.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.type === "decision")
+      .map((line) => [line.decision, line.decidedBy]);
+    expect(decisions).toEqual([
+      ["pending", "out-of-band"],
+      ["not-approved", "elicitation"],
+      ["denied", "elicitation"],
+      ["approved_for_session", "out-of-band"],
+      ["approved_for_session", "cache"],
+    ]);
   });
 
   it("approved_always stores the arity prefix rule, and the next such command runs unasked", async () => {

@@ -12,6 +12,8 @@ export const REJECTION_KINDS = [
   "denied-by-user",
   "aborted-by-user",
   "no-approver",
+  "not-approved",
+  "approval-pending",
   "sandbox-unavailable",
   "canceled",
 ] as const;

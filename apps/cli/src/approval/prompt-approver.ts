@@ -1,15 +1,16 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import { type ApprovalRequest, type Approver, visibleText } from "@conch/approval";
+import {
+  type ApprovalField,
+  type ApprovalRequest,
+  type Approver,
+  approvalFields,
+  proposedRuleText,
+} from "@conch/approval";
 import type { ApprovalPolicy, ReviewDecision } from "@conch/protocol";
 
-// Shell words printed as typed; anything else single-quoted.
-const PLAIN_WORD = /^[A-Za-z0-9_./@%+=:,-]+$/;
-const SCRIPT_FLAGS = new Set(["-c", "-lc"]);
-// The end of a sandbox denial's output, where the error usually is.
-const DENIAL_LINES = 8;
 // What the model wrote and what the command printed can make a row of the prompt look like another:
-// each value is shown escaped (visibleText), one of several lines each behind a gutter, and a row too
+// each value is shown escaped (approvalFields), one of several lines each behind a gutter, and a row too
 // wide for the terminal is wrapped by Conch behind a continuation mark, never by the terminal, whose
 // wrapped part would start at the first column like a row of the prompt.
 const LABEL = 12;
@@ -18,40 +19,14 @@ const CONTINUED = "    + ";
 // Narrower than this, there is no room to wrap into; the terminal wraps what it must.
 const MIN_ROW_WIDTH = 16;
 
-function quote(word: string): string {
-  return PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
-/** The command as a person reads it: a shell script itself, else the argv quoted. */
 /**
- * The command's rows: a script run by a shell shows the shell (the program that really runs, however
- * it is named) on a row of its own, then the script; anything else shows its whole argv, quoted.
+ * `label:` and the value on its row when the value is one line, else each line below it, behind a
+ * gutter; a command's output always below, as output.
  */
-function commandFields(argv: readonly string[]): string[] {
-  const [program, flag, script] = argv;
-  if (argv.length === 3 && program !== undefined && flag !== undefined && SCRIPT_FLAGS.has(flag)) {
-    return [...field("shell", `${quote(program)} ${flag}`), ...field("command", script as string)];
-  }
-  return field("command", argv.map(quote).join(" "));
-}
-
-function why(request: ApprovalRequest, policy: ApprovalPolicy): string {
-  if (request.sandboxDenial !== undefined) {
-    return `it failed in the sandbox (${request.sandboxMode}), apparently blocked by it; run it again outside the sandbox?`;
-  }
-  if (request.reason !== null) return request.reason;
-  if (request.sandboxPermissions === "require_escalated") {
-    return `the model asks to run it outside the sandbox (${request.sandboxMode})`;
-  }
-  if (policy === "untrusted") return "it is not known to be read-only, and the approval policy is untrusted";
-  return `it may be dangerous, and the approval policy (${policy}) asks first`;
-}
-
-/** `label:` and the value on its row when the value is one line, else each line below it, behind a gutter. */
-function field(label: string, value: string): string[] {
-  const lines = visibleText(value, { keepLineBreaks: true }).split("\n");
+function row({ label, value }: ApprovalField): string[] {
+  const lines = value.split("\n");
   const head = `  ${label}:`;
-  if (lines.length === 1) return [`${head.padEnd(LABEL)}${lines[0]}`];
+  if (lines.length === 1 && label !== "output") return [`${head.padEnd(LABEL)}${lines[0]}`];
   return [head, ...lines.map((line) => `${LINE}${line}`)];
 }
 
@@ -79,33 +54,13 @@ function wrapRow(row: string, width: number): string[] {
 
 /** The question, as printed before the answer line; rows wrapped to `columns` when it is known. */
 function approvalPrompt(request: ApprovalRequest, policy: ApprovalPolicy, columns: number | null): string {
-  const rows = ["", "conch: approve this command?", ...commandFields(request.argv)];
-  if (request.description !== undefined) rows.push(...field("purpose", request.description));
-  if (request.justification !== undefined) rows.push(...field("model", request.justification));
-  rows.push(...field("cwd", request.cwd));
-  const sandbox =
-    request.sandboxPermissions === "require_escalated" || request.sandboxDenial !== undefined
-      ? "none: it would run outside the sandbox"
-      : request.sandboxMode;
-  rows.push(...field("sandbox", sandbox), ...field("why", why(request, policy)));
-  if (request.sandboxDenial !== undefined) {
-    const output = visibleText(request.sandboxDenial.trimEnd(), { keepLineBreaks: true });
-    rows.push(
-      "  output:",
-      ...output
-        .split("\n")
-        .slice(-DENIAL_LINES)
-        .map((line) => `${LINE}${line}`),
-    );
-  }
+  const rows = ["", "conch: approve this command?", ...approvalFields(request, policy).flatMap(row)];
   rows.push("  [y] yes  [s] yes, and don't ask again this session");
-  if (request.proposedRule !== null) {
-    const rule = visibleText(request.proposedRule.map(quote).join(" "));
-    rows.push(`  [a] always: run \`${rule} ...\` unasked from now on`);
-  }
+  const rule = proposedRuleText(request);
+  if (rule !== null) rows.push(`  [a] always: run \`${rule} ...\` unasked from now on`);
   rows.push("  [n] no");
   const shown =
-    columns === null ? rows : rows.flatMap((row) => wrapRow(row, Math.max(columns, MIN_ROW_WIDTH)));
+    columns === null ? rows : rows.flatMap((line) => wrapRow(line, Math.max(columns, MIN_ROW_WIDTH)));
   return `${shown.join("\n")}\n`;
 }
 

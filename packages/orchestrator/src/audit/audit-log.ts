@@ -6,11 +6,16 @@ import { visibleText } from "@conch/approval";
 import type { ApprovalPolicy } from "@conch/protocol";
 import { conchStateDir, type StateDirOptions } from "../spill/state-dir.js";
 
-/** Who settled a decision: the policy alone, the session cache, the person asked, or a stored rule. */
-const AUDIT_DECIDERS: readonly ["policy", "cache", "user", "rule"] = [
+/**
+ * Who settled a decision: the policy alone, the session cache, the person asked (at a prompt, through
+ * an MCP client's form, or out of band with `conch approve`), or a stored rule.
+ */
+const AUDIT_DECIDERS: readonly ["policy", "cache", "user", "elicitation", "out-of-band", "rule"] = [
   "policy",
   "cache",
   "user",
+  "elicitation",
+  "out-of-band",
   "rule",
 ] as const;
 

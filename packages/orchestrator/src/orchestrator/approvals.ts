@@ -1,6 +1,7 @@
 // Steps 1 and 2 of the one door (DESIGN.md §1): the approval requirement of a command, and the answer:
 // the session cache, the approver, and the prefix rules `approved_always` stores.
 import {
+  type ApprovalAnswer,
   ApprovalCache,
   type ApprovalRequest,
   type ApprovalRequirement,
@@ -11,7 +12,7 @@ import {
   type ProgramLookup,
   storablePrefixRule,
 } from "@conch/approval";
-import type { ApprovalPolicy, ReviewDecision, SandboxPermissions } from "@conch/protocol";
+import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
 import type { SandboxPolicy } from "@conch/sandbox-core";
 import { ESCALATION_REASON, noApproverText, REJECTED_BY_USER } from "../format/rejection-text.js";
 import type { AuditEvents } from "./audit-events.js";
@@ -84,9 +85,12 @@ export class Approvals {
     requirement: ApprovalRequirement,
     permissions: SandboxPermissions,
     retry: RetryQuestion,
-    signal: AbortSignal | undefined,
+    call: { readonly signal?: AbortSignal | undefined; readonly approver?: Approver | undefined },
   ): Promise<RejectedOutcome | { status: "approved" }> {
-    const { approver, audit, rulesStorePath } = this.#options;
+    const { audit, rulesStorePath } = this.#options;
+    const { signal } = call;
+    // The call's own approver (an MCP client's person, say) asks instead of the orchestrator's.
+    const approver = call.approver ?? this.#options.approver;
     const tty = "tty" in request && request.tty === true;
     const key = { argv: request.argv, cwd: request.cwd, sandboxPermissions: permissions, tty };
     if (await this.#cache.isApprovedForSession(key)) {
@@ -117,11 +121,34 @@ export class Approvals {
       ...(request.description === undefined ? {} : { description: request.description }),
       ...(retry.sandboxDenial === undefined ? {} : { sandboxDenial: retry.sandboxDenial }),
     };
-    const decision: ReviewDecision = await approver.request(ask, signal === undefined ? {} : { signal });
-    audit.decision(request, requirement, decision, "user");
+    const given = await approver.request(ask, signal === undefined ? {} : { signal });
+    const answer: ApprovalAnswer = typeof given === "string" ? { decision: given } : given;
+    const { decision } = answer;
+    const decidedBy = answer.decidedBy ?? "user";
+    if (answer.outcome === "pending") {
+      // Nobody has answered yet: nothing is cached, and the retry asks again.
+      audit.decision(request, requirement, "pending", decidedBy);
+      return rejected("approval-pending", answer.reason ?? REJECTED_BY_USER, decidedBy);
+    }
+    const approved =
+      decision === "approved" || decision === "approved_for_session" || decision === "approved_always";
+    if (!approved) {
+      const kind =
+        answer.outcome === "not-approved"
+          ? "not-approved"
+          : decision === "abort"
+            ? "aborted-by-user"
+            : "denied-by-user";
+      audit.decision(
+        request,
+        requirement,
+        answer.outcome === "not-approved" ? "not-approved" : decision,
+        decidedBy,
+      );
+      return rejected(kind, answer.reason ?? REJECTED_BY_USER, decidedBy);
+    }
+    audit.decision(request, requirement, decision, decidedBy);
     await this.#cache.record(key, decision);
-    if (decision === "denied") return rejected("denied-by-user", REJECTED_BY_USER, "user");
-    if (decision === "abort") return rejected("aborted-by-user", REJECTED_BY_USER, "user");
     if (decision === "approved_always" && proposed !== null && rulesStorePath !== null) {
       const allowed = allowPrefixRule(this.#rules, proposed, rulesStorePath);
       this.#rules = allowed.rules;
@@ -131,7 +158,7 @@ export class Approvals {
           request,
           requirement,
           `approved_always (not stored: ${(error as Error).message})`,
-          "user",
+          decidedBy,
         );
       });
     }

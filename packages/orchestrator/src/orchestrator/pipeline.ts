@@ -1,6 +1,7 @@
 // The steps every command takes (DESIGN.md §1) around `launch`, which runs it once, in the given sandbox
 // or none: the requirement, asking, the sandbox choice, the denial check and the retry.
 import { stat } from "node:fs/promises";
+import type { Approver } from "@conch/approval";
 import { ExecError } from "@conch/exec-core";
 import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
 import { isSandboxError, type PreparedSandbox, type SandboxPolicy } from "@conch/sandbox-core";
@@ -45,9 +46,10 @@ export type Launch<T extends Attempt> = (sandbox: PreparedSandbox | null, plan: 
 export async function runPipeline<T extends Attempt>(
   steps: PipelineSteps,
   request: CommandRequest,
-  signal: AbortSignal | undefined,
+  context: { readonly signal?: AbortSignal | undefined; readonly approver?: Approver | undefined },
   launch: Launch<T>,
 ): Promise<RejectedOutcome | FailedOutcome | Done<T>> {
+  const { signal, approver } = context;
   const { approvalPolicy, sandboxPolicy, approvals } = steps;
   // Checked first: nobody should be asked about a command that cannot start.
   if (!(await isDirectory(request.cwd))) {
@@ -95,7 +97,7 @@ export async function runPipeline<T extends Attempt>(
   }
 
   if (requirement.type === "needs-approval") {
-    const answer = await approvals.approve(request, requirement, permissions, {}, signal);
+    const answer = await approvals.approve(request, requirement, permissions, {}, { signal, approver });
     if (answer.status === "rejected") return answer;
   } else {
     steps.audit.decision(request, requirement, "approved", requirement.bypassSandbox ? "rule" : "policy");
@@ -118,7 +120,7 @@ export async function runPipeline<T extends Attempt>(
     requirement,
     "require_escalated",
     { reason: RETRY_WITHOUT_SANDBOX_REASON, sandboxDenial: first.denialExcerpt() },
-    signal,
+    { signal, approver },
   );
   if (answer.status === "rejected") return answer;
   if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");

@@ -109,7 +109,7 @@ export class ToolOrchestrator {
    */
   async run(request: CommandRequest, context: RunContext = {}): Promise<CommandOutcome> {
     return this.#guard(async () => {
-      const done = await runPipeline(this.#steps, request, context.signal, (prepared, plan) =>
+      const done = await runPipeline(this.#steps, request, context, (prepared, plan) =>
         runOneShot(this.#attempts, request, context, prepared, plan),
       );
       return done.status === "done" ? ran(done.value, done.escalated, done.denied, done.hint) : done;
@@ -123,7 +123,7 @@ export class ToolOrchestrator {
    */
   async startSession(request: SessionRequest, context: SessionRunContext = {}): Promise<SessionOutcome> {
     return this.#guard(async () => {
-      const done = await runPipeline(this.#steps, request, context.signal, (prepared, plan) =>
+      const done = await runPipeline(this.#steps, request, context, (prepared, plan) =>
         startSession(this.#attempts, this.sessions, request, context, prepared, plan),
       );
       if (done.status !== "done") return done;

@@ -53,6 +53,11 @@ export interface RunContext {
   /** Aborting stops the command and kills its tree (exit 130). */
   readonly signal?: AbortSignal;
   /**
+   * Who is asked about this call, instead of the orchestrator's approver: e.g. the person behind the MCP
+   * client that made it. The session's cache and stored rules are the same whoever asks.
+   */
+  readonly approver?: Approver;
+  /**
    * Every chunk of output as it arrives (stdout and stderr), e.g. to stream it to a terminal. A returned
    * promise pauses that stream until it settles; any other return value is ignored.
    */
@@ -120,6 +125,8 @@ export interface SessionRequest extends CommandRequest {
 export interface SessionRunContext {
   /** Stops waiting; the session keeps running. */
   readonly signal?: AbortSignal;
+  /** Who is asked about this call, instead of the orchestrator's approver (as in RunContext). */
+  readonly approver?: Approver;
 }
 
 /** The session started (and may already have exited within its yield window). */

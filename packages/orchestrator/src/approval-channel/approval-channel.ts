@@ -1,0 +1,208 @@
+// The out-of-band approval channel: a running daemon listens on a unix socket in Conch's state dir
+// (0700; the socket 0600), one per daemon process, so a stdio daemon can be answered too; `conch pending`,
+// `conch approve ID` and `conch deny ID` talk to every daemon of the user. Sandboxed commands cannot
+// reach it: the state dir is hidden from them. One JSON request per connection, one JSON answer.
+import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import type { PendingApproval, PendingApprovals } from "@conch/approval";
+import { conchStateDir } from "../spill/state-dir.js";
+
+/** What the channel is asked. */
+export type ChannelRequest =
+  | { readonly op: "pending" }
+  | { readonly op: "approve"; readonly id: string; readonly scope: "once" | "session" }
+  | { readonly op: "deny"; readonly id: string; readonly note?: string };
+
+/** A pending approval as `conch pending` lists it: with the daemon that holds it. */
+export interface ListedApproval extends PendingApproval {
+  /** The daemon's process id. */
+  readonly daemon: number;
+}
+
+// A request is a few hundred bytes; anything past this is not one of ours.
+const MAX_REQUEST_BYTES = 64 * 1024;
+const IO_TIMEOUT_MS = 5000;
+const NOTE_MAX_CHARS = 2000;
+const ID = /^[0-9a-z]{1,32}$/;
+
+/** Where the daemons' sockets are: `$XDG_STATE_HOME/conch/conchd/`. */
+export function approvalChannelDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return join(conchStateDir({ env }), "conchd");
+}
+
+function parseRequest(text: string): ChannelRequest | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return "expected one JSON object";
+  }
+  if (typeof value !== "object" || value === null) return "expected one JSON object";
+  const { op, id, scope, note } = value as Record<string, unknown>;
+  if (op === "pending") return { op };
+  if (op !== "approve" && op !== "deny") return `op: expected "pending", "approve" or "deny"`;
+  if (typeof id !== "string" || !ID.test(id)) return "id: expected an approval id (letters and digits)";
+  if (op === "approve") {
+    if (scope !== "once" && scope !== "session") return `scope: expected "once" or "session"`;
+    return { op, id, scope };
+  }
+  if (note !== undefined && (typeof note !== "string" || note.length > NOTE_MAX_CHARS)) {
+    return `note: expected a string of at most ${NOTE_MAX_CHARS} characters`;
+  }
+  return note === undefined ? { op, id } : { op, id, note };
+}
+
+function answer(pending: PendingApprovals, request: ChannelRequest): Record<string, unknown> {
+  if (request.op === "pending") return { ok: true, pending: pending.list() };
+  const verdict =
+    request.op === "approve"
+      ? ({ decision: "approve", scope: request.scope } as const)
+      : ({ decision: "deny", ...(request.note === undefined ? {} : { note: request.note }) } as const);
+  return pending.answer(request.id, verdict)
+    ? { ok: true }
+    : { ok: false, error: `no pending approval ${request.id}` };
+}
+
+function serveConnection(socket: Socket, pending: PendingApprovals): void {
+  let received = "";
+  socket.setEncoding("utf8");
+  socket.setTimeout(IO_TIMEOUT_MS, () => socket.destroy());
+  socket.on("error", () => socket.destroy());
+  socket.on("data", (chunk: string) => {
+    received += chunk;
+    if (received.length > MAX_REQUEST_BYTES) {
+      socket.end(`${JSON.stringify({ ok: false, error: "request too large" })}\n`);
+      return;
+    }
+    const newline = received.indexOf("\n");
+    if (newline === -1) return;
+    const request = parseRequest(received.slice(0, newline));
+    const reply = typeof request === "string" ? { ok: false, error: request } : answer(pending, request);
+    socket.end(`${JSON.stringify(reply)}\n`);
+  });
+}
+
+/** A listening channel: where it is, and how to stop it (the socket file goes too). */
+export interface ApprovalChannel {
+  readonly path: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `pending` on `<dir>/<pid>.sock` (dir 0700, socket 0600). A socket file left by a daemon that
+ * died under the same pid is replaced.
+ */
+export async function serveApprovalChannel(
+  pending: PendingApprovals,
+  options: { readonly dir?: string; readonly env?: Readonly<Record<string, string | undefined>> } = {},
+): Promise<ApprovalChannel> {
+  const dir = options.dir ?? approvalChannelDir(options.env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const path = join(dir, `${process.pid}.sock`);
+  if (lstatSync(path, { throwIfNoEntry: false })?.isSocket() === true) rmSync(path);
+  const server: Server = createServer((socket) => serveConnection(socket, pending));
+  // The umask decides the socket's mode at bind; chmod right after closes the rest.
+  const umask = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } finally {
+    process.umask(umask);
+  }
+  chmodSync(path, 0o600);
+  server.unref();
+  return {
+    path,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        rmSync(path, { force: true });
+      }),
+  };
+}
+
+function ask(path: string, request: ChannelRequest): Promise<Record<string, unknown> | null> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    let received = "";
+    const done = (value: Record<string, unknown> | null) => {
+      socket.destroy();
+      resolve(value);
+    };
+    socket.setEncoding("utf8");
+    socket.setTimeout(IO_TIMEOUT_MS, () => done(null));
+    // A daemon that died left its socket: nobody answers there.
+    socket.on("error", () => done(null));
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+      if (received.length > MAX_REQUEST_BYTES) done(null);
+    });
+    socket.on("end", () => {
+      try {
+        const value = JSON.parse(received) as unknown;
+        done(typeof value === "object" && value !== null ? (value as Record<string, unknown>) : null);
+      } catch {
+        done(null);
+      }
+    });
+    socket.write(`${JSON.stringify(request)}\n`);
+  });
+}
+
+/** The sockets of the user's running daemons, by pid. */
+function daemonSockets(dir: string): { pid: number; path: string }[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => /^\d+\.sock$/.test(name))
+    .map((name) => ({ pid: Number(name.slice(0, -5)), path: join(dir, name) }))
+    .filter(({ path }) => lstatSync(path, { throwIfNoEntry: false })?.isSocket() === true);
+}
+
+/** How many daemons answered, and what is pending in each. */
+export async function listPendingApprovals(
+  options: { readonly dir?: string; readonly env?: Readonly<Record<string, string | undefined>> } = {},
+): Promise<{ daemons: number; pending: ListedApproval[] }> {
+  const sockets = daemonSockets(options.dir ?? approvalChannelDir(options.env));
+  const replies = await Promise.all(
+    sockets.map(async (socket) => ({ socket, reply: await ask(socket.path, { op: "pending" }) })),
+  );
+  const pending: ListedApproval[] = [];
+  let daemons = 0;
+  for (const { socket, reply } of replies) {
+    if (reply?.ok !== true || !Array.isArray(reply.pending)) continue;
+    daemons++;
+    for (const entry of reply.pending as PendingApproval[]) pending.push({ ...entry, daemon: socket.pid });
+  }
+  return { daemons, pending: pending.sort((a, b) => a.createdAt - b.createdAt) };
+}
+
+/**
+ * A person's answer to approval `id`, given to whichever running daemon holds it. Resolves with how
+ * many daemons answered and whether one held the id (`found`).
+ */
+export async function answerPendingApproval(
+  request: Exclude<ChannelRequest, { op: "pending" }>,
+  options: { readonly dir?: string; readonly env?: Readonly<Record<string, string | undefined>> } = {},
+): Promise<{ daemons: number; found: boolean }> {
+  const sockets = daemonSockets(options.dir ?? approvalChannelDir(options.env));
+  let daemons = 0;
+  for (const socket of sockets) {
+    const reply = await ask(socket.path, request);
+    if (reply === null) continue;
+    daemons++;
+    if (reply.ok === true) return { daemons, found: true };
+  }
+  return { daemons, found: false };
+}

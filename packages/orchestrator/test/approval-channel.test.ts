@@ -1,0 +1,130 @@
+// The out-of-band approval channel over a real unix socket: what `conch pending/approve/deny` talk to.
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createConnection, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ApprovalRequest, PendingApprovals } from "@conch/approval";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  answerPendingApproval,
+  listPendingApprovals,
+  serveApprovalChannel,
+} from "../src/approval-channel/approval-channel.js";
+
+const request: ApprovalRequest = {
+  argv: ["/bin/bash", "-lc", "touch x"],
+  cwd: "/work",
+  reason: "writes",
+  proposedRule: null,
+  sandboxMode: "workspace-write",
+  sandboxPermissions: "use_default",
+  tty: false,
+};
+
+let base: string;
+let dir: string;
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), "conch-channel-"));
+  dir = join(base, "conchd");
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+function raw(path: string, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(path);
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+    });
+    socket.on("end", () => resolve(received));
+    socket.on("error", reject);
+    socket.end(text);
+  });
+}
+
+describe("approval channel", () => {
+  it("lists, approves and denies through the socket; dir 0700, socket 0600, gone on close", async () => {
+    const pending = new PendingApprovals();
+    const channel = await serveApprovalChannel(pending, { dir });
+    try {
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(statSync(channel.path).mode & 0o777).toBe(0o600);
+      const id = (pending.ask(request, "client-a", (found) => found).reason as string).trim();
+      const other = pending.ask({ ...request, argv: ["rm", "x"] }, "client-b", (found) => found)
+        .reason as string;
+      const listed = await listPendingApprovals({ dir });
+      expect(listed.daemons).toBe(1);
+      expect(listed.pending.map((entry) => [entry.id, entry.client, entry.daemon])).toEqual([
+        [id, "client-a", process.pid],
+        [other, "client-b", process.pid],
+      ]);
+      expect(await answerPendingApproval({ op: "approve", id, scope: "once" }, { dir })).toEqual({
+        daemons: 1,
+        found: true,
+      });
+      expect(pending.ask(request, "client-a", (found) => found).decision).toBe("approved");
+      expect(await answerPendingApproval({ op: "deny", id: other, note: "no" }, { dir })).toEqual({
+        daemons: 1,
+        found: true,
+      });
+      expect(await answerPendingApproval({ op: "approve", id: "nosuchid", scope: "once" }, { dir })).toEqual({
+        daemons: 1,
+        found: false,
+      });
+    } finally {
+      await channel.close();
+    }
+    expect(() => statSync(channel.path)).toThrow();
+    expect(await listPendingApprovals({ dir })).toEqual({ daemons: 0, pending: [] });
+  });
+
+  it("answers malformed and oversized requests with an error naming the field, and keeps serving", async () => {
+    const pending = new PendingApprovals();
+    const channel = await serveApprovalChannel(pending, { dir });
+    try {
+      expect(JSON.parse(await raw(channel.path, "not json\n"))).toEqual({
+        ok: false,
+        error: "expected one JSON object",
+      });
+      expect(
+        JSON.parse(await raw(channel.path, '{"op":"approve","id":"../x","scope":"once"}\n')),
+      ).toMatchObject({
+        ok: false,
+        error: expect.stringContaining("id:"),
+      });
+      expect(
+        JSON.parse(await raw(channel.path, '{"op":"approve","id":"abc","scope":"always"}\n')),
+      ).toMatchObject({
+        ok: false,
+        error: expect.stringContaining("scope:"),
+      });
+      expect(JSON.parse(await raw(channel.path, `${"x".repeat(70_000)}`))).toEqual({
+        ok: false,
+        error: "request too large",
+      });
+      expect((await listPendingApprovals({ dir })).daemons).toBe(1);
+    } finally {
+      await channel.close();
+    }
+  });
+
+  it("skips a socket nobody listens on, and files that are not sockets", async () => {
+    const pending = new PendingApprovals();
+    const channel = await serveApprovalChannel(pending, { dir });
+    // A daemon that died: its socket file is there, nobody accepts.
+    const dead = createServer();
+    const deadPath = join(dir, "999999.sock");
+    await new Promise<void>((resolve) => dead.listen(deadPath, resolve));
+    await new Promise<void>((resolve) => dead.close(() => resolve()));
+    writeFileSync(join(dir, "12345.sock"), "not a socket");
+    try {
+      pending.ask(request, "c", (id) => id);
+      const listed = await listPendingApprovals({ dir });
+      expect(listed.daemons).toBe(1);
+      expect(listed.pending).toHaveLength(1);
+    } finally {
+      await channel.close();
+    }
+  });
+});
