@@ -187,6 +187,10 @@ async function installAlone(pkg, tarballs, packages, base, repoDir) {
       "--loglevel=error",
       // Every @conch/* comes from a tarball here; asking the registry for one is a failure, not a fallback.
       "--@conch:registry=http://127.0.0.1:9/",
+      // npm still asks that dead registry about every @conch/* dependency before it takes the tarball,
+      // and its retries back off for minutes (10 s to 60 s each): retry fast instead.
+      "--fetch-retry-mintimeout=50",
+      "--fetch-retry-maxtimeout=200",
       ...specs,
       ...(bin ? [] : [`@types/node@${typesNodeRange()}`]),
     ],
