@@ -11,6 +11,8 @@ Usage:
   conch tool call NAME 'JSON-ARGS'   run one tool call as a model would, print what it gets back
   conch replay FILE|-                run JSON lines of tool calls in one process (sessions persist)
   conch trust [--revoke] [DIR]       let the project's own rules (.conch) load, as they are now
+  conch pending [--json]             the approvals running conchd daemons wait for
+  conch approve ID [--session]       grant one (the model's retry runs); conch deny ID [--note TEXT]
   conch --version                    print the version
 
 Run 'conch COMMAND --help' for a command's options.
@@ -185,4 +187,45 @@ tighten the user's; its rules never load.
 
   --revoke    forget the project: its rules no longer load
   -h, --help  show this help
+`;
+
+const APPROVALS_NOTE = `A conchd serving an MCP client that cannot show a form (Claude Desktop, Gemini CLI, Cline, a
+headless run) does not run a command that needs a yes: the call returns naming a pending approval ID,
+and the model is told to retry the same call once a person has answered here. Each approval lapses
+after 10 minutes, is used by one retry (every retry with --session), and is never a yes by itself.
+conch talks to every conchd of this user over its socket in $XDG_STATE_HOME/conch/conchd/ (0600),
+which sandboxed commands cannot reach.`;
+
+export const PENDING_HELP: string = `Usage: conch pending [--json]
+
+Lists the approvals every running conchd of this user waits for: the command as the approval prompt
+shows it (escaped), cwd, sandbox, why it is asked, the client that asked, and the ID.
+
+${APPROVALS_NOTE}
+
+  --json      one JSON object: {"daemons": N, "pending": [...]}
+  -h, --help  show this help
+`;
+
+export const APPROVE_HELP: string = `Usage: conch approve ID [--session]
+
+Grants pending approval ID (see conch pending): the model's retry of that call runs, once.
+
+${APPROVALS_NOTE}
+
+  --session   allow the same command for the rest of that conchd's session (no more asking)
+  -h, --help  show this help
+
+Exit status: 0 when granted; 5 when no running conchd holds approval ID; 2 for a usage error.
+`;
+
+export const DENY_HELP: string = `Usage: conch deny ID [--note TEXT]
+
+Refuses pending approval ID (see conch pending): the model's retry reads "rejected by user", and the
+note when one is given (e.g. what to do instead).
+
+  --note TEXT  a note for the model, at most 2000 characters
+  -h, --help   show this help
+
+Exit status: 0 when refused; 5 when no running conchd holds approval ID; 2 for a usage error.
 `;

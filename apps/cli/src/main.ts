@@ -17,6 +17,9 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   tool: async () => (await import("./commands/tool.js")).toolCommand,
   replay: async () => (await import("./commands/replay.js")).replayCommand,
   trust: async () => (await import("./commands/trust.js")).trustCommand,
+  pending: async () => (await import("./commands/approvals.js")).pendingCommand,
+  approve: async () => (await import("./commands/approvals.js")).approveCommand,
+  deny: async () => (await import("./commands/approvals.js")).denyCommand,
 };
 
 function version(): string {

@@ -1,18 +1,22 @@
 import { readFileSync } from "node:fs";
-import { visibleText } from "@conch/approval";
-import { type ConchRuntime, createRuntime, type ToolOrchestrator } from "@conch/orchestrator";
+import { PendingApprovals, visibleText } from "@conch/approval";
+import {
+  type ApprovalChannel,
+  type ConchRuntime,
+  createRuntime,
+  serveApprovalChannel,
+  type ToolOrchestrator,
+} from "@conch/orchestrator";
 import { McpServer } from "@modelcontextprotocol/server";
+import { createCallApprovals } from "./approvals.js";
 import type { ServeOptions } from "./args.js";
 import { registerTools } from "./mcp-tools.js";
 
 /**
- * What the model reads after "…, and no one can be asked here; the command did not run (HINT)". conchd
- * has no way to ask a person yet, so the hint says what the person running conchd can change instead.
+ * What the model reads should a call ever reach the orchestrator without its own approver (every call
+ * has one: the client's form, else an out-of-band approval).
  */
-const NO_APPROVER_HINT: string =
-  "conchd cannot ask a person yet: in-protocol and out-of-band approvals come later; until then, whoever " +
-  "starts conchd decides up front, e.g. --approval never (nobody is asked: commands run within the " +
-  "--sandbox policy and what would need a yes is rejected), or another --sandbox";
+const NO_APPROVER_HINT: string = "conchd had no way to ask a person about this call";
 
 /** The package's version, read from its manifest (beside dist/ and src/ alike). */
 export function daemonVersion(): string {
@@ -46,6 +50,9 @@ export function say(line: string): void {
  */
 export interface Daemon {
   readonly runtime: ConchRuntime;
+  /** The approvals waiting for a person out of band, and the socket `conch approve` reaches them on. */
+  readonly pending: PendingApprovals;
+  readonly channel: ApprovalChannel;
   /** A new MCP server instance with the profile's tools; every instance shares the one runtime. */
   newServer(): McpServer;
   /** Kills every session's process tree and flushes the audit log. */
@@ -55,7 +62,7 @@ export interface Daemon {
 export async function createDaemon(options: ServeOptions): Promise<Daemon> {
   const runtime = await createRuntime({
     cwd: options.cwd,
-    // Nobody to ask yet: what needs a yes is rejected, never taken as one.
+    // Every call brings its own approver (forCall below); without one, what needs a yes is rejected.
     approver: null,
     noApproverHint: NO_APPROVER_HINT,
     ...(options.profile === undefined ? {} : { profile: options.profile }),
@@ -67,14 +74,33 @@ export async function createDaemon(options: ServeOptions): Promise<Daemon> {
   const set = await runtime.toolSet();
   const openWorld = networkReachable(runtime.orchestrator.sandboxPolicy);
   const version = daemonVersion();
+  const pending = new PendingApprovals();
+  const approvals = createCallApprovals({
+    pending,
+    policy: runtime.orchestrator.approvalPolicy,
+    timeoutS: runtime.config.approvalTimeoutS,
+  });
+  let channel: ApprovalChannel;
+  try {
+    channel = await serveApprovalChannel(pending);
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
   return {
     runtime,
+    pending,
+    channel,
     newServer() {
-      const server = new McpServer({ name: "conchd", version }, { capabilities: { tools: {} } });
-      registerTools(server, set, openWorld);
+      const server = new McpServer(
+        { name: "conchd", version },
+        { capabilities: { tools: {} }, ...approvals.serverOptions },
+      );
+      registerTools(server, set, openWorld, approvals);
       return server;
     },
     async close() {
+      await channel.close();
       await runtime.orchestrator.terminateSessions();
       await runtime.close();
     },

@@ -7,6 +7,7 @@ import type {
   StandardSchemaWithJSON,
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
+import type { CallApprovals } from "./approvals.js";
 
 /**
  * A tool's JSON Schema as the SDK takes it, accepting whatever arrives: the tool set validates the
@@ -42,8 +43,16 @@ function toolAnnotations(openWorld: boolean): ToolAnnotations {
   return { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: openWorld };
 }
 
-/** Registers every tool of `set` on `server`, each call going through the tool set (and so the orchestrator). */
-export function registerTools(server: McpServer, set: ToolSet, openWorld: boolean): void {
+/**
+ * Registers every tool of `set` on `server`, each call going through the tool set (and so the
+ * orchestrator), asking about its command through `approvals`: the client's form, or out of band.
+ */
+export function registerTools(
+  server: McpServer,
+  set: ToolSet,
+  openWorld: boolean,
+  approvals: CallApprovals,
+): void {
   const annotations = toolAnnotations(openWorld);
   for (const tool of set.tools) {
     server.registerTool(
@@ -56,7 +65,12 @@ export function registerTools(server: McpServer, set: ToolSet, openWorld: boolea
       },
       // A cancelled request (notifications/cancelled) aborts the wait as an interrupted turn does: a
       // one-shot command is killed, a live session keeps running.
-      async (args, ctx) => callToolResult(await set.call(tool.name, args, { signal: ctx.mcpReq.signal })),
+      async (args, ctx) => {
+        const { approver, inputRequired } = approvals.forCall(ctx, server);
+        const result = await set.call(tool.name, args, { signal: ctx.mcpReq.signal, approver });
+        // A 2026-07-28 client is asked by returning the question; its retry runs the call again.
+        return (await inputRequired()) ?? callToolResult(result);
+      },
     );
   }
 }

@@ -16,6 +16,7 @@ import {
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema as V1ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 export const BIN: string = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 
@@ -85,12 +86,37 @@ export function textOf(result: CallResult): string {
   return first.text;
 }
 
+/** What a test's person answers to a form conchd shows through the client. */
+export interface ElicitAnswer {
+  readonly action: "accept" | "decline" | "cancel";
+  readonly content?: Record<string, string | number | boolean>;
+}
+
+/** The form as the client received it. */
+export interface ElicitParams {
+  readonly message: string;
+  readonly requestedSchema: Record<string, unknown>;
+}
+
+export interface ConnectOptions {
+  /**
+   * Declares form elicitation and answers each form with this; without it the client declares none
+   * (as Claude Desktop, Gemini CLI or Cline), and conchd falls back to out-of-band approvals.
+   */
+  readonly elicit?: (params: ElicitParams) => Promise<ElicitAnswer>;
+  /** How long one tools/call may take (default 30 s). */
+  readonly timeoutMs?: number;
+}
+
 /** Starts `conchd ARGS` in the workspace and connects a client of `kind` over its stdio. */
 export async function connect(
   kind: ClientKind,
   workspace: Workspace,
   args: readonly string[],
+  options: ConnectOptions = {},
 ): Promise<Connection> {
+  const timeout = options.timeoutMs ?? CALL_TIMEOUT_MS;
+  const capabilities = options.elicit === undefined ? {} : { capabilities: { elicitation: { form: {} } } };
   const params = {
     command: process.execPath,
     args: [BIN, "--cwd", workspace.cwd, ...args],
@@ -104,14 +130,18 @@ export async function connect(
     transport.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
     });
-    const client = new V1Client(CLIENT_INFO);
+    const client = new V1Client(CLIENT_INFO, capabilities);
+    const elicit = options.elicit;
+    if (elicit !== undefined) {
+      client.setRequestHandler(V1ElicitRequestSchema, async (request) => ({
+        ...(await elicit(request.params as unknown as ElicitParams)),
+      }));
+    }
     await client.connect(transport);
     return {
       listTools: async () => (await client.listTools()).tools as ListedTool[],
       callTool: async (name, args) =>
-        (await client.callTool({ name, arguments: args }, undefined, {
-          timeout: CALL_TIMEOUT_MS,
-        })) as CallResult,
+        (await client.callTool({ name, arguments: args }, undefined, { timeout })) as CallResult,
       close: () => client.close(),
       pid: transport.pid ?? -1,
       stderr: () => stderr,
@@ -121,15 +151,21 @@ export async function connect(
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8");
   });
-  const client = new Client(
-    CLIENT_INFO,
-    kind === "v2 (2026-07-28)" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
-  );
+  const client = new Client(CLIENT_INFO, {
+    ...capabilities,
+    ...(kind === "v2 (2026-07-28)" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
+  });
+  const elicit = options.elicit;
+  if (elicit !== undefined) {
+    client.setRequestHandler("elicitation/create", async (request) => ({
+      ...(await elicit(request.params as unknown as ElicitParams)),
+    }));
+  }
   await client.connect(transport);
   return {
     listTools: async () => (await client.listTools()).tools as ListedTool[],
     callTool: async (name, args) =>
-      (await client.callTool({ name, arguments: args }, { timeout: CALL_TIMEOUT_MS })) as CallResult,
+      (await client.callTool({ name, arguments: args }, { timeout })) as CallResult,
     close: () => client.close(),
     pid: transport.pid ?? -1,
     stderr: () => stderr,

@@ -33,12 +33,12 @@ describeWith("bwrap", "conchd in the sandbox", () => {
     });
   }
 
-  it("rejects touch under --approval untrusted: nobody could be asked, and nothing ran", async () => {
+  it("holds touch under --approval untrusted for a person's approval, and nothing ran", async () => {
     connection = await connect("v2 (2026-07-28)", workspace, ["--approval", "untrusted"]);
     const result = await connection.callTool("shell_command", { command: "touch x" });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain("no one can be asked here; the command did not run");
-    expect(result.structuredContent).toMatchObject({ status: "rejected", rejection: "no-approver" });
+    expect(textOf(result)).toContain("the command did not run");
+    expect(result.structuredContent).toMatchObject({ status: "rejected", rejection: "approval-pending" });
     expect(existsSync(join(workspace.cwd, "x"))).toBe(false);
   });
 

@@ -99,18 +99,16 @@ describe.each(CLIENTS)("conchd with the %s client", (kind) => {
     expect(failing.structuredContent).toMatchObject({ status: "ok", exit_code: 3 });
   });
 
-  it("rejects what needs approval, saying nobody could be asked, and runs nothing", async () => {
+  it("without a form to show, what needs approval waits for a person out of band, and runs nothing", async () => {
     const connection = await open(kind, [...NO_SANDBOX, "--approval", "untrusted"]);
     const result = await connection.callTool("shell_command", { command: "touch x" });
     expect(result.isError).toBe(true);
     const text = textOf(result);
-    expect(text).toContain(
-      "and no one can be asked here; the command did not run (conchd cannot ask a person yet",
-    );
-    expect(text).toContain("--approval never");
+    expect(text).toMatch(/this client cannot ask a person: approval [0-9a-z]{8} is pending/);
+    expect(text).toContain("retry this same call");
     expect(result.structuredContent).toMatchObject({
       status: "rejected",
-      rejection: "no-approver",
+      rejection: "approval-pending",
       exit_code: null,
     });
     expect(existsSync(join(workspace.cwd, "x"))).toBe(false);

@@ -130,6 +130,12 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       case "shell_snapshot_ttl_s":
         values.shellSnapshotTtlS = positiveInteger(key, value);
         break;
+      case "approval_timeout_s":
+        values.approvalTimeoutS = positiveInteger(key, value);
+        break;
+      case "session_idle_ttl_s":
+        values.sessionIdleTtlS = positiveInteger(key, value);
+        break;
       case "home_workspace":
         values.homeWorkspace = boolean(key, value);
         break;

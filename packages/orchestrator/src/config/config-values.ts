@@ -42,6 +42,8 @@ export interface ConfigFileValues {
   homeWorkspace?: boolean;
   trustProjectRules?: boolean;
   auditLog?: string;
+  approvalTimeoutS?: number;
+  sessionIdleTtlS?: number;
 }
 
 /** The snake_case TOML key of each value, in the order they are documented. */
@@ -65,4 +67,6 @@ export const CONFIG_KEYS: readonly string[] = [
   "home_workspace",
   "trust_project_rules",
   "audit_log",
+  "approval_timeout_s",
+  "session_idle_ttl_s",
 ];

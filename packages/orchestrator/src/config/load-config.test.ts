@@ -74,6 +74,8 @@ describe("loadConfig", () => {
       shellSnapshotTtlS: 3600,
       homeWorkspace: false,
       auditLog: null,
+      approvalTimeoutS: 300,
+      sessionIdleTtlS: 3600,
       projectDir: null,
       sources: [],
       warnings: [],
@@ -103,6 +105,8 @@ describe("loadConfig", () => {
         "shell_snapshot_ttl_s = 60",
         "home_workspace = true",
         'audit_log = "logs/audit.jsonl"',
+        "approval_timeout_s = 120",
+        "session_idle_ttl_s = 600",
       ].join("\n"),
     );
     expect(await load()).toEqual({
@@ -124,6 +128,8 @@ describe("loadConfig", () => {
       shellSnapshotTtlS: 60,
       homeWorkspace: true,
       auditLog: join(home, "logs", "audit.jsonl"),
+      approvalTimeoutS: 120,
+      sessionIdleTtlS: 600,
       projectDir: null,
       sources: [userFile],
       warnings: [],
@@ -150,6 +156,7 @@ describe("loadConfig", () => {
         "network_access = true",
         'env_exclude = ["*_TOKEN"]',
         "max_output_tokens = 2000",
+        "approval_timeout_s = 600",
       ].join("\n"),
     );
     await write(
@@ -165,6 +172,8 @@ describe("loadConfig", () => {
         "max_output_tokens = 500",
         "spill_retention_days = 1",
         "durable_one_shot = true",
+        "approval_timeout_s = 60",
+        "session_idle_ttl_s = 99999",
       ].join("\n"),
     );
     const cwd = join(project, "src", "deep");
@@ -188,6 +197,9 @@ describe("loadConfig", () => {
       shellSnapshotTtlS: 3600,
       homeWorkspace: false,
       auditLog: null,
+      // Shorter only: the project's 60 s wins over the user's 600, its longer idle TTL does not.
+      approvalTimeoutS: 60,
+      sessionIdleTtlS: 3600,
       projectDir: project,
       sources: [userFile, projectFile],
       warnings: [],
@@ -392,7 +404,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, received an unknown key`,
     );
   });
 

@@ -38,11 +38,17 @@ export interface ConfigSettings {
   readonly homeWorkspace: boolean;
   /** The audit log file; null for `<state dir>/audit.jsonl`. */
   readonly auditLog: string | null;
+  /** How long a daemon waits for a person's answer to an approval it asked through the client. */
+  readonly approvalTimeoutS: number;
+  /** A daemon kills a live session nobody has polled or written to for this long. */
+  readonly sessionIdleTtlS: number;
 }
 
 const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
 const DEFAULT_SPILL_RETENTION_DAYS = 7;
 const DEFAULT_SHELL_SNAPSHOT_TTL_S = 3600;
+const DEFAULT_APPROVAL_TIMEOUT_S = 300;
+const DEFAULT_SESSION_IDLE_TTL_S = 3600;
 
 /** The settings with nothing configured; `rulesDirs` defaults to `<config dir>/rules`. */
 export function defaultSettings(configDir: string): ConfigSettings {
@@ -65,6 +71,8 @@ export function defaultSettings(configDir: string): ConfigSettings {
     shellSnapshotTtlS: DEFAULT_SHELL_SNAPSHOT_TTL_S,
     homeWorkspace: false,
     auditLog: null,
+    approvalTimeoutS: DEFAULT_APPROVAL_TIMEOUT_S,
+    sessionIdleTtlS: DEFAULT_SESSION_IDLE_TTL_S,
   };
 }
 
@@ -195,6 +203,9 @@ export async function applyProjectConfig(
     shellSnapshotTtlS: Math.min(user.shellSnapshotTtlS, values.shellSnapshotTtlS ?? user.shellSnapshotTtlS),
     homeWorkspace: values.homeWorkspace === false ? false : user.homeWorkspace,
     auditLog: user.auditLog,
+    // Shorter only: less time for an unanswered question, less life for a forgotten session.
+    approvalTimeoutS: Math.min(user.approvalTimeoutS, values.approvalTimeoutS ?? user.approvalTimeoutS),
+    sessionIdleTtlS: Math.min(user.sessionIdleTtlS, values.sessionIdleTtlS ?? user.sessionIdleTtlS),
   };
   // Stable sort: in file order, several writable roots in the order written.
   const warnings = ignored.sort((a, b) => a.line - b.line).map((warning) => warning.text);

@@ -1,0 +1,142 @@
+// `conch pending`, `conch approve ID`, `conch deny ID`: a person's answers to the approvals a running
+// conchd holds for clients that cannot ask one (out of band), over each daemon's unix socket in the
+// state dir.
+import { approvalFields, visibleText } from "@conch/approval";
+import { answerPendingApproval, type ListedApproval, listPendingApprovals } from "@conch/orchestrator";
+import { parseArgs } from "../args.js";
+import { UsageError } from "../errors.js";
+import { EXIT_NO_SUCH_APPROVAL } from "../exit-codes.js";
+import { APPROVE_HELP, DENY_HELP, PENDING_HELP } from "../help.js";
+
+const ID = /^[0-9a-z]{1,32}$/;
+
+function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
+}
+
+function describe(entry: ListedApproval, now: number): string {
+  const rows = approvalFields(
+    {
+      argv: entry.argv,
+      cwd: entry.cwd,
+      reason: entry.reason,
+      proposedRule: null,
+      sandboxMode: entry.sandboxMode,
+      sandboxPermissions: entry.sandboxPermissions,
+      tty: entry.tty,
+      ...(entry.justification === null ? {} : { justification: entry.justification }),
+      ...(entry.description === null ? {} : { description: entry.description }),
+    },
+    // The policy is only named when no reason was given; the daemon's reason is what asked.
+    "on-request",
+  ).map(({ label, value }) =>
+    value.includes("\n")
+      ? `  ${label}:\n${value.replace(/^/gm, "    | ")}`
+      : `  ${`${label}:`.padEnd(10)}${value}`,
+  );
+  const head = `${entry.id}  from ${visibleText(entry.client)} (conchd pid ${entry.daemon}), asked ${age(now - entry.createdAt)} ago, lapses in ${age(entry.expiresAt - now)}`;
+  return [head, ...rows].join("\n");
+}
+
+function idArgument(positionals: readonly string[], command: string): string {
+  if (positionals.length !== 1) throw new UsageError("expected one approval ID (see conch pending)", command);
+  const id = positionals[0] as string;
+  if (!ID.test(id)) {
+    throw new UsageError(
+      `ID: expected an approval id of letters and digits, received ${JSON.stringify(id)}`,
+      command,
+    );
+  }
+  return id;
+}
+
+const PENDING_SPECS = { json: { type: "boolean" }, help: { type: "boolean" } } as const;
+
+/** `conch pending [--json]`: what waits for a person, in every running conchd of this user. */
+export async function pendingCommand(args: readonly string[]): Promise<number> {
+  const { options, positionals } = parseArgs(args, PENDING_SPECS, "pending", false);
+  if (options.help) {
+    process.stdout.write(PENDING_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError("takes no arguments", "pending");
+  const { daemons, pending } = await listPendingApprovals();
+  if (options.json === true) {
+    process.stdout.write(`${JSON.stringify({ daemons, pending })}\n`);
+    return 0;
+  }
+  if (pending.length === 0) {
+    process.stdout.write(
+      daemons === 0
+        ? "conch pending: no conchd is running\n"
+        : `conch pending: nothing waits (${daemons} conchd running)\n`,
+    );
+    return 0;
+  }
+  const now = Date.now();
+  process.stdout.write(`${pending.map((entry) => describe(entry, now)).join("\n\n")}\n`);
+  process.stdout.write("\nconch approve ID [--session] runs it; conch deny ID [--note TEXT] refuses it.\n");
+  return 0;
+}
+
+const APPROVE_SPECS = { session: { type: "boolean" }, help: { type: "boolean" } } as const;
+
+/** `conch approve ID [--session]`: lets the model's retry of that call run (every retry, with --session). */
+export async function approveCommand(args: readonly string[]): Promise<number> {
+  const { options, positionals } = parseArgs(args, APPROVE_SPECS, "approve", false);
+  if (options.help) {
+    process.stdout.write(APPROVE_HELP);
+    return 0;
+  }
+  const id = idArgument(positionals, "approve");
+  const scope = options.session === true ? "session" : "once";
+  return answered(
+    await answerPendingApproval({ op: "approve", id, scope }),
+    id,
+    "approve",
+    scope === "session"
+      ? `conch approve: ${id} approved for the session: the model's retry runs, and the same command runs unasked from now on\n`
+      : `conch approve: ${id} approved once: the model's retry of that call runs\n`,
+  );
+}
+
+const DENY_SPECS = { note: { type: "string" }, help: { type: "boolean" } } as const;
+
+/** `conch deny ID [--note TEXT]`: refuses it; the model's retry reads "rejected by user" and the note. */
+export async function denyCommand(args: readonly string[]): Promise<number> {
+  const { options, positionals } = parseArgs(args, DENY_SPECS, "deny", false);
+  if (options.help) {
+    process.stdout.write(DENY_HELP);
+    return 0;
+  }
+  const id = idArgument(positionals, "deny");
+  const note = options.note;
+  if (note !== undefined && note.length > 2000) {
+    throw new UsageError("--note: expected at most 2000 characters", "deny");
+  }
+  return answered(
+    await answerPendingApproval({ op: "deny", id, ...(note === undefined ? {} : { note }) }),
+    id,
+    "deny",
+    `conch deny: ${id} refused: the model's retry reads "rejected by user"${note === undefined ? "" : " and your note"}\n`,
+  );
+}
+
+function answered(
+  result: { daemons: number; found: boolean },
+  id: string,
+  command: string,
+  done: string,
+): number {
+  if (result.found) {
+    process.stdout.write(done);
+    return 0;
+  }
+  process.stderr.write(
+    result.daemons === 0
+      ? `conch ${command}: no conchd is running, so no approval ${id} waits\n`
+      : `conch ${command}: no pending approval ${id} (it may have been answered, or lapsed after 10 minutes; see conch pending)\n`,
+  );
+  return EXIT_NO_SUCH_APPROVAL;
+}

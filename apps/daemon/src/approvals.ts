@@ -1,0 +1,311 @@
+// Who is asked about a tool call's command: the person behind the MCP client, through a form
+// (elicitation), when the client can show one; otherwise a person out of band (`conch approve ID`).
+// Both answer through the orchestrator's Approver seam, so the session cache, stored rules and audit
+// log are the same whichever route answered. Nothing here treats silence as a yes.
+import { createHash, randomBytes } from "node:crypto";
+import {
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  type Approver,
+  approvalFields,
+  type PendingApprovals,
+  proposedRuleText,
+  visibleText,
+} from "@conch/approval";
+import type { ApprovalPolicy, ReviewDecision } from "@conch/protocol";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type ClientCapabilities,
+  createRequestStateCodec,
+  type ElicitRequestFormParams,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  type McpServer,
+  PROTOCOL_VERSION_META_KEY,
+  type RequestStateCodec,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+
+const NOTE_MAX_CHARS = 2000;
+// The key of the one embedded request a 2026-07-28 round carries.
+const APPROVAL_INPUT = "approval";
+
+/** The choices of the form, as sent (`const`) and as shown (`title`). */
+const CHOICES = {
+  approve: "approved",
+  approve_session: "approved_for_session",
+  approve_always: "approved_always",
+  deny: "denied",
+} as const satisfies Record<string, ReviewDecision>;
+type Choice = keyof typeof CHOICES;
+
+/** Where the tool call came from, as far as approvals care. */
+interface CallClient {
+  /** The client's name (untrusted: shown escaped). */
+  readonly name: string;
+  /** It can show a form (elicitation, form mode). */
+  readonly canElicit: boolean;
+  /** The request is 2026-07-28's: input is asked by returning input_required, not by a request. */
+  readonly modern: boolean;
+}
+
+function clientOf(ctx: ServerContext, server: McpServer): CallClient {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const modern = typeof envelope?.[PROTOCOL_VERSION_META_KEY] === "string";
+  const capabilities = (
+    modern ? envelope?.[CLIENT_CAPABILITIES_META_KEY] : server.server.getClientCapabilities()
+  ) as ClientCapabilities | undefined;
+  const info = (modern ? envelope?.[CLIENT_INFO_META_KEY] : server.server.getClientVersion()) as
+    | { name?: unknown }
+    | undefined;
+  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  // `elicitation: {}` is form mode (the 2025-06-18 capability, kept by later revisions).
+  const canElicit =
+    elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+  return { name: typeof info?.name === "string" ? info.name : "unknown client", canElicit, modern };
+}
+
+/** The form: the question as the CLI prompt shows it, and a required decision. */
+export function approvalForm(
+  request: ApprovalRequest,
+  policy: ApprovalPolicy,
+  client: string,
+): ElicitRequestFormParams {
+  const rows = approvalFields(request, policy).map(({ label, value }) =>
+    value.includes("\n") ? `${label}:\n${value.replace(/^/gm, "  | ")}` : `${label}: ${value}`,
+  );
+  const rule = proposedRuleText(request);
+  const choices: { const: Choice; title: string }[] = [
+    { const: "approve", title: "Run once" },
+    { const: "approve_session", title: "Allow for this session" },
+    ...(rule === null
+      ? []
+      : [
+          {
+            const: "approve_always" as const,
+            title: `Always allow: run \`${rule} ...\` unasked from now on`,
+          },
+        ]),
+    { const: "deny", title: "Deny" },
+  ];
+  return {
+    mode: "form",
+    message: [`conchd: ${visibleText(client)} asks to run this command. Approve it?`, ...rows].join("\n"),
+    requestedSchema: {
+      type: "object",
+      properties: {
+        decision: { type: "string", title: "Decision", oneOf: choices },
+        note: {
+          type: "string",
+          title: "Note to the agent (optional)",
+          description: "Read by the model with your answer, e.g. what to do instead.",
+          maxLength: NOTE_MAX_CHARS,
+        },
+      },
+      required: ["decision"],
+    },
+  };
+}
+
+/**
+ * The answer in an accepted form, checked: the client's content is untrusted, and only an explicit
+ * approve runs anything. "Always" is refused when no rule may be stored.
+ */
+function acceptedAnswer(content: unknown, request: ApprovalRequest): ApprovalAnswer {
+  const fields = typeof content === "object" && content !== null ? (content as Record<string, unknown>) : {};
+  const { decision, note } = fields;
+  const allowed = Object.keys(CHOICES).filter(
+    (choice) => choice !== "approve_always" || request.proposedRule !== null,
+  );
+  if (typeof decision !== "string" || !allowed.includes(decision)) {
+    return notApproved(
+      `the answer was not one of the choices (decision: expected one of ${allowed.join(", ")}, received ${visibleText(JSON.stringify(decision) ?? "nothing")})`,
+    );
+  }
+  if (note !== undefined && (typeof note !== "string" || note.length > NOTE_MAX_CHARS)) {
+    return notApproved(`the answer's note was not a string of at most ${NOTE_MAX_CHARS} characters`);
+  }
+  const chosen = CHOICES[decision as Choice];
+  if (chosen !== "denied") return { decision: chosen, decidedBy: "elicitation" };
+  return { decision: "denied", decidedBy: "elicitation", reason: rejectedText(note) };
+}
+
+function rejectedText(note: unknown): string {
+  return typeof note === "string" && note.trim() !== ""
+    ? `rejected by user: ${visibleText(note.trim())}`
+    : "rejected by user";
+}
+
+function notApproved(why: string): ApprovalAnswer {
+  return {
+    decision: "denied",
+    outcome: "not-approved",
+    decidedBy: "elicitation",
+    reason: `not approved: ${why}; the command did not run`,
+  };
+}
+
+/** What the model reads while an out-of-band approval waits. */
+function pendingText(request: ApprovalRequest, id: string): string {
+  const why = request.reason ?? "this command needs a person's approval";
+  return (
+    `${why}, and this client cannot ask a person: approval ${id} is pending, and the command did not run. ` +
+    `A person can grant it on this machine with \`conch approve ${id}\` (or refuse it with \`conch deny ${id}\`; ` +
+    "`conch pending` lists what waits). Once it is granted, retry this same call with the same arguments. " +
+    "Do not retry before; the approval lapses in 10 minutes."
+  );
+}
+
+/** A 2025-era client's form, asked with the call's signal and conchd's own timeout. */
+function elicitingApprover(
+  ctx: ServerContext,
+  client: CallClient,
+  policy: ApprovalPolicy,
+  timeoutMs: number,
+): Approver {
+  return {
+    async request(request, options = {}) {
+      const signal = options.signal ?? ctx.mcpReq.signal;
+      try {
+        const result = await ctx.mcpReq.elicitInput(approvalForm(request, policy, client.name), {
+          timeout: timeoutMs,
+          signal,
+        });
+        if (result.action === "accept") return acceptedAnswer(result.content, request);
+        if (result.action === "decline") return { decision: "denied", decidedBy: "elicitation" };
+        return notApproved("the person dismissed the question without answering");
+      } catch (error) {
+        if (signal.aborted) return { decision: "abort", decidedBy: "elicitation" };
+        const message = error instanceof Error ? error.message : String(error);
+        if (/timed? ?out/i.test(message))
+          return notApproved(`no answer within ${Math.round(timeoutMs / 1000)} s`);
+        return notApproved(`the question could not be asked (${visibleText(message)})`);
+      }
+    },
+  };
+}
+
+/** The command a 2026-07-28 round asked about, signed into requestState: minted only once asked. */
+interface RoundState {
+  readonly key: string;
+  readonly askedAt: number;
+}
+
+function requestKey(request: ApprovalRequest): string {
+  return createHash("sha256")
+    .update(
+      JSON.stringify([
+        request.argv,
+        request.cwd,
+        request.sandboxMode,
+        request.sandboxPermissions,
+        request.tty,
+        request.reason,
+        request.sandboxDenial ?? null,
+      ]),
+    )
+    .digest("base64url");
+}
+
+/**
+ * A 2026-07-28 round. The first round finds no answer: it remembers the question, and the call returns
+ * input_required with a signed state naming the command. The client's retry re-runs the call, which
+ * asks the same question again; it is answered from the retry's input responses only when the verified
+ * state names this very command and the answer came within the timeout.
+ */
+class RoundApprover implements Approver {
+  asked: { request: ApprovalRequest; key: string } | null = null;
+  readonly #ctx: ServerContext;
+  readonly #timeoutMs: number;
+
+  constructor(ctx: ServerContext, timeoutMs: number) {
+    this.#ctx = ctx;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  async request(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    const key = requestKey(request);
+    const state = this.#ctx.mcpReq.requestState<RoundState>();
+    if (state !== undefined && state.key === key && this.asked === null) {
+      if (Date.now() - state.askedAt > this.#timeoutMs) {
+        return notApproved(`no answer within ${Math.round(this.#timeoutMs / 1000)} s`);
+      }
+      const view = inputResponse(this.#ctx.mcpReq.inputResponses, APPROVAL_INPUT);
+      if (view.kind === "elicit") {
+        if (view.action === "accept") return acceptedAnswer(view.content, request);
+        if (view.action === "decline") return { decision: "denied", decidedBy: "elicitation" };
+        return notApproved("the person dismissed the question without answering");
+      }
+    }
+    this.asked = { request, key };
+    return {
+      decision: "abort",
+      outcome: "pending",
+      decidedBy: "elicitation",
+      reason: "waiting for a person's answer",
+    };
+  }
+}
+
+/** How conchd asks: one per daemon, a fresh approver per call. */
+export interface CallApprovals {
+  /** The McpServer options the round state needs (its verifier). */
+  readonly serverOptions: {
+    readonly requestState: { readonly verify: RequestStateCodec<RoundState>["verify"] };
+  };
+  /** The approver for one call, and afterwards what the call must return instead of its result, if anything. */
+  forCall(
+    ctx: ServerContext,
+    server: McpServer,
+  ): { approver: Approver; inputRequired(): Promise<InputRequiredResult | null> };
+}
+
+export function createCallApprovals(options: {
+  readonly pending: PendingApprovals;
+  readonly policy: ApprovalPolicy;
+  readonly timeoutS: number;
+}): CallApprovals {
+  const timeoutMs = options.timeoutS * 1000;
+  const codec = createRequestStateCodec<RoundState>({
+    key: randomBytes(32),
+    // The state outlives the question by a margin, so a late answer reads "no answer within …" rather than
+    // the protocol's "Invalid or expired requestState".
+    ttlSeconds: options.timeoutS + 600,
+  });
+  return {
+    serverOptions: { requestState: { verify: codec.verify } },
+    forCall(ctx, server) {
+      const client = clientOf(ctx, server);
+      if (!client.canElicit) {
+        const approver: Approver = {
+          request: async (request) =>
+            options.pending.ask(request, client.name, (id) => pendingText(request, id)),
+        };
+        return { approver, inputRequired: async () => null };
+      }
+      if (!client.modern) {
+        return {
+          approver: elicitingApprover(ctx, client, options.policy, timeoutMs),
+          inputRequired: async () => null,
+        };
+      }
+      const round = new RoundApprover(ctx, timeoutMs);
+      return {
+        approver: round,
+        async inputRequired() {
+          if (round.asked === null) return null;
+          return inputRequired({
+            inputRequests: {
+              [APPROVAL_INPUT]: inputRequired.elicit(
+                approvalForm(round.asked.request, options.policy, client.name),
+              ),
+            },
+            requestState: await codec.mint({ key: round.asked.key, askedAt: Date.now() }),
+          });
+        },
+      };
+    },
+  };
+}

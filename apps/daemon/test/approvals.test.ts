@@ -1,0 +1,271 @@
+// Approvals through conchd, with the real SDK clients over real stdio and real bwrap: a client that can
+// show a form is asked through it (accept, decline, cancel, a bad answer, no answer in time), in both
+// protocol eras; a client that cannot gets a pending approval that `conch approve` grants out of band.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import {
+  CLIENTS,
+  type ClientKind,
+  type Connection,
+  connect,
+  type ElicitAnswer,
+  type ElicitParams,
+  makeWorkspace,
+  textOf,
+  type Workspace,
+} from "./harness.js";
+
+const CONCH = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
+
+let ws: Workspace;
+let open: Connection[];
+beforeEach(() => {
+  ws = makeWorkspace();
+  open = [];
+});
+afterEach(async () => {
+  for (const connection of open) await connection.close();
+  ws.remove();
+});
+
+async function start(
+  kind: ClientKind,
+  args: readonly string[],
+  elicit?: (p: ElicitParams) => Promise<ElicitAnswer>,
+) {
+  const connection = await connect(
+    kind,
+    ws,
+    ["--approval", "untrusted", ...args],
+    elicit === undefined ? {} : { elicit },
+  );
+  open.push(connection);
+  return connection;
+}
+
+function conch(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [CONCH, ...args], {
+    cwd: ws.cwd,
+    env: ws.env,
+    encoding: "utf8",
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function auditDecisions(): [unknown, unknown][] {
+  const path = join(ws.env.XDG_STATE_HOME as string, "conch", "audit.jsonl");
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.type === "decision" && line.requirement === "needs-approval")
+    .map((line) => [line.decision, line.decidedBy]);
+}
+
+const made = () => existsSync(join(ws.cwd, "made"));
+const TOUCH = { command: "touch made" };
+
+describeWith("bwrap", "in-protocol approvals (elicitation)", () => {
+  it.each(CLIENTS)("%s: the form shows the command, cwd, sandbox and why; run once runs it", async (kind) => {
+    const forms: ElicitParams[] = [];
+    const client = await start(kind, [], async (params) => {
+      forms.push(params);
+      return { action: "accept", content: { decision: "approve" } };
+    });
+    const result = await client.callTool("shell_command", TOUCH);
+    expect(result.isError).toBeUndefined();
+    expect(textOf(result)).toContain("Exit code: 0");
+    expect(made()).toBe(true);
+    expect(forms).toHaveLength(1);
+    const form = forms[0] as ElicitParams;
+    expect(form.message).toContain("command: touch made");
+    expect(form.message).toContain(`cwd: ${ws.cwd}`);
+    expect(form.message).toContain("sandbox: workspace-write");
+    expect(form.message).toContain("why:");
+    const decision = (form.requestedSchema.properties as Record<string, { oneOf?: { const: string }[] }>)
+      .decision;
+    expect(decision?.oneOf?.map((choice) => choice.const)).toEqual([
+      "approve",
+      "approve_session",
+      "approve_always",
+      "deny",
+    ]);
+    expect(form.requestedSchema.required).toEqual(["decision"]);
+    await client.close();
+    open = [];
+    // A 2026-07-28 client is asked by the first round's input_required: that round is logged as pending.
+    expect(auditDecisions()).toEqual([
+      ...(kind === "v2 (2026-07-28)" ? [["pending", "elicitation"]] : []),
+      ["approved", "elicitation"],
+    ]);
+  });
+
+  it.each(CLIENTS)(
+    "%s: deny with a note, decline, cancel and a bad answer run nothing, each said plainly",
+    async (kind) => {
+      const answers: ElicitAnswer[] = [
+        { action: "accept", content: { decision: "deny", note: "use make instead" } },
+        { action: "decline" },
+        { action: "cancel" },
+        { action: "accept", content: { decision: "yes please" } },
+      ];
+      const client = await start(kind, [], async () => answers.shift() as ElicitAnswer);
+      const denied = await client.callTool("shell_command", TOUCH);
+      expect(denied.isError).toBe(true);
+      expect(textOf(denied)).toBe("rejected by user: use make instead");
+      expect(denied.structuredContent).toMatchObject({ status: "rejected", rejection: "denied-by-user" });
+      const declined = await client.callTool("shell_command", TOUCH);
+      expect(textOf(declined)).toBe("rejected by user");
+      const cancelled = await client.callTool("shell_command", TOUCH);
+      expect(textOf(cancelled)).toMatch(/^not approved: the person dismissed the question/);
+      expect(cancelled.structuredContent).toMatchObject({ rejection: "not-approved" });
+      const bad = await client.callTool("shell_command", TOUCH);
+      expect(bad.isError).toBe(true);
+      expect(textOf(bad)).toMatch(/^not approved:/);
+      expect(made()).toBe(false);
+    },
+  );
+
+  it.each(CLIENTS)(
+    "%s: allow for this session asks once; later identical calls run unasked",
+    async (kind) => {
+      let asked = 0;
+      const client = await start(kind, [], async () => {
+        asked++;
+        return { action: "accept", content: { decision: "approve_session" } };
+      });
+      for (let i = 0; i < 3; i++)
+        expect(textOf(await client.callTool("shell_command", TOUCH))).toContain("Exit code: 0");
+      expect(asked).toBe(1);
+    },
+  );
+
+  it.each(["v2 (2025-11-25)", "sdk 1.32 (2025-11-25)"] as const)(
+    "%s: no answer within approval_timeout_s is not approved, and the command never runs",
+    async (kind) => {
+      mkdirSync(join(ws.env.XDG_CONFIG_HOME as string, "conch"), { recursive: true });
+      writeFileSync(
+        join(ws.env.XDG_CONFIG_HOME as string, "conch", "config.toml"),
+        "approval_timeout_s = 1\n",
+      );
+      const client = await start(kind, [], () => new Promise(() => {}));
+      const result = await client.callTool("shell_command", TOUCH);
+      expect(textOf(result)).toBe("not approved: no answer within 1 s; the command did not run");
+      expect(result.structuredContent).toMatchObject({ rejection: "not-approved" });
+      expect(made()).toBe(false);
+    },
+  );
+
+  it("v2 (2026-07-28): an answer that comes back after approval_timeout_s is not approved", async () => {
+    mkdirSync(join(ws.env.XDG_CONFIG_HOME as string, "conch"), { recursive: true });
+    writeFileSync(join(ws.env.XDG_CONFIG_HOME as string, "conch", "config.toml"), "approval_timeout_s = 1\n");
+    const client = await start("v2 (2026-07-28)", [], async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      return { action: "accept", content: { decision: "approve" } };
+    });
+    const result = await client.callTool("shell_command", TOUCH);
+    expect(textOf(result)).toBe("not approved: no answer within 1 s; the command did not run");
+    expect(made()).toBe(false);
+  });
+});
+
+describeWith("bwrap", "out-of-band approvals (conch pending / approve / deny)", () => {
+  it.each(CLIENTS)(
+    "%s: a client that cannot ask gets the pending id; conch approve grants it; the retry runs once",
+    async (kind) => {
+      const client = await start(kind, []);
+      const first = await client.callTool("shell_command", TOUCH);
+      expect(first.isError).toBe(true);
+      expect(first.structuredContent).toMatchObject({ status: "rejected", rejection: "approval-pending" });
+      const id = /approval ([0-9a-z]{8}) is pending/.exec(textOf(first))?.[1] as string;
+      expect(id).toBeDefined();
+      expect(textOf(first)).toContain(`conch approve ${id}`);
+      // The same call again before anyone answered: still pending, the same id, nothing ran.
+      expect(textOf(await client.callTool("shell_command", TOUCH))).toContain(`approval ${id} is pending`);
+      expect(made()).toBe(false);
+
+      const listed = conch("pending", "--json");
+      expect(listed.code).toBe(0);
+      const pending = JSON.parse(listed.stdout) as {
+        daemons: number;
+        pending: { id: string; argv: string[]; client: string }[];
+      };
+      expect(pending.daemons).toBe(1);
+      expect(pending.pending).toMatchObject([{ id, client: "conchd-test" }]);
+      expect(pending.pending[0]?.argv.at(-1)).toBe("touch made");
+      expect(conch("pending").stdout).toContain("command:  touch made");
+
+      expect(conch("approve", id)).toMatchObject({ code: 0 });
+      expect(conch("approve", id).code).toBe(5);
+      const retry = await client.callTool("shell_command", TOUCH);
+      expect(textOf(retry)).toContain("Exit code: 0");
+      expect(made()).toBe(true);
+      // Single use: the next identical call asks again.
+      const again = await client.callTool("shell_command", TOUCH);
+      expect(again.structuredContent).toMatchObject({ rejection: "approval-pending" });
+      await client.close();
+      open = [];
+      expect(auditDecisions()).toEqual([
+        ["pending", "out-of-band"],
+        ["pending", "out-of-band"],
+        ["approved", "out-of-band"],
+        ["pending", "out-of-band"],
+      ]);
+    },
+  );
+
+  it("conch deny with a note: the retry reads it, and nothing runs", async () => {
+    const client = await start("v2 (2025-11-25)", []);
+    const id = /approval ([0-9a-z]{8})/.exec(
+      textOf(await client.callTool("shell_command", TOUCH)),
+    )?.[1] as string;
+    expect(conch("deny", id, "--note", "not in this repo")).toMatchObject({ code: 0 });
+    const retry = await client.callTool("shell_command", TOUCH);
+    expect(textOf(retry)).toBe("rejected by user: not in this repo");
+    expect(made()).toBe(false);
+  });
+
+  it.each([false, true])(
+    "a sandboxed command cannot reach the approval socket to approve itself (network_access %s)",
+    async (network) => {
+      mkdirSync(join(ws.env.XDG_CONFIG_HOME as string, "conch"), { recursive: true });
+      writeFileSync(
+        join(ws.env.XDG_CONFIG_HOME as string, "conch", "config.toml"),
+        `network_access = ${network}\n`,
+      );
+      const asker = await start("v2 (2025-11-25)", []);
+      const id = /approval ([0-9a-z]{8})/.exec(
+        textOf(await asker.callTool("shell_command", TOUCH)),
+      )?.[1] as string;
+      // Known safe under on-request: python3 runs unasked, in the sandbox, and tries every daemon socket,
+      // by listing the directory and by the exact paths.
+      const client = await start("v2 (2025-11-25)", ["--approval", "on-request"]);
+      const dir = join(ws.env.XDG_STATE_HOME as string, "conch", "conchd");
+      const paths = [asker.pid, client.pid].map((pid) => join(dir, `${pid}.sock`));
+      const script = [
+        "import glob, json, socket",
+        `paths = sorted(set(glob.glob(${JSON.stringify(`${dir}/*.sock`)}) + ${JSON.stringify(paths)}))`,
+        "for path in paths:",
+        "    try:",
+        "        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)",
+        "        s.connect(path)",
+        `        s.sendall(json.dumps({"op": "approve", "id": ${JSON.stringify(id)}, "scope": "session"}).encode() + b"\\n")`,
+        "        print('reply:', s.recv(1000))",
+        "    except Exception as error:",
+        "        print('refused:', type(error).__name__)",
+      ].join("\n");
+      writeFileSync(join(ws.cwd, "try.py"), script);
+      const attempt = await client.callTool("shell_command", { command: "python3 try.py" });
+      expect(textOf(attempt)).toContain("Exit code: 0");
+      expect(textOf(attempt).match(/refused:/g)).toHaveLength(2);
+      expect(textOf(attempt)).not.toContain("reply:");
+      const listed = JSON.parse(conch("pending", "--json").stdout) as { pending: { id: string }[] };
+      expect(listed.pending.map((entry) => entry.id)).toContain(id);
+      expect(textOf(await asker.callTool("shell_command", TOUCH))).toContain(`approval ${id} is pending`);
+    },
+  );
+});
