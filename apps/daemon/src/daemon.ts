@@ -10,13 +10,18 @@ import {
 import { McpServer } from "@modelcontextprotocol/server";
 import { createCallApprovals } from "./approvals.js";
 import type { ServeOptions } from "./args.js";
-import { registerTools } from "./mcp-tools.js";
+import { CALL_LIMIT_MS, registerTools } from "./mcp-tools.js";
 
 /**
  * What the model reads should a call ever reach the orchestrator without its own approver (every call
  * has one: the client's form, else an out-of-band approval).
  */
 const NO_APPROVER_HINT: string = "conchd had no way to ask a person about this call";
+
+/** How often idle sessions are looked for: a quarter of the TTL, at least 250 ms and at most a minute. */
+function idleSweepMs(ttlS: number): number {
+  return Math.min(60_000, Math.max(250, (ttlS * 1000) / 4));
+}
 
 /** The package's version, read from its manifest (beside dist/ and src/ alike). */
 export function daemonVersion(): string {
@@ -71,7 +76,7 @@ export async function createDaemon(options: ServeOptions): Promise<Daemon> {
   });
   // A project's config is the repository's, not the user's: its keys and values are shown escaped.
   for (const warning of runtime.config.warnings) say(`warning: ${visibleText(warning)}`);
-  const set = await runtime.toolSet();
+  const set = await runtime.toolSet({ callLimitMs: CALL_LIMIT_MS });
   const openWorld = networkReachable(runtime.orchestrator.sandboxPolicy);
   const version = daemonVersion();
   const pending = new PendingApprovals();
@@ -87,6 +92,16 @@ export async function createDaemon(options: ServeOptions): Promise<Daemon> {
     await runtime.close();
     throw error;
   }
+  // A session nobody polls or writes to for session_idle_ttl_s is killed (and the audit log says so).
+  const ttlS = runtime.config.sessionIdleTtlS;
+  const sweep = setInterval(() => {
+    runtime.orchestrator.closeIdleSessions(ttlS).catch((error: unknown) => {
+      say(
+        `error: closing idle sessions: ${visibleText(error instanceof Error ? error.message : String(error))}`,
+      );
+    });
+  }, idleSweepMs(ttlS));
+  sweep.unref();
   return {
     runtime,
     pending,
@@ -100,6 +115,7 @@ export async function createDaemon(options: ServeOptions): Promise<Daemon> {
       return server;
     },
     async close() {
+      clearInterval(sweep);
       await channel.close();
       await runtime.orchestrator.terminateSessions();
       await runtime.close();

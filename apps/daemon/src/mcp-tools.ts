@@ -1,9 +1,11 @@
+import { visibleText } from "@conch/approval";
 import type { ToolCallResult, ToolSet } from "@conch/orchestrator";
 import type { JsonSchema } from "@conch/protocol/schemas";
 import { ToolResultSchema } from "@conch/protocol/schemas";
 import type {
   CallToolResult,
   McpServer,
+  ServerContext,
   StandardSchemaWithJSON,
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
@@ -36,6 +38,63 @@ function callToolResult({ text, result }: ToolCallResult): CallToolResult {
 }
 
 /**
+ * How long one tool call may take: well under the 60 s MCP clients wait by default. A shell_command
+ * with a longer timeout_ms returns as a session at this point (and is still killed at its timeout).
+ */
+export const CALL_LIMIT_MS = 50_000;
+
+/** What shell_command's description adds here: how a call stays under the client's timeout. */
+const CALL_LIMIT_NOTE = ` A command still running after ${CALL_LIMIT_MS / 1000} s keeps running (until its timeout_ms) and this call returns its session ID: poll it with write_stdin.`;
+
+// At most one progress notification per this many ms.
+const PROGRESS_INTERVAL_MS = 250;
+// The newest line, cut to this many characters.
+const PROGRESS_LINE_MAX = 200;
+
+/**
+ * When the client sent a progressToken: progress notifications carrying the newest output line, at most
+ * one per 250 ms, while a command runs. Null when the client asked for none.
+ */
+function progressReporter(
+  ctx: ServerContext,
+): { onOutput: (delta: { data: Uint8Array }) => void; stop: () => void } | null {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return null;
+  let progress = 0;
+  let tail = "";
+  let newest: string | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const send = (): void => {
+    timer = null;
+    if (stopped || newest === null) return;
+    const message = newest;
+    newest = null;
+    progress++;
+    ctx.mcpReq
+      .notify({ method: "notifications/progress", params: { progressToken: token, progress, message } })
+      .catch(() => {});
+    timer = setTimeout(send, PROGRESS_INTERVAL_MS);
+  };
+  return {
+    onOutput({ data }) {
+      tail = (tail + Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8")).slice(
+        -4096,
+      );
+      const lines = tail.split(/\r?\n|\r/).filter((line) => line.trim() !== "");
+      const last = lines.at(-1);
+      if (last === undefined) return;
+      newest = visibleText(last.slice(-PROGRESS_LINE_MAX));
+      if (timer === null) send();
+    },
+    stop() {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+    },
+  };
+}
+
+/**
  * What a client may tell its user about every tool here: each runs commands that can change anything
  * the sandbox lets them, never idempotently; `openWorld` says whether they can reach the network.
  */
@@ -58,7 +117,8 @@ export function registerTools(
     server.registerTool(
       tool.name,
       {
-        description: tool.description,
+        description:
+          tool.name === "shell_command" ? `${tool.description}${CALL_LIMIT_NOTE}` : tool.description,
         inputSchema: advertised(tool.jsonSchema),
         outputSchema: ToolResultSchema,
         annotations,
@@ -67,7 +127,13 @@ export function registerTools(
       // one-shot command is killed, a live session keeps running.
       async (args, ctx) => {
         const { approver, inputRequired } = approvals.forCall(ctx, server);
-        const result = await set.call(tool.name, args, { signal: ctx.mcpReq.signal, approver });
+        const progress = progressReporter(ctx);
+        const result = await set.call(tool.name, args, {
+          signal: ctx.mcpReq.signal,
+          approver,
+          ...(progress === null ? {} : { onOutput: progress.onOutput }),
+        });
+        progress?.stop();
         // A 2026-07-28 client is asked by returning the question; its retry runs the call again.
         return (await inputRequired()) ?? callToolResult(result);
       },

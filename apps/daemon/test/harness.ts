@@ -63,7 +63,12 @@ export interface CallResult {
 /** One connected client, whichever SDK it is. */
 export interface Connection {
   listTools(): Promise<readonly ListedTool[]>;
-  callTool(name: string, args: Record<string, unknown>): Promise<CallResult>;
+  /** `onprogress` asks for progress notifications (the client sends a progressToken). */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    extra?: { onprogress?: (progress: { progress: number; message?: string | undefined }) => void },
+  ): Promise<CallResult>;
   close(): Promise<void>;
   /** The conchd process. */
   readonly pid: number;
@@ -140,8 +145,8 @@ export async function connect(
     await client.connect(transport);
     return {
       listTools: async () => (await client.listTools()).tools as ListedTool[],
-      callTool: async (name, args) =>
-        (await client.callTool({ name, arguments: args }, undefined, { timeout })) as CallResult,
+      callTool: async (name, args, extra = {}) =>
+        (await client.callTool({ name, arguments: args }, undefined, { timeout, ...extra })) as CallResult,
       close: () => client.close(),
       pid: transport.pid ?? -1,
       stderr: () => stderr,
@@ -164,8 +169,8 @@ export async function connect(
   await client.connect(transport);
   return {
     listTools: async () => (await client.listTools()).tools as ListedTool[],
-    callTool: async (name, args) =>
-      (await client.callTool({ name, arguments: args }, { timeout })) as CallResult,
+    callTool: async (name, args, extra = {}) =>
+      (await client.callTool({ name, arguments: args }, { timeout, ...extra })) as CallResult,
     close: () => client.close(),
     pid: transport.pid ?? -1,
     stderr: () => stderr,

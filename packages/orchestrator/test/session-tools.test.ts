@@ -43,6 +43,7 @@ async function tools(
     approvalPolicy?: ApprovalPolicy;
     approver?: ScriptedApprover;
     durableOneShot?: boolean;
+    callLimitMs?: number;
     audit?: AuditLog;
   } = {},
 ): Promise<{ set: ToolSet; orchestrator: ToolOrchestrator }> {
@@ -61,6 +62,7 @@ async function tools(
     profile,
     orchestrator,
     durableOneShot: options.durableOneShot === true,
+    ...(options.callLimitMs === undefined ? {} : { callLimitMs: options.callLimitMs }),
   });
   return { set, orchestrator };
 }
@@ -351,6 +353,33 @@ describeWith(["bwrap", "pty"], "session tools", () => {
     const polled = await set.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 5000 });
     expect(polled.text).toContain("Process exited with code 0\n");
     expect(polled.text).toContain("second");
+  });
+
+  it("a call limit: a longer shell_command returns as a session at the limit, and dies at its own timeout", async () => {
+    const { set, orchestrator } = await tools("codex", { callLimitMs: 500 });
+    const short = await set.call("shell_command", { command: "echo fast", login: false, timeout_ms: 400 });
+    expect(short.text).toMatch(/^Exit code: 0\n/);
+    const finishes = await set.call("shell_command", {
+      command: "echo first; sleep 1.5; echo second",
+      login: false,
+      timeout_ms: 20_000,
+    });
+    const id = finishes.result.session_id as number;
+    expect(finishes.result.running).toBe(true);
+    expect(finishes.text).toContain(`Process running with session ID ${id}`);
+    expect(finishes.text).toContain("keeps running until its timeout_ms (20000 ms)");
+    const done = await set.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 10_000 });
+    expect(done.text).toContain("Process exited with code 0\n");
+    expect(done.text).toContain("second");
+
+    const endless = await set.call("shell_command", { command: "sleep 300", login: false, timeout_ms: 2000 });
+    const endlessId = endless.result.session_id as number;
+    const pid = orchestrator.sessions.list().find((s) => s.id === endlessId)?.pid as number;
+    expect(isAlive(pid)).toBe(true);
+    const killed = await set.call("write_stdin", { session_id: endlessId, chars: "", yield_time_ms: 10_000 });
+    expect(killed.result.running).toBe(false);
+    expect(killed.text).not.toContain("Process exited with code 0\n");
+    expect(isAlive(pid)).toBe(false);
   });
 
   it("a closed orchestrator's sessions are all dead", async () => {

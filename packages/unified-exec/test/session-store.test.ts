@@ -49,6 +49,19 @@ describeWith(["linux", "pty"], "SessionStore", () => {
     expect(echoed.running).toBe(true);
   });
 
+  it("closeIdle kills only the sessions nobody used for that long, and says which", async () => {
+    const idle = await store.start(sh("sleep 60"), 250);
+    const used = await store.start(sh("sleep 60"), 250);
+    const idlePid = store.list().find((s) => s.id === idle.sessionId)?.pid as number;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await store.read(used.sessionId, 0);
+    const closed = await store.closeIdle(1000);
+    expect(closed.map((s) => [s.id, s.command])).toEqual([[idle.sessionId, "/bin/sh -c sleep 60"]]);
+    expect(store.has(idle.sessionId)).toBe(false);
+    expect(store.has(used.sessionId)).toBe(true);
+    expect(isAlive(idlePid)).toBe(false);
+  });
+
   it("returns as soon as the process exits, with its output and exit code", async () => {
     const result = await store.start(sh("sleep 0.1; echo done"), 10_000);
     expect(result).toMatchObject({ running: false, exitCode: 0, output: "done\n" });

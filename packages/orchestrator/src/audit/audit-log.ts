@@ -70,7 +70,17 @@ type AuditInputEvent = {
   | { readonly signal: string; readonly text?: undefined }
 );
 
-export type AuditEvent = AuditDecisionEvent | AuditExecutionEvent | AuditInputEvent;
+/** A live session Conch ended itself: nobody had polled or written to it for `idleS` (session_idle_ttl_s). */
+type AuditSessionClosedEvent = {
+  readonly type: "session-closed";
+  readonly tool: string;
+  readonly sessionId: number;
+  readonly command: string;
+  readonly reason: "idle";
+  readonly idleS: number;
+};
+
+export type AuditEvent = AuditDecisionEvent | AuditExecutionEvent | AuditInputEvent | AuditSessionClosedEvent;
 
 /**
  * Characters of one input an audit line keeps whole, before escaping (far beyond anything typed); a
@@ -159,6 +169,15 @@ export function createAuditLog(options: AuditLogOptions = {}): AuditLog {
  */
 function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown> {
   const head = { time: new Date(timeMs).toISOString(), type: event.type, tool: text(event.tool) };
+  if (event.type === "session-closed") {
+    return {
+      ...head,
+      sessionId: Number.isSafeInteger(event.sessionId) ? event.sessionId : null,
+      command: text(event.command),
+      reason: text(event.reason),
+      idleS: Number.isFinite(event.idleS) ? Math.round(event.idleS) : null,
+    };
+  }
   if (event.type === "input") {
     const input =
       typeof event.text === "string"

@@ -60,6 +60,18 @@ export class AuditEvents {
     });
   }
 
+  /** A live session ended by Conch because nobody used it for `idleS` seconds. */
+  sessionClosed(sessionId: number, command: string, idleS: number): void {
+    this.#log?.record({
+      type: "session-closed",
+      tool: "conch",
+      sessionId,
+      command,
+      reason: "idle",
+      idleS,
+    });
+  }
+
   input(tool: string, sessionId: number, running: boolean, input: SessionInput): void {
     this.#log?.record({
       type: "input",

@@ -196,6 +196,17 @@ export class ToolOrchestrator {
     await this.#sessions?.terminateAll();
   }
 
+  /**
+   * Kills every live session nobody has polled or written to for `idleS` seconds, and records each in
+   * the audit log. Resolves with their ids.
+   */
+  async closeIdleSessions(idleS: number): Promise<number[]> {
+    if (this.#sessions === null) return [];
+    const closed = await this.#sessions.closeIdle(idleS * 1000);
+    for (const session of closed) this.#audit.sessionClosed(session.id, session.command, idleS);
+    return closed.map((session) => session.id);
+  }
+
   #isRunning(id: number): boolean {
     return this.sessions.list().some((session) => session.id === id && session.running);
   }

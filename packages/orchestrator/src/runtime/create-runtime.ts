@@ -75,8 +75,11 @@ export interface ConchRuntime {
    */
   sandbox(): Promise<PreparedSandbox>;
   readonly audit: AuditLog;
-  /** The tools of `profile`, with the config's output budget and durable one-shot setting. */
-  toolSet(): Promise<ToolSet>;
+  /**
+   * The tools of `profile`, with the config's output budget and durable one-shot setting, and a limit on
+   * how long one call may take when given (see ToolSetOptions.callLimitMs).
+   */
+  toolSet(options?: { readonly callLimitMs?: number }): Promise<ToolSet>;
   /** Waits until every audit line is written. */
   close(): Promise<void>;
 }
@@ -149,12 +152,13 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     sandboxRegistry,
     sandbox: prepared,
     audit,
-    toolSet: () =>
+    toolSet: (options = {}) =>
       createToolSet({
         profile,
         orchestrator,
         maxOutputTokens: config.maxOutputTokens,
         durableOneShot: config.durableOneShot,
+        ...(options.callLimitMs === undefined ? {} : { callLimitMs: options.callLimitMs }),
       }),
     close: () => audit.flush(),
   };

@@ -64,7 +64,12 @@ export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = defin
       maxOutputTokens: context.maxOutputTokens,
       ...escalation(input),
     };
-    return context.durableOneShot ? runDurable(request, context) : runShellStyle(request, context, "workdir");
+    if (context.durableOneShot) return runDurable(request, context);
+    // A call must end before the client gives up on it: a longer command returns as a session at the
+    // limit, and is still killed at its own timeout.
+    const limit = context.callLimitMs;
+    if (limit !== null && input.timeout_ms > limit) return runDurable(request, context, limit);
+    return runShellStyle(request, context, "workdir");
   },
 });
 
@@ -73,9 +78,14 @@ export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = defin
  * exits by then, the text is shell_command's; if not, it keeps running and the text gives the session id
  * to poll with write_stdin, instead of killing it.
  */
-async function runDurable(request: CommandRequest, context: ToolContext): Promise<ToolCallResult> {
+async function runDurable(
+  request: CommandRequest,
+  context: ToolContext,
+  returnAtMs?: number,
+): Promise<ToolCallResult> {
+  const started = performance.now();
   const outcome = await context.orchestrator.startSession(
-    { ...request, tty: false, yieldTimeMs: request.timeoutMs ?? 0, unclampedYield: true },
+    { ...request, tty: false, yieldTimeMs: returnAtMs ?? request.timeoutMs ?? 0, unclampedYield: true },
     context,
   );
   if (outcome.status !== "session") {
@@ -101,12 +111,27 @@ async function runDurable(request: CommandRequest, context: ToolContext): Promis
     const notes = [removedNote, outcome.hint === null ? null : hintNote(outcome.hint)];
     return { text: [text, ...notes.filter((note) => note !== null)].join("\n"), result: data };
   }
+  const killAtMs = returnAtMs === undefined ? undefined : request.timeoutMs;
+  if (killAtMs !== undefined) {
+    // Returned early so the call stays bounded; the command's own timeout still holds: its process
+    // group is killed then, as a one-shot's would be, and the model's next poll reads how it ended.
+    const sessions = context.orchestrator.sessions;
+    const id = response.sessionId;
+    setTimeout(
+      () => {
+        if (sessions.list().some((session) => session.id === id && session.running))
+          sessions.signal(id, "SIGKILL");
+      },
+      Math.max(0, killAtMs - (performance.now() - started)),
+    ).unref();
+  }
   const text = formatDurableRunning({
     sessionId: response.sessionId,
     durationMs: response.wallTimeMs,
-    timeoutMs: request.timeoutMs,
+    timeoutMs: returnAtMs ?? request.timeoutMs,
     output: cut.text,
     note: removedNote,
+    ...(killAtMs === undefined ? {} : { killAtMs }),
   });
   return { text, result: data };
 }

@@ -16,6 +16,11 @@ export interface ToolSetOptions {
   readonly shell?: Shell;
   /** A shell_command still running at its timeout becomes a session to poll instead of being killed. */
   readonly durableOneShot?: boolean;
+  /**
+   * How long one call may take (ms): a shell_command with a longer timeout returns as a session to poll
+   * at this point, still killed at its own timeout. Default: no limit.
+   */
+  readonly callLimitMs?: number;
 }
 
 /** The tools of one profile, and the one way to call them. */
@@ -96,6 +101,7 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
       orchestrator,
       maxOutputTokens,
       durableOneShot: options.durableOneShot === true,
+      callLimitMs: options.callLimitMs ?? null,
       shell: () => {
         shell ??= detectShell();
         return shell;

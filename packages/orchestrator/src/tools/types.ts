@@ -20,6 +20,11 @@ export interface ToolContext extends RunContext {
   readonly maxOutputTokens: number;
   /** A shell_command that outlives its timeout becomes a session the model can poll (config). */
   readonly durableOneShot: boolean;
+  /**
+   * How long one call may take, or null for no limit: a shell_command whose timeout is longer returns as
+   * a session at this point, and is still killed at its timeout (conchd: clients give up at 60 s).
+   */
+  readonly callLimitMs: number | null;
 }
 
 /** One tool: its name, what the model reads about it, its schemas and what it does. */

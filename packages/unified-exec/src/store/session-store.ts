@@ -224,6 +224,21 @@ export class SessionStore {
     await session.terminate();
   }
 
+  /**
+   * Kills every session nobody has written to or polled for `idleMs` (none a call is waiting on), and
+   * says which: their info as it was.
+   */
+  async closeIdle(idleMs: number): Promise<SessionInfo[]> {
+    const now = performance.now();
+    const idle = [...this.#sessions.values()].filter(
+      (session) => session.inFlight === 0 && now - session.lastUsed >= idleMs,
+    );
+    const info = this.list().filter((entry) => idle.some((session) => session.id === entry.id));
+    for (const session of idle) this.#forget(session);
+    await Promise.all(idle.map((session) => session.terminate()));
+    return info;
+  }
+
   /** Kills every session (daemon shutdown, end of a replay); the store takes no new ones after. */
   async terminateAll(): Promise<void> {
     this.#closed = true;
