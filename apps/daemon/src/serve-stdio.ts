@@ -2,6 +2,7 @@ import { visibleText } from "@conch/approval";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { ServeOptions } from "./args.js";
 import { createDaemon, say } from "./daemon.js";
+import { guardedStdin, MAX_MESSAGE_BYTES } from "./stdio-guard.js";
 
 const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
 
@@ -20,7 +21,10 @@ export async function serveOnStdio(options: ServeOptions): Promise<number> {
   // Installed for good: a second signal while sessions are being killed must not cut that short.
   for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
 
-  const transport = new StdioServerTransport();
+  // Lines too long or not JSON are answered here; only whole JSON lines reach the SDK's transport.
+  const transport = new StdioServerTransport(guardedStdin(process.stdin, process.stdout), process.stdout, {
+    maxBufferSize: MAX_MESSAGE_BYTES * 2,
+  });
   // The factory may be called more than once (serveStdio probes the protocol era with a throwaway
   // instance): every instance shares the one runtime, so sessions never depend on which one answered.
   const connection = serveStdio(() => daemon.newServer(), {
