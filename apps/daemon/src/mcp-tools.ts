@@ -43,9 +43,6 @@ function callToolResult({ text, result }: ToolCallResult): CallToolResult {
  */
 export const CALL_LIMIT_MS = 50_000;
 
-/** What shell_command's description adds here: how a call stays under the client's timeout. */
-const CALL_LIMIT_NOTE = ` A command still running after ${CALL_LIMIT_MS / 1000} s keeps running (until its timeout_ms) and this call returns its session ID: poll it with write_stdin.`;
-
 // At most one progress notification per this many ms.
 const PROGRESS_INTERVAL_MS = 250;
 // The newest line, cut to this many characters.
@@ -117,8 +114,7 @@ export function registerTools(
     server.registerTool(
       tool.name,
       {
-        description:
-          tool.name === "shell_command" ? `${tool.description}${CALL_LIMIT_NOTE}` : tool.description,
+        description: tool.description,
         inputSchema: advertised(tool.jsonSchema),
         outputSchema: ToolResultSchema,
         annotations,

@@ -8,6 +8,7 @@ import { TOOL_PROFILE_NAMES, type ToolProfileName } from "@conch/protocol";
 import { ToolResultSchema } from "@conch/protocol/schemas";
 import { itWith } from "@conch/test-config";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CALL_LIMIT_MS } from "../src/mcp-tools.js";
 import { CLIENTS, type Connection, connect, makeWorkspace, textOf, type Workspace } from "./harness.js";
 
 const NO_SANDBOX = ["--sandbox", "danger-full-access"];
@@ -33,7 +34,7 @@ async function expectedTools(profile: ToolProfileName) {
     approvalPolicy: "never",
     sandbox: { mode: "read-only" },
   });
-  return createToolSet({ profile, orchestrator });
+  return createToolSet({ profile, orchestrator, callLimitMs: CALL_LIMIT_MS });
 }
 
 let workspace: Workspace;

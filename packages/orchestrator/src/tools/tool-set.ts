@@ -65,6 +65,11 @@ async function profileTools(profile: ToolProfileName): Promise<readonly ToolDefi
   }
 }
 
+function callLimitNote(limitMs: number): string {
+  const seconds = limitMs % 1000 === 0 ? `${limitMs / 1000} s` : `${limitMs} ms`;
+  return ` A command still running after ${seconds} keeps running (until its timeout_ms) and this call returns its session ID: poll it with write_stdin.`;
+}
+
 /** The tools of `profile`, bound to `orchestrator`. */
 export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
   const { profile, orchestrator } = options;
@@ -77,7 +82,23 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
     );
   }
   let shell = options.shell;
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const limit = options.callLimitMs;
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
+    throw new OrchestratorError(
+      "INVALID_REQUEST",
+      `callLimitMs: expected a positive integer, received ${String(limit)}`,
+    );
+  }
+  // The model reads how a long shell_command comes back under a call limit.
+  const listed =
+    limit === undefined
+      ? tools
+      : tools.map((tool) =>
+          tool.name === "shell_command"
+            ? { ...tool, description: `${tool.description}${callLimitNote(limit)}` }
+            : tool,
+        );
+  const byName = new Map(listed.map((tool) => [tool.name, tool]));
 
   async function call(name: string, args: unknown, context: RunContext = {}): Promise<ToolCallResult> {
     const tool = byName.get(name);
@@ -114,5 +135,5 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
     }
   }
 
-  return { profile, tools, call };
+  return { profile, tools: listed, call };
 }
