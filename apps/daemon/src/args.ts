@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { CONFIG_SANDBOX_MODES, type ConfigSandboxMode } from "@conch/orchestrator";
 import {
@@ -13,7 +14,17 @@ import { UsageError } from "./errors.js";
 export type DaemonArgs =
   | { readonly action: "help" }
   | { readonly action: "version" }
-  | { readonly action: "serve"; readonly options: ServeOptions };
+  | { readonly action: "serve"; readonly options: ServeOptions; readonly http?: HttpAddress };
+
+/** Where `--http` listens. Without `--http`, conchd serves stdio. */
+export interface HttpAddress {
+  /** An IP address (IPv6 without brackets), or `localhost`. */
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** Whether only this machine can reach `host`; any other host needed `--allow-remote`. */
+  readonly loopback: boolean;
+}
 
 /** How to serve: each field left out falls back to the config (`~/.config/conch/config.toml`, project). */
 export interface ServeOptions {
@@ -21,16 +32,28 @@ export interface ServeOptions {
   readonly profile?: ToolProfileName;
   readonly approvalPolicy?: ApprovalPolicy;
   readonly sandbox?: ConfigSandboxMode;
+  /** The user config file to read instead of `~/.config/conch/config.toml` (`--config`). */
+  readonly configPath?: string;
 }
 
-const VALUE_OPTIONS = ["cwd", "profile", "approval", "sandbox"] as const;
+const VALUE_OPTIONS = ["cwd", "profile", "approval", "sandbox", "http", "config"] as const;
 type ValueOption = (typeof VALUE_OPTIONS)[number];
+const FLAG_OPTIONS = ["allow-remote"] as const;
+type FlagOption = (typeof FLAG_OPTIONS)[number];
 
 function oneOf<T extends string>(option: string, choices: readonly T[], value: string): T {
   if ((choices as readonly string[]).includes(value)) return value as T;
   throw new UsageError(
     `--${option}: expected one of ${choices.join(", ")}, received ${JSON.stringify(value)}`,
   );
+}
+
+function configFile(value: string): string {
+  const path = resolve(value);
+  if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) {
+    throw new UsageError(`--config: no such file: ${path}`);
+  }
+  return path;
 }
 
 function directory(value: string): string {
@@ -41,6 +64,46 @@ function directory(value: string): string {
   return cwd;
 }
 
+const HTTP_SHAPE = /^(?:\[([^\]]*)\]|([^:[\]]+)):(\d+)$|^(\d+)$/;
+
+/** Whether `host` (as `httpAddress` keeps it) is reachable from this machine only. */
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."));
+}
+
+/** `--http [HOST:]PORT`: HOST is an IP address (IPv6 in brackets) or localhost; 127.0.0.1 by default. */
+function httpAddress(value: string, allowRemote: boolean): HttpAddress {
+  const match = HTTP_SHAPE.exec(value);
+  if (match === null) {
+    throw new UsageError(`--http: expected [HOST:]PORT, received ${JSON.stringify(value)}`);
+  }
+  const [, bracketed, plain, hostPort, barePort] = match;
+  const port = Number(hostPort ?? barePort);
+  if (port > 65_535) {
+    throw new UsageError(`--http: expected a port from 0 to 65535, received ${JSON.stringify(value)}`);
+  }
+  const given = bracketed ?? plain ?? "127.0.0.1";
+  const family = isIP(given);
+  // A zone (fe80::1%eth0) has no place in an http:// URL, so a client could not name the address.
+  const valid =
+    given === "localhost" || (bracketed === undefined ? family === 4 : family === 6 && !given.includes("%"));
+  if (!valid) {
+    throw new UsageError(
+      `--http: expected HOST to be an IP address ([…] for IPv6) or localhost, received ${JSON.stringify(value)}`,
+    );
+  }
+  // One spelling per address (0:0::1 is ::1), so the URL conchd prints is the one it checks Host against.
+  const host = family === 6 ? new URL(`http://[${given}]`).hostname.slice(1, -1) : given;
+  const loopback = isLoopback(host);
+  if (!loopback && !allowRemote) {
+    throw new UsageError(
+      `--http: ${JSON.stringify(host)} is not a loopback address: other machines could connect; pass ` +
+        "--allow-remote to listen there anyway (clients still need the token)",
+    );
+  }
+  return { host, port, loopback };
+}
+
 /**
  * conchd's arguments (without node and the script). `--name value` and `--name=value`; `-h` is `--help`;
  * anything else is a UsageError naming the argument as it was given. `--help` and `--version` win over
@@ -48,6 +111,7 @@ function directory(value: string): string {
  */
 export function parseDaemonArgs(args: readonly string[]): DaemonArgs {
   const values: Partial<Record<ValueOption, string>> = Object.create(null);
+  const flags = new Set<FlagOption>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === "--help" || arg === "-h") return { action: "help" };
@@ -57,6 +121,11 @@ export function parseDaemonArgs(args: readonly string[]): DaemonArgs {
     }
     const equals = arg.indexOf("=");
     const name = arg.slice(2, equals === -1 ? undefined : equals);
+    if (arg.startsWith("--") && (FLAG_OPTIONS as readonly string[]).includes(name)) {
+      if (equals !== -1) throw new UsageError(`--${name}: takes no value, received ${JSON.stringify(arg)}`);
+      flags.add(name as FlagOption);
+      continue;
+    }
     if (!arg.startsWith("--") || !(VALUE_OPTIONS as readonly string[]).includes(name)) {
       throw new UsageError(`unknown option ${equals === -1 ? arg : arg.slice(0, equals)}`);
     }
@@ -70,6 +139,7 @@ export function parseDaemonArgs(args: readonly string[]): DaemonArgs {
     if (value === undefined || value === "") {
       throw new UsageError(`--${name}: expected a value${value === undefined ? "" : ', received ""'}`);
     }
+    if (values[name as ValueOption] !== undefined) throw new UsageError(`--${name}: given more than once`);
     values[name as ValueOption] = value;
   }
   const options: ServeOptions = {
@@ -83,6 +153,11 @@ export function parseDaemonArgs(args: readonly string[]): DaemonArgs {
     ...(values.sandbox === undefined
       ? {}
       : { sandbox: oneOf("sandbox", CONFIG_SANDBOX_MODES, values.sandbox) }),
+    ...(values.config === undefined ? {} : { configPath: configFile(values.config) }),
   };
-  return { action: "serve", options };
+  if (values.http === undefined) {
+    if (flags.has("allow-remote")) throw new UsageError("--allow-remote: only with --http");
+    return { action: "serve", options };
+  }
+  return { action: "serve", options, http: httpAddress(values.http, flags.has("allow-remote")) };
 }

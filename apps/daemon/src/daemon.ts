@@ -4,6 +4,7 @@ import {
   type ApprovalChannel,
   type ConchRuntime,
   createRuntime,
+  loadConfig,
   serveApprovalChannel,
   type ToolOrchestrator,
 } from "@conch/orchestrator";
@@ -67,6 +68,9 @@ export interface Daemon {
 export async function createDaemon(options: ServeOptions): Promise<Daemon> {
   const runtime = await createRuntime({
     cwd: options.cwd,
+    ...(options.configPath === undefined
+      ? {}
+      : { config: await loadConfig({ cwd: options.cwd, userConfigPath: options.configPath }) }),
     // Every call brings its own approver (forCall below); without one, what needs a yes is rejected.
     approver: null,
     noApproverHint: NO_APPROVER_HINT,

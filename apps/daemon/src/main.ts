@@ -2,8 +2,9 @@ import { visibleText } from "@conch/approval";
 import { isConchError } from "@conch/protocol";
 import { parseDaemonArgs } from "./args.js";
 import { daemonVersion } from "./daemon.js";
-import { UsageError } from "./errors.js";
+import { StartError, UsageError } from "./errors.js";
 import { HELP } from "./help.js";
+import { serveOnHttp } from "./serve-http.js";
 import { serveOnStdio } from "./serve-stdio.js";
 
 const EXIT_OK = 0;
@@ -16,7 +17,7 @@ function report(error: unknown): number {
     process.stderr.write(`conchd: ${visibleText(error.message)}\nRun 'conchd --help' for usage.\n`);
     return EXIT_USAGE;
   }
-  if (isConchError(error)) {
+  if (error instanceof StartError || isConchError(error)) {
     process.stderr.write(`conchd: ${visibleText(error.message, { keepLineBreaks: true })}\n`);
   } else {
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -37,6 +38,7 @@ export async function main(args: readonly string[]): Promise<number> {
       process.stdout.write(`${daemonVersion()}\n`);
       return EXIT_OK;
     }
+    if (parsed.http !== undefined) return await serveOnHttp(parsed.options, parsed.http);
     return await serveOnStdio(parsed.options);
   } catch (error) {
     return report(error);

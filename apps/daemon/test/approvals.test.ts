@@ -37,12 +37,9 @@ async function start(
   args: readonly string[],
   elicit?: (p: ElicitParams) => Promise<ElicitAnswer>,
 ) {
-  const connection = await connect(
-    kind,
-    ws,
-    ["--approval", "untrusted", ...args],
-    elicit === undefined ? {} : { elicit },
-  );
+  // Untrusted unless the test names its own policy: every command that is not known safe asks.
+  const approval = args.includes("--approval") ? [] : ["--approval", "untrusted"];
+  const connection = await connect(kind, ws, [...approval, ...args], elicit === undefined ? {} : { elicit });
   open.push(connection);
   return connection;
 }

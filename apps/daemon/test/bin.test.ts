@@ -1,6 +1,8 @@
 // conchd's command line: --help, --version, and the mistakes it refuses before serving anything.
+
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDaemonArgs } from "../src/args.js";
 import { UsageError } from "../src/errors.js";
@@ -32,18 +34,9 @@ function usageMessage(args: string[]): string {
 }
 
 describe("parseDaemonArgs", () => {
-  it("reads every option, both spellings, the last of each winning", () => {
+  it("reads every option, both spellings; one given twice is a mistake, as in conch", () => {
     expect(
-      parseDaemonArgs([
-        "--cwd",
-        "/",
-        "--profile=bash",
-        "--approval",
-        "never",
-        "--sandbox=read-only",
-        "--profile",
-        "argv",
-      ]),
+      parseDaemonArgs(["--cwd", "/", "--profile=argv", "--approval", "never", "--sandbox=read-only"]),
     ).toEqual({
       action: "serve",
       options: { cwd: "/", profile: "argv", approvalPolicy: "never", sandbox: "read-only" },
@@ -57,8 +50,9 @@ describe("parseDaemonArgs", () => {
     expect(usageMessage(["--bogus"])).toBe("unknown option --bogus");
     expect(usageMessage(["--bogus=1"])).toBe("unknown option --bogus");
     expect(usageMessage(["-x"])).toBe("unknown option -x");
-    expect(usageMessage(["--http"])).toBe("unknown option --http");
-    expect(usageMessage(["--config", "x.toml"])).toBe("unknown option --config");
+    expect(usageMessage(["--listen"])).toBe("unknown option --listen");
+    expect(usageMessage(["--config", "x.toml"])).toBe(`--config: no such file: ${resolve("x.toml")}`);
+    expect(usageMessage(["--profile", "bash", "--profile=argv"])).toBe("--profile: given more than once");
     expect(usageMessage(["serve"])).toBe('unexpected argument "serve" (conchd takes only options)');
     expect(usageMessage(["--profile"])).toBe("--profile: expected a value");
     expect(usageMessage(["--cwd="])).toBe('--cwd: expected a value, received ""');
@@ -83,7 +77,7 @@ describe("conchd", () => {
     const help = conchd(["--help"]);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(
-      /^conchd: Conch's tools as an MCP server on stdio\n\nUsage: conchd \[options\]\n/,
+      /^conchd: Conch's tools as an MCP server, on stdio or Streamable HTTP\n\nUsage: conchd \[options\]\n/,
     );
     expect(help.stderr).toBe("");
     const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {

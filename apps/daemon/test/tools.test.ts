@@ -1,7 +1,7 @@
 // tools/list and tools/call through real conchd processes and the SDKs' own clients. These run without
 // a sandbox (--sandbox danger-full-access) so that they need no bwrap; sandbox.test.ts has the
 // sandboxed ones.
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createToolSet, ToolOrchestrator } from "@conch/orchestrator";
 import { TOOL_PROFILE_NAMES, type ToolProfileName } from "@conch/protocol";
@@ -54,6 +54,20 @@ async function open(kind: (typeof CLIENTS)[number], args: readonly string[]): Pr
   connections.push(connection);
   return connection;
 }
+
+describe("conchd --config", () => {
+  it("reads FILE as the user config: its tool_profile and approval policy apply", async () => {
+    const file = join(workspace.cwd, "..", "conchd.toml");
+    writeFileSync(file, 'tool_profile = "bash"\napproval_policy = "never"\n');
+    const connection = await open("v2 (2025-11-25)", [...NO_SANDBOX, "--config", file]);
+    expect((await connection.listTools()).map((tool) => tool.name)).toEqual(["bash"]);
+    const result = await connection.callTool("bash", {
+      command: "echo configured",
+      description: "print a word",
+    });
+    expect(textOf(result)).toContain("configured");
+  });
+});
 
 describe.each(CLIENTS)("conchd with the %s client", (kind) => {
   it("lists every profile's tools with their schemas, annotations and the result schema", async () => {

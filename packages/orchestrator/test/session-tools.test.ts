@@ -382,6 +382,27 @@ describeWith(["bwrap", "pty"], "session tools", () => {
     expect(isAlive(pid)).toBe(false);
   });
 
+  it("a call limit: cancelled before it returns, the command dies as a one-shot would (130)", async () => {
+    const { set, orchestrator } = await tools("codex", { callLimitMs: 5000 });
+    const controller = new AbortController();
+    const pending = set.call(
+      "shell_command",
+      { command: "echo started; sleep 300", login: false, timeout_ms: 60_000 },
+      { signal: controller.signal },
+    );
+    const deadline = Date.now() + 10_000;
+    while (orchestrator.sessions.list().length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const pid = orchestrator.sessions.list()[0]?.pid as number;
+    controller.abort();
+    const result = await pending;
+    expect(result.result).toMatchObject({ exit_code: 130, canceled: true, running: false, session_id: null });
+    expect(result.text).toMatch(/^Exit code: 130\n/);
+    expect(orchestrator.sessions.list()).toEqual([]);
+    expect(isAlive(pid)).toBe(false);
+  });
+
   it("a closed orchestrator's sessions are all dead", async () => {
     const { set, orchestrator } = await tools("codex");
     await set.call("exec_command", { cmd: "sleep 300 & wait", login: false, yield_time_ms: 300 });

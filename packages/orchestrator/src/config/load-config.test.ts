@@ -137,6 +137,18 @@ describe("loadConfig", () => {
     });
   });
 
+  it("reads another user file when asked (conchd --config), and refuses one that is missing", async () => {
+    const other = join(root, "elsewhere", "conchd.toml");
+    await write(other, 'approval_policy = "never"\nmax_output_tokens = 123\n');
+    await write(userFile, 'approval_policy = "untrusted"\n');
+    const config = await loadConfig({ cwd: project, env: {}, home, userConfigPath: other });
+    expect(config).toMatchObject({ approvalPolicy: "never", maxOutputTokens: 123, sources: [other] });
+    expect(config.rulesDirs).toEqual([join(home, ".config", "conch", "rules")]);
+    await expect(
+      loadConfig({ cwd: project, env: {}, home, userConfigPath: join(root, "missing.toml") }),
+    ).rejects.toThrow(`config file not found: ${join(root, "missing.toml")}`);
+  });
+
   it("reads the user file from $XDG_CONFIG_HOME/conch and defaults rules_dirs there", async () => {
     const xdg = join(root, "xdg");
     await write(join(xdg, "conch", "config.toml"), 'sandbox = "read-only"\n');

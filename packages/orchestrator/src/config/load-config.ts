@@ -18,6 +18,11 @@ export interface LoadConfigOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The home directory; else `$HOME` when absolute, else `os.homedir()`. */
   readonly home?: string;
+  /**
+   * The user config file to read instead of `<config dir>/config.toml` (conchd's `--config`); it must
+   * exist. The rules, state and the rest stay where they are.
+   */
+  readonly userConfigPath?: string;
 }
 
 /** The effective config: the user file, tightened by each project file, over the defaults. */
@@ -141,8 +146,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ConchConfi
   const home = resolveHome(options);
   const configDir = conchConfigDir({ ...options, home });
 
-  const userPath = join(configDir, "config.toml");
+  const userPath = options.userConfigPath ?? join(configDir, "config.toml");
   const userText = await readConfigText(userPath);
+  if (userText === null && options.userConfigPath !== undefined) {
+    throw new OrchestratorError("INVALID_CONFIG", `config file not found: ${userPath}`);
+  }
   const userFile: ConfigFile | null =
     userText === null ? null : parseConfigFile(userPath, userText, { base: home, home });
   const sources: string[] = userFile === null ? [] : [userPath];

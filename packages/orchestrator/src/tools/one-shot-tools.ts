@@ -2,6 +2,7 @@
 // CommandRequest and the outcome into text: every decision is the orchestrator's.
 import { resolve } from "node:path";
 import { isKnownSafeCommand } from "@conch/arity-rules";
+import { EXIT_CODE_CANCELED } from "@conch/exec-core";
 import type { ArgvShellParams, BashParams, ShellCommandParams, ShellParams } from "@conch/protocol";
 import { ArgvShellSchema, BashSchema, ShellCommandSchema, ShellSchema } from "@conch/protocol/schemas";
 import { resolveShell, type Shell } from "@conch/shell-detect";
@@ -110,6 +111,20 @@ async function runDurable(
     });
     const notes = [removedNote, outcome.hint === null ? null : hintNote(outcome.hint)];
     return { text: [text, ...notes.filter((note) => note !== null)].join("\n"), result: data };
+  }
+  if (returnAtMs !== undefined && context.signal?.aborted === true) {
+    // Cancelled before it returned: it is still the one-shot the model asked for, and dies like one.
+    await context.orchestrator.sessions.close(response.sessionId).catch(() => {});
+    const text = formatShellCommandResult({
+      exitCode: EXIT_CODE_CANCELED,
+      durationMs: response.wallTimeMs,
+      output,
+      maxTokens: request.maxOutputTokens,
+    });
+    return {
+      text,
+      result: { ...data, exit_code: EXIT_CODE_CANCELED, canceled: true, session_id: null, running: false },
+    };
   }
   const killAtMs = returnAtMs === undefined ? undefined : request.timeoutMs;
   if (killAtMs !== undefined) {
