@@ -45,6 +45,26 @@ function networkReachable(policy: ToolOrchestrator["sandboxPolicy"]): boolean {
   }
 }
 
+// How often conchd checks that the process that started it is still there.
+const PARENT_CHECK_MS = 1000;
+
+/**
+ * Calls `stop` once the process that started conchd is gone (conchd is then reparented, and its ppid
+ * changes): a client that died without closing stdin, or a supervisor killed with SIGKILL, must not
+ * leave conchd and its sessions running. Nothing is watched when conchd was started by init.
+ */
+export function watchParent(stop: (why: string) => void): void {
+  const parent = process.ppid;
+  if (parent <= 1) return;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(timer);
+      stop("parent gone");
+    }
+  }, PARENT_CHECK_MS);
+  timer.unref();
+}
+
 /** conchd's own line on stderr (stdout may be the MCP stream). */
 export function say(line: string): void {
   process.stderr.write(`conchd: ${line}\n`);

@@ -13,7 +13,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { HttpAddress, ServeOptions } from "./args.js";
-import { createDaemon, type Daemon, say } from "./daemon.js";
+import { createDaemon, type Daemon, say, watchParent } from "./daemon.js";
 import { StartError } from "./errors.js";
 import { createGuard, MCP_PATH } from "./http-guard.js";
 import { loadToken } from "./token.js";
@@ -222,6 +222,7 @@ export async function serveOnHttp(options: ServeOptions, address: HttpAddress): 
   });
   // Installed for good: a second signal while sessions are being killed must not cut that short.
   for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
+  watchParent(stop);
 
   const { token, source } = loadToken();
   // Listening first: a port in use is reported before anything starts. Requests that arrive before the

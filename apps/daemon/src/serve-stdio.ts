@@ -1,7 +1,7 @@
 import { visibleText } from "@conch/approval";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { ServeOptions } from "./args.js";
-import { createDaemon, say } from "./daemon.js";
+import { createDaemon, say, watchParent } from "./daemon.js";
 import { guardedStdin, MAX_MESSAGE_BYTES } from "./stdio-guard.js";
 
 const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;
@@ -20,6 +20,7 @@ export async function serveOnStdio(options: ServeOptions): Promise<number> {
   });
   // Installed for good: a second signal while sessions are being killed must not cut that short.
   for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
+  watchParent(stop);
 
   // Lines too long or not JSON are answered here; only whole JSON lines reach the SDK's transport.
   const transport = new StdioServerTransport(guardedStdin(process.stdin, process.stdout), process.stdout, {
