@@ -60,11 +60,16 @@ describe("conchd without its parent", () => {
       const sleeper = descendants(parent.pid as number).filter(
         (pid) => pid !== conchd && !tree.includes(pid),
       );
-      parent.kill("SIGKILL");
-      await waitFor(() => !isAlive(conchd as number) && !tree.some(isAlive));
-      expect(isAlive(conchd as number)).toBe(false);
-      expect(tree.filter(isAlive)).toEqual([]);
-      for (const pid of sleeper) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+      try {
+        parent.kill("SIGKILL");
+        await waitFor(() => !isAlive(conchd as number) && !tree.some(isAlive));
+        expect(isAlive(conchd as number)).toBe(false);
+        expect(tree.filter(isAlive)).toEqual([]);
+      } finally {
+        // Whatever outlived the test is killed by the pid it was found under.
+        for (const pid of [...sleeper, conchd as number, ...tree])
+          if (isAlive(pid)) process.kill(pid, "SIGKILL");
+      }
     },
     60_000,
   );
