@@ -216,6 +216,40 @@ if (process.platform === "linux" && (await backend.available()).available) {
     "report",
   );
 
+  // 6a. The same call through conchd (issue 13), a process of its own, over stdio and over HTTP, against
+  // raw bwrap of the same argv measured here; and conchd's RSS idle and with 64 live PTY sessions.
+  const loginTimes = [];
+  for (let i = 0; i < 100; i++) loginTimes.push(await time(rawBwrapLogin));
+  const baselineLogin = median(loginTimes);
+  const daemonCase = (mode) => {
+    const out = spawnSync(process.execPath, [`${here}/daemon-worker.mjs`, mode, "100"], { encoding: "utf8" });
+    if (out.status !== 0) throw new Error(`daemon worker ${mode} failed: ${out.stderr}`);
+    return JSON.parse(out.stdout.trim());
+  };
+  const stdio = daemonCase("stdio");
+  const http = daemonCase("http");
+  row(
+    'conchd tools/call shell_command {"command":"true"} over stdio, workspace-write, warm (median of 100)',
+    "raw bwrap + seccomp `bash -lc true`",
+    { baseline: baselineLogin, subject: stdio.medianMs },
+    "ms",
+    "<= 1.5x",
+  );
+  row(
+    "  the same over Streamable HTTP (bearer token, SSE)",
+    "raw bwrap + seccomp `bash -lc true`",
+    { baseline: baselineLogin, subject: http.medianMs },
+    "ms",
+    "<= 2x",
+  );
+  rows.push({
+    benchmark: "conchd RSS: idle after 110 calls / with 64 live PTY sessions (bash -i)",
+    baseline: "-",
+    conch: `${(stdio.idleRssKiB / 1024).toFixed(1)} MiB / ${(stdio.sessionsRssKiB / 1024).toFixed(1)} MiB`,
+    ratio: "-",
+    target: "report",
+  });
+
   // 6b. Shell snapshots (issue 11): the same call with this machine's real profile (its home), captured
   // once, vs an empty profile; and the login shell per command the snapshot replaces. Each case runs in
   // a process of its own, whose HOME is the profile its commands see.

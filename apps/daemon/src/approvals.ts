@@ -68,7 +68,7 @@ function clientOf(ctx: ServerContext, server: McpServer): CallClient {
 }
 
 /** The form: the question as the CLI prompt shows it, and a required decision. */
-export function approvalForm(
+function approvalForm(
   request: ApprovalRequest,
   policy: ApprovalPolicy,
   client: string,

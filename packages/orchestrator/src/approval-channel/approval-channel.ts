@@ -27,7 +27,7 @@ const NOTE_MAX_CHARS = 2000;
 const ID = /^[0-9a-z]{1,32}$/;
 
 /** Where the daemons' sockets are: `$XDG_STATE_HOME/conch/conchd/`. */
-export function approvalChannelDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+function approvalChannelDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
   return join(conchStateDir({ env }), "conchd");
 }
 

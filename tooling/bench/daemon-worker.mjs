@@ -1,0 +1,122 @@
+// `pnpm bench` rows for conchd: a warm tools/call round trip over stdio (and over HTTP when conchd
+// serves it), and conchd's RSS idle and with 64 live sessions. Uses the MCP SDK's own client, from
+// apps/daemon's dependencies. Prints one JSON object.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const daemonDir = fileURLToPath(new URL("../../apps/daemon/", import.meta.url));
+const bin = join(daemonDir, "dist", "bin.js");
+const requireFromDaemon = createRequire(join(daemonDir, "package.json"));
+const load = (name) => import(pathToFileURL(requireFromDaemon.resolve(name)).href);
+const { Client } = await load("@modelcontextprotocol/client");
+const { StdioClientTransport } = await load("@modelcontextprotocol/client/stdio");
+
+const [mode, iterationsArg] = process.argv.slice(2);
+const iterations = Number(iterationsArg ?? "100");
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+function rssKiB(pid) {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return match === null ? null : Number(match[1]);
+}
+
+const root = mkdtempSync(join(tmpdir(), "conch-bench-daemon-"));
+const cwd = join(root, "work");
+const home = join(root, "home");
+mkdirSync(cwd);
+mkdirSync(home);
+const env = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, ".config"),
+  XDG_STATE_HOME: join(home, ".state"),
+  LANG: "C.UTF-8",
+};
+
+async function httpClient() {
+  const { StreamableHTTPClientTransport } = await load("@modelcontextprotocol/client");
+  const child = spawn(process.execPath, [bin, "--cwd", cwd, "--http", "127.0.0.1:0"], {
+    cwd,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      const match = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (match !== null) resolve(match[1]);
+    });
+    child.on("exit", () => reject(new Error(`conchd --http exited: ${stderr}`)));
+  });
+  const token = readFileSync(join(env.XDG_STATE_HOME, "conch", "conchd.token"), "utf8").trim();
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: "bench", version: "0" });
+  await client.connect(transport);
+  return {
+    client,
+    pid: child.pid,
+    close: async () => {
+      await client.close();
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    },
+  };
+}
+
+async function stdioClient() {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "--cwd", cwd],
+    env,
+    cwd,
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "bench", version: "0" });
+  await client.connect(transport);
+  return { client, pid: transport.pid, close: () => client.close() };
+}
+
+try {
+  const { client, pid, close } = mode === "http" ? await httpClient() : await stdioClient();
+  const call = async () => {
+    const result = await client.callTool({ name: "shell_command", arguments: { command: "true" } });
+    if (result.structuredContent?.exit_code !== 0)
+      throw new Error(`shell_command true: ${JSON.stringify(result)}`);
+  };
+  for (let i = 0; i < 10; i++) await call();
+  const times = [];
+  for (let i = 0; i < iterations; i++) {
+    const started = performance.now();
+    await call();
+    times.push(performance.now() - started);
+  }
+  const out = { medianMs: median(times) };
+  if (mode === "stdio") {
+    out.idleRssKiB = rssKiB(pid);
+    for (let i = 0; i < 64; i++) {
+      const started = await client.callTool({
+        name: "exec_command",
+        arguments: { cmd: "bash -i", tty: true, yield_time_ms: 250 },
+      });
+      if (started.structuredContent?.running !== true)
+        throw new Error(`session ${i}: ${JSON.stringify(started)}`);
+    }
+    out.sessionsRssKiB = rssKiB(pid);
+  }
+  await close();
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
