@@ -32,6 +32,7 @@ const TABLE = new Map([
   ["@conch/sandbox-macos", { layer: 3, allowed: ["@conch/sandbox-core"] }],
   ["@conch/sandbox-windows", { layer: 3, allowed: ["@conch/sandbox-core"] }],
   ["@conch/orchestrator", { layer: 4, allowed: LOWER }],
+  ["@conch/mcp", { layer: 5, allowed: ["@conch/protocol", "@conch/approval", "@conch/orchestrator"] }],
   ["@conch/cli", { layer: APP, allowed: LOWER, bundled: true }],
   ["@conch/daemon", { layer: APP, allowed: LOWER }],
   [TEST_CONFIG, { layer: DEV, allowed: [] }],

@@ -13,6 +13,7 @@ Usage:
   conch trust [--revoke] [DIR]       let the project's own rules (.conch) load, as they are now
   conch pending [--json]             the approvals running conchd daemons wait for
   conch approve ID [--session]       grant one (the model's retry runs); conch deny ID [--note TEXT]
+  conch mcp [options]                Conch's tools as an MCP server on stdio (the same server as conchd)
   conch --version                    print the version
 
 Run 'conch COMMAND --help' for a command's options.
@@ -228,4 +229,20 @@ note when one is given (e.g. what to do instead).
   -h, --help   show this help
 
 Exit status: 0 when refused; 5 when no running conchd holds approval ID; 2 for a usage error.
+`;
+
+export const MCP_HELP: string = `Usage: conch mcp [--cwd DIR] [--profile P] [--approval POLICY] [--sandbox MODE] [--config FILE]
+
+Serves the tools of one profile (sandboxed, approved, bounded) to one MCP client over stdin and stdout:
+the same server as conchd without --http. Live sessions last as long as it runs; stdin closing, SIGTERM,
+SIGINT or its parent dying kills every session and exits 0. A command that needs a person's yes is asked
+through the client's form when it can show one; otherwise the call names a pending approval for
+conch approve ID. Add it to a client as its command, e.g. claude mcp add conch -- conch mcp
+
+  --cwd DIR          the workspace (default: the current directory)
+  --profile P        codex (default), bash, argv or terminal
+  --approval POLICY  untrusted, on-failure, on-request (default) or never
+  --sandbox MODE     read-only, workspace-write (default) or danger-full-access
+  --config FILE      read FILE as the user config instead of ~/.config/conch/config.toml
+  -h, --help         show this help
 `;

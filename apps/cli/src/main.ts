@@ -20,6 +20,10 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   pending: async () => (await import("./commands/approvals.js")).pendingCommand,
   approve: async () => (await import("./commands/approvals.js")).approveCommand,
   deny: async () => (await import("./commands/approvals.js")).denyCommand,
+  mcp: async () => {
+    const { mcpCommand } = await import("./commands/mcp.js");
+    return (args) => mcpCommand(args, version());
+  },
 };
 
 function version(): string {

@@ -26,8 +26,11 @@ export interface HttpAddress {
   readonly loopback: boolean;
 }
 
-/** How to serve: each field left out falls back to the config (`~/.config/conch/config.toml`, project). */
-export interface ServeOptions {
+/**
+ * How to serve, as the flags say (the server's options but its version): each field left out falls back
+ * to the config (`~/.config/conch/config.toml`, project).
+ */
+interface ServeOptions {
   readonly cwd: string;
   readonly profile?: ToolProfileName;
   readonly approvalPolicy?: ApprovalPolicy;

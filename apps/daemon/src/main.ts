@@ -1,11 +1,11 @@
 import { visibleText } from "@conch/approval";
 import { isConchError } from "@conch/protocol";
 import { parseDaemonArgs } from "./args.js";
-import { daemonVersion } from "./daemon.js";
+import { serveOnStdio } from "@conch/mcp";
+import { daemonVersion } from "./version.js";
 import { StartError, UsageError } from "./errors.js";
 import { HELP } from "./help.js";
 import { serveOnHttp } from "./serve-http.js";
-import { serveOnStdio } from "./serve-stdio.js";
 
 const EXIT_OK = 0;
 const EXIT_FAILURE = 1;
@@ -38,8 +38,9 @@ export async function main(args: readonly string[]): Promise<number> {
       process.stdout.write(`${daemonVersion()}\n`);
       return EXIT_OK;
     }
-    if (parsed.http !== undefined) return await serveOnHttp(parsed.options, parsed.http);
-    return await serveOnStdio(parsed.options);
+    const options = { ...parsed.options, version: daemonVersion() };
+    if (parsed.http !== undefined) return await serveOnHttp(options, parsed.http);
+    return await serveOnStdio(options);
   } catch (error) {
     return report(error);
   }

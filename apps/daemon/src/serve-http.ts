@@ -12,8 +12,8 @@ import {
   type RequestId,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import type { HttpAddress, ServeOptions } from "./args.js";
-import { createDaemon, type Daemon, say, watchParent } from "./daemon.js";
+import type { HttpAddress } from "./args.js";
+import { createDaemon, type Daemon, type ServeOptions, say, watchParent } from "@conch/mcp";
 import { StartError } from "./errors.js";
 import { createGuard, MCP_PATH } from "./http-guard.js";
 import { loadToken } from "./token.js";

@@ -8,7 +8,7 @@ import { TOOL_PROFILE_NAMES, type ToolProfileName } from "@conch/protocol";
 import { ToolResultSchema } from "@conch/protocol/schemas";
 import { itWith } from "@conch/test-config";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CALL_LIMIT_MS } from "../src/mcp-tools.js";
+import { CALL_LIMIT_MS } from "@conch/mcp";
 import { CLIENTS, type Connection, connect, makeWorkspace, textOf, type Workspace } from "./harness.js";
 
 const NO_SANDBOX = ["--sandbox", "danger-full-access"];

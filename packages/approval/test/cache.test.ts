@@ -101,6 +101,31 @@ describe("ApprovalCache", () => {
     expect(await cache.isApprovedForSession(NPM_TEST)).toBe(false);
   });
 
+  it("a literal '~' is not the home directory: approving one never approves the other", async () => {
+    const cache = new ApprovalCache();
+    const literal = {
+      ...NPM_TEST,
+      argv: ["touch", "~/pwned"],
+      sandboxPermissions: "require_escalated" as const,
+    };
+    await cache.record(literal, "approved_for_session");
+    expect(await cache.isApprovedForSession({ ...literal, argv: ["bash", "-lc", "touch '~/pwned'"] })).toBe(
+      true,
+    );
+    for (const script of [
+      "touch ~/pwned",
+      "touch ~",
+      "touch x=~/pwned",
+      "touch --p=a:~/pwned",
+      "touch ~root/x",
+    ]) {
+      expect(await cache.isApprovedForSession({ ...literal, argv: ["bash", "-lc", script] })).toBe(false);
+    }
+    const home = { ...literal, argv: ["bash", "-lc", "rm -rf ~"] };
+    await cache.record(home, "approved_for_session");
+    expect(await cache.isApprovedForSession({ ...literal, argv: ["rm", "-rf", "~"] })).toBe(false);
+  });
+
   it("remembers nothing but approved_for_session", async () => {
     const cache = new ApprovalCache();
     for (const decision of REVIEW_DECISIONS.filter((d) => d !== "approved_for_session")) {

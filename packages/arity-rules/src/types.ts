@@ -7,6 +7,7 @@ export const OPAQUE_REASONS = [
   "backticks",
   "dynamic-command-name",
   "parameter-expansion",
+  "tilde-expansion",
   "ansi-c-string",
   "eval",
   "heredoc",

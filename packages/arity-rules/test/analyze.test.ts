@@ -81,12 +81,44 @@ describe("words and quote removal", () => {
       ),
     ],
     [`echo "" ''`, result([cmd(["echo", "", ""], `echo "" ''`)])],
-    // No expansion: tilde is left to the reader, `{}` and `@{1}` have no comma, `]` alone is no glob.
+    // No expansion: `{}` and `@{1}` have no comma, `]` alone is no glob, a `~` inside a word is text.
     [
-      "echo ~/x HEAD@{1} {} a] $ y == z",
+      "echo HEAD~1 a~b HEAD@{1} {} a] $ y == z",
       result([
-        cmd(["echo", "~/x", "HEAD@{1}", "{}", "a]", "$", "y", "==", "z"], "echo ~/x HEAD@{1} {} a] $ y == z"),
+        cmd(
+          ["echo", "HEAD~1", "a~b", "HEAD@{1}", "{}", "a]", "$", "y", "==", "z"],
+          "echo HEAD~1 a~b HEAD@{1} {} a] $ y == z",
+        ),
       ]),
+    ],
+    // A tilde bash expands is a home directory, not its text; quoted or escaped it is the text.
+    [
+      "touch ~/x ~ ~root ~+ a=~/b --p=x:~/c '~/q' \\~/e \"~\"",
+      result(
+        [
+          dyn(
+            cmd(
+              ["touch", "~/x", "~", "~root", "~+", "a=~/b", "--p=x:~/c", "~/q", "~/e", "~"],
+              "touch ~/x ~ ~root ~+ a=~/b --p=x:~/c '~/q' \\~/e \"~\"",
+            ),
+            1,
+            2,
+            3,
+            4,
+            5,
+            6,
+          ),
+        ],
+        [],
+        [
+          op("tilde-expansion", "~/x"),
+          op("tilde-expansion", "~"),
+          op("tilde-expansion", "~root"),
+          op("tilde-expansion", "~+"),
+          op("tilde-expansion", "a=~/b"),
+          op("tilde-expansion", "--p=x:~/c"),
+        ],
+      ),
     ],
     [
       'echo "multi\nline" "x\\\ny" héllo 😀',

@@ -109,6 +109,41 @@ describe("approval channel", () => {
     }
   });
 
+  it("a flood of questions, or one huge command, cannot hide the list: 256 entries, commands cut and marked", async () => {
+    const pending = new PendingApprovals();
+    const channel = await serveApprovalChannel(pending, { dir });
+    try {
+      pending.ask(
+        { ...request, argv: ["/bin/bash", "-lc", `echo ${"x".repeat(4_000_000)}`] },
+        "c",
+        (id) => id,
+      );
+      for (let i = 0; i < 300; i++) pending.ask({ ...request, argv: ["touch", `f${i}`] }, "c", (id) => id);
+      const listed = await listPendingApprovals({ dir });
+      expect(listed.daemons).toBe(1);
+      expect(listed.pending).toHaveLength(256);
+      const cut = await (async () => {
+        const only = new PendingApprovals();
+        const other = await serveApprovalChannel(only, { dir: join(base, "other") });
+        try {
+          only.ask(
+            { ...request, argv: ["/bin/bash", "-lc", `echo ${"y".repeat(4_000_000)}`] },
+            "c",
+            (id) => id,
+          );
+          return (await listPendingApprovals({ dir: join(base, "other") })).pending[0];
+        } finally {
+          await other.close();
+        }
+      })();
+      expect(cut).toMatchObject({ commandCut: true, commandChars: 4_000_000 + 5 + 12 });
+      expect((cut?.argv.join(" ") ?? "").length).toBeLessThan(10_000);
+      expect(cut?.argv[2]).toContain("characters cut");
+    } finally {
+      await channel.close();
+    }
+  });
+
   it("skips a socket nobody listens on, and files that are not sockets", async () => {
     const pending = new PendingApprovals();
     const channel = await serveApprovalChannel(pending, { dir });

@@ -1,7 +1,7 @@
 // The orchestrator's must-holds (issue 5), with real processes, real bwrap and real tree-sitter. Every
 // command that writes does so inside directories these tests create and remove.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -380,6 +380,23 @@ describeWith("bwrap", "ToolOrchestrator", () => {
       ["approved_for_session", "out-of-band"],
       ["approved_for_session", "cache"],
     ]);
+  });
+
+  it("a symlinked workdir is asked about, and approved, as the directory it resolves to now", async () => {
+    const approver = new ScriptedApprover(["approved_for_session", "denied"]);
+    const set = await tools("untrusted", approver);
+    await mkdir(join(work, "real"));
+    await symlink(join(work, "real"), join(work, "lnk"));
+    const call = () => set.call("shell_command", { command: "touch marker", login: false, workdir: "lnk" });
+    expect((await call()).result).toMatchObject({ status: "ok", exit_code: 0 });
+    expect(approver.requests[0]?.cwd).toBe(join(work, "real"));
+    expect(existsSync(join(work, "real", "marker"))).toBe(true);
+    // The model points the link elsewhere: the session's approval was for real/, so it asks again.
+    await rm(join(work, "lnk"));
+    await symlink(outside, join(work, "lnk"));
+    expect((await call()).result).toMatchObject({ status: "rejected", rejection: "denied-by-user" });
+    expect(approver.requests[1]?.cwd).toBe(await realpath(outside));
+    expect(existsSync(join(outside, "marker"))).toBe(false);
   });
 
   it("approved_always stores the arity prefix rule, and the next such command runs unasked", async () => {

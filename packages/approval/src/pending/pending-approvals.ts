@@ -137,9 +137,13 @@ export class PendingApprovals {
         reason: hint(entry.shown.id),
       };
     }
+    // Full: the oldest unanswered question lapses first; an answer a person gave is kept for its retry
+    // unless every entry is one.
     while (this.#entries.size >= this.#max) {
-      const oldest = this.#entries.keys().next().value as string;
-      this.#entries.delete(oldest);
+      const entries = [...this.#entries.values()];
+      const oldest = entries.find((candidate) => candidate.verdict === null) ?? entries[0];
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest.shown.id);
     }
     const now = this.#now();
     let id = newId();

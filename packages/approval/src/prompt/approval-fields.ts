@@ -22,7 +22,11 @@ export function shellQuote(word: string): string {
   return PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-const escaped = (value: string): string => visibleText(value, { keepLineBreaks: true });
+// A run of blanks this long is shown by its length: spaces must not push the end of a command out of view.
+const LONG_BLANKS = /[ \t]{16,}/g;
+
+const escaped = (value: string): string =>
+  visibleText(value, { keepLineBreaks: true }).replace(LONG_BLANKS, (run) => ` [${run.length} blanks] `);
 
 function why(request: ApprovalRequest, policy: ApprovalPolicy): string {
   if (request.sandboxDenial !== undefined) {

@@ -19,6 +19,20 @@ export const CONDITIONAL = 2; // inside [[ ]]: no splitting, no globbing; patter
 export const VALUE = 3; // the value of an assignment
 export type WordMode = typeof ARGUMENT | typeof NAME | typeof CONDITIONAL | typeof VALUE;
 
+// The part of a word before its first quote or escape: where a tilde can still be unquoted.
+const QUOTING = /['"\\]|\$['"]/;
+
+/**
+ * Whether bash expands a tilde in the word whose source is `text`: an unquoted `~` at its start, or
+ * after an unquoted `=` or `:` (bash expands those in any word that looks like an assignment; this
+ * errs towards reading one where bash would not, which only makes a command less certain).
+ */
+function tildeExpands(text: string): boolean {
+  const quote = text.search(QUOTING);
+  const unquoted = quote === -1 ? text : text.slice(0, quote);
+  return unquoted.startsWith("~") || /[=:]~/.test(unquoted);
+}
+
 export class WordReader {
   /** Source range of the last word read by evalWord. */
   wordStart = 0;
@@ -115,6 +129,13 @@ export class WordReader {
     const end = c.endIndex;
     this.wordStart = start;
     this.wordEnd = end;
+    if (mode !== CONDITIONAL && tildeExpands(this.src.slice(start, end))) {
+      // `~`, `~/x`, `~user`, `~+`, and `~` after `=` or `:` in an assignment-like word: bash reads a home
+      // directory there, never the text. Quoted (`'~/x'`) it is the text, so the two are not one command.
+      if (mode === NAME) this.ctx.report("dynamic-command-name", start, end);
+      else this.ctx.report("tilde-expansion", start, end);
+      return null;
+    }
     if (type === "word") {
       const text = this.src.slice(start, end);
       if (!UNQUOTED_SPECIAL.test(text)) return text;

@@ -18,10 +18,16 @@ export type ChannelRequest =
 export interface ListedApproval extends PendingApproval {
   /** The daemon's process id. */
   readonly daemon: number;
+  /** The command's length, and whether `argv` was cut to be listed (its middle left out). */
+  readonly commandChars: number;
+  readonly commandCut: boolean;
 }
 
 // A request is a few hundred bytes; anything past this is not one of ours.
 const MAX_REQUEST_BYTES = 64 * 1024;
+// A reply lists at most 256 pending approvals, each command cut to SHOWN_COMMAND_CHARS: well under this.
+const MAX_REPLY_BYTES = 16 * 1024 * 1024;
+const SHOWN_COMMAND_CHARS = 8 * 1024;
 const IO_TIMEOUT_MS = 5000;
 const NOTE_MAX_CHARS = 2000;
 const ID = /^[0-9a-z]{1,32}$/;
@@ -53,8 +59,22 @@ function parseRequest(text: string): ChannelRequest | string {
   return note === undefined ? { op, id } : { op, id, note };
 }
 
+/**
+ * An entry as the channel sends it: a command longer than SHOWN_COMMAND_CHARS is cut (its head and
+ * tail kept) and says so, so that one huge command cannot make the list too long to read.
+ */
+function shown(entry: PendingApproval): PendingApproval & { commandChars: number; commandCut: boolean } {
+  const chars = entry.argv.reduce((sum, word) => sum + word.length, 0);
+  if (chars <= SHOWN_COMMAND_CHARS) return { ...entry, commandChars: chars, commandCut: false };
+  const half = Math.floor(SHOWN_COMMAND_CHARS / 2 / Math.max(1, entry.argv.length));
+  const argv = entry.argv.map((word) =>
+    word.length <= 2 * half ? word : `${word.slice(0, half)} […${word.length - 2 * half} characters cut…] ${word.slice(-half)}`,
+  );
+  return { ...entry, argv, commandChars: chars, commandCut: true };
+}
+
 function answer(pending: PendingApprovals, request: ChannelRequest): Record<string, unknown> {
-  if (request.op === "pending") return { ok: true, pending: pending.list() };
+  if (request.op === "pending") return { ok: true, pending: pending.list().map(shown) };
   const verdict =
     request.op === "approve"
       ? ({ decision: "approve", scope: request.scope } as const)
@@ -142,7 +162,7 @@ function ask(path: string, request: ChannelRequest): Promise<Record<string, unkn
     socket.on("error", () => done(null));
     socket.on("data", (chunk: string) => {
       received += chunk;
-      if (received.length > MAX_REQUEST_BYTES) done(null);
+      if (received.length > MAX_REPLY_BYTES) done(null);
     });
     socket.on("end", () => {
       try {
@@ -183,7 +203,7 @@ export async function listPendingApprovals(
   for (const { socket, reply } of replies) {
     if (reply?.ok !== true || !Array.isArray(reply.pending)) continue;
     daemons++;
-    for (const entry of reply.pending as PendingApproval[]) pending.push({ ...entry, daemon: socket.pid });
+    for (const entry of reply.pending as Omit<ListedApproval, "daemon">[]) pending.push({ ...entry, daemon: socket.pid });
   }
   return { daemons, pending: pending.sort((a, b) => a.createdAt - b.createdAt) };
 }

@@ -5,6 +5,7 @@
 // one-shot and session attempts (attempts.ts) and the audit lines (audit-events.ts). Codex's
 // ToolOrchestrator (codex-rs/core/src/tools/orchestrator.rs).
 import { realpathSync } from "node:fs";
+import { realpath } from "node:fs/promises";
 import { type ExecPolicy, loadExecPolicy } from "@conch/approval";
 import { run as execRun } from "@conch/exec-core";
 import { type ApprovalPolicy, isConchError } from "@conch/protocol";
@@ -107,8 +108,9 @@ export class ToolOrchestrator {
    * Runs one command through every step and says what happened. Never throws: a command that could not
    * start is a `failed` outcome carrying the error's code.
    */
-  async run(request: CommandRequest, context: RunContext = {}): Promise<CommandOutcome> {
+  async run(given: CommandRequest, context: RunContext = {}): Promise<CommandOutcome> {
     return this.#guard(async () => {
+      const request = await withRealCwd(given);
       const done = await runPipeline(this.#steps, request, context, (prepared, plan) =>
         runOneShot(this.#attempts, request, context, prepared, plan),
       );
@@ -121,8 +123,9 @@ export class ToolOrchestrator {
    * the early-exit window with a sandbox denial goes through the same retry path as a one-shot command;
    * later exits report their code normally.
    */
-  async startSession(request: SessionRequest, context: SessionRunContext = {}): Promise<SessionOutcome> {
+  async startSession(given: SessionRequest, context: SessionRunContext = {}): Promise<SessionOutcome> {
     return this.#guard(async () => {
+      const request = await withRealCwd(given);
       const done = await runPipeline(this.#steps, request, context, (prepared, plan) =>
         startSession(this.#attempts, this.sessions, request, context, prepared, plan),
       );
@@ -285,4 +288,18 @@ async function ran(
     output,
     result,
   };
+}
+
+/**
+ * The request with its cwd as the kernel resolves it now: a person approves, and an approval is kept
+ * for, the directory the command really starts in, never a symlink the model can point elsewhere
+ * between the question and a retry. A cwd that cannot be resolved is left for the pipeline to refuse.
+ */
+async function withRealCwd<T extends CommandRequest>(request: T): Promise<T> {
+  try {
+    const cwd = await realpath(request.cwd);
+    return cwd === request.cwd ? request : { ...request, cwd };
+  } catch {
+    return request;
+  }
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { PendingApprovals, visibleText } from "@conch/approval";
 import {
   type ApprovalChannel,
@@ -10,7 +9,7 @@ import {
 } from "@conch/orchestrator";
 import { McpServer } from "@modelcontextprotocol/server";
 import { createCallApprovals } from "./approvals.js";
-import type { ServeOptions } from "./args.js";
+import type { ServeOptions } from "./options.js";
 import { CALL_LIMIT_MS, registerTools } from "./mcp-tools.js";
 
 /**
@@ -22,14 +21,6 @@ const NO_APPROVER_HINT: string = "conchd had no way to ask a person about this c
 /** How often idle sessions are looked for: a quarter of the TTL, at least 250 ms and at most a minute. */
 function idleSweepMs(ttlS: number): number {
   return Math.min(60_000, Math.max(250, (ttlS * 1000) / 4));
-}
-
-/** The package's version, read from its manifest (beside dist/ and src/ alike). */
-export function daemonVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return manifest.version;
 }
 
 /** Whether commands under `policy` can reach the network: MCP's `openWorldHint`. */
@@ -102,7 +93,7 @@ export async function createDaemon(options: ServeOptions): Promise<Daemon> {
   for (const warning of runtime.config.warnings) say(`warning: ${visibleText(warning)}`);
   const set = await runtime.toolSet({ callLimitMs: CALL_LIMIT_MS });
   const openWorld = networkReachable(runtime.orchestrator.sandboxPolicy);
-  const version = daemonVersion();
+  const version = options.version;
   const pending = new PendingApprovals();
   const approvals = createCallApprovals({
     pending,

@@ -1,6 +1,6 @@
 import { visibleText } from "@conch/approval";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
-import type { ServeOptions } from "./args.js";
+import type { ServeOptions } from "./options.js";
 import { createDaemon, say, watchParent } from "./daemon.js";
 import { guardedStdin, MAX_MESSAGE_BYTES } from "./stdio-guard.js";
 
