@@ -56,7 +56,7 @@ function session(args: string[], requests: { method: string; params: unknown }[]
     params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "0" } },
   });
   send({ method: "notifications/initialized" });
-  requests.forEach((request, i) => send({ id: i + 1, ...request }));
+  for (const [i, request] of requests.entries()) send({ id: i + 1, ...request });
   return done;
 }
 
@@ -74,7 +74,8 @@ describeWith("bwrap", "conch mcp", () => {
     );
     expect(code).toBe(0);
     expect(stderr).toContain("conchd: ready on stdio");
-    const tools = (answers.get(1)?.result?.tools as { name: string }[]).map((tool) => tool.name);
+    const listed = (answers.get(1)?.result?.tools ?? []) as { name: string }[];
+    const tools = listed.map((tool) => tool.name);
     expect(tools).toEqual(["shell_command", "exec_command", "write_stdin", "shell"]);
     const call = answers.get(2)?.result as {
       content: { text: string }[];

@@ -1,11 +1,11 @@
 import { visibleText } from "@conch/approval";
+import { serveOnStdio } from "@conch/mcp";
 import { isConchError } from "@conch/protocol";
 import { parseDaemonArgs } from "./args.js";
-import { serveOnStdio } from "@conch/mcp";
-import { daemonVersion } from "./version.js";
 import { StartError, UsageError } from "./errors.js";
 import { HELP } from "./help.js";
 import { serveOnHttp } from "./serve-http.js";
+import { daemonVersion } from "./version.js";
 
 const EXIT_OK = 0;
 const EXIT_FAILURE = 1;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { visibleText } from "@conch/approval";
+import { createDaemon, type Daemon, type ServeOptions, say, watchParent } from "@conch/mcp";
 import { type NodeIncomingMessageLike, toNodeHandler } from "@modelcontextprotocol/node";
 import {
   createMcpHandler,
@@ -13,7 +14,6 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { HttpAddress } from "./args.js";
-import { createDaemon, type Daemon, type ServeOptions, say, watchParent } from "@conch/mcp";
 import { StartError } from "./errors.js";
 import { createGuard, MCP_PATH } from "./http-guard.js";
 import { loadToken } from "./token.js";

@@ -3,12 +3,12 @@
 // sandboxed ones.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CALL_LIMIT_MS } from "@conch/mcp";
 import { createToolSet, ToolOrchestrator } from "@conch/orchestrator";
 import { TOOL_PROFILE_NAMES, type ToolProfileName } from "@conch/protocol";
 import { ToolResultSchema } from "@conch/protocol/schemas";
 import { itWith } from "@conch/test-config";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CALL_LIMIT_MS } from "@conch/mcp";
 import { CLIENTS, type Connection, connect, makeWorkspace, textOf, type Workspace } from "./harness.js";
 
 const NO_SANDBOX = ["--sandbox", "danger-full-access"];

@@ -9,8 +9,8 @@ import {
 } from "@conch/orchestrator";
 import { McpServer } from "@modelcontextprotocol/server";
 import { createCallApprovals } from "./approvals.js";
-import type { ServeOptions } from "./options.js";
 import { CALL_LIMIT_MS, registerTools } from "./mcp-tools.js";
+import type { ServeOptions } from "./options.js";
 
 /**
  * What the model reads should a call ever reach the orchestrator without its own approver (every call

@@ -3,6 +3,12 @@ import * as api from "./index.js";
 
 describe("@conch/mcp public surface", () => {
   it("exports exactly these names", () => {
-    expect(Object.keys(api).sort()).toEqual(["CALL_LIMIT_MS", "createDaemon", "say", "serveOnStdio", "watchParent"]);
+    expect(Object.keys(api).sort()).toEqual([
+      "CALL_LIMIT_MS",
+      "createDaemon",
+      "say",
+      "serveOnStdio",
+      "watchParent",
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { visibleText } from "@conch/approval";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
-import type { ServeOptions } from "./options.js";
 import { createDaemon, say, watchParent } from "./daemon.js";
+import type { ServeOptions } from "./options.js";
 import { guardedStdin, MAX_MESSAGE_BYTES } from "./stdio-guard.js";
 
 const STOP_SIGNALS = ["SIGTERM", "SIGINT"] as const;

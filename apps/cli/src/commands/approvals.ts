@@ -36,7 +36,9 @@ function describe(entry: ListedApproval, now: number): string {
       : `  ${`${label}:`.padEnd(10)}${value}`,
   );
   if (entry.commandCut) {
-    rows.push(`  ${"note:".padEnd(10)}the command is ${entry.commandChars} characters long: its middle is cut above`);
+    rows.push(
+      `  ${"note:".padEnd(10)}the command is ${entry.commandChars} characters long: its middle is cut above`,
+    );
   }
   const head = `${entry.id}  from ${visibleText(entry.client)} (conchd pid ${entry.daemon}), asked ${age(now - entry.createdAt)} ago, lapses in ${age(entry.expiresAt - now)}`;
   return [head, ...rows].join("\n");

@@ -68,7 +68,9 @@ function shown(entry: PendingApproval): PendingApproval & { commandChars: number
   if (chars <= SHOWN_COMMAND_CHARS) return { ...entry, commandChars: chars, commandCut: false };
   const half = Math.floor(SHOWN_COMMAND_CHARS / 2 / Math.max(1, entry.argv.length));
   const argv = entry.argv.map((word) =>
-    word.length <= 2 * half ? word : `${word.slice(0, half)} […${word.length - 2 * half} characters cut…] ${word.slice(-half)}`,
+    word.length <= 2 * half
+      ? word
+      : `${word.slice(0, half)} […${word.length - 2 * half} characters cut…] ${word.slice(-half)}`,
   );
   return { ...entry, argv, commandChars: chars, commandCut: true };
 }
@@ -203,7 +205,8 @@ export async function listPendingApprovals(
   for (const { socket, reply } of replies) {
     if (reply?.ok !== true || !Array.isArray(reply.pending)) continue;
     daemons++;
-    for (const entry of reply.pending as Omit<ListedApproval, "daemon">[]) pending.push({ ...entry, daemon: socket.pid });
+    for (const entry of reply.pending as Omit<ListedApproval, "daemon">[])
+      pending.push({ ...entry, daemon: socket.pid });
   }
   return { daemons, pending: pending.sort((a, b) => a.createdAt - b.createdAt) };
 }
