@@ -56,10 +56,27 @@ const TOOLS: readonly {
 const hostPidNamespace = (): string =>
   spawnSync("readlink", ["/proc/self/ns/pid"], { encoding: "utf8" }).stdout.trim();
 
+/**
+ * terminal_open returns after a fixed window, which a slow start can outlast: the terminal's output is
+ * then read with terminal_read, in one replay session, until the command is done.
+ */
+async function terminalOutput(command: string, cwd: string): Promise<{ text: string }> {
+  const session = replay(ws, ["--profile", "terminal", "--approval", "on-request"]);
+  const opened = await session.call("terminal_open", { command, cwd, tty: false });
+  let text = opened.text;
+  const id = Number(/Terminal ID: (\d+)/.exec(text)?.[1]);
+  for (let i = 0; i < 10 && Number.isFinite(id) && !/Status: exited/.test(text); i++) {
+    const read = await session.call("terminal_read", { id, wait_ms: 1000 });
+    text += `\n${read.text}`;
+  }
+  await session.close();
+  return { text };
+}
+
 describeWith("bwrap", "a call's workdir never becomes a writable root (item 1)", () => {
   it.each(TOOLS.map((tool) => [`${tool.profile}/${tool.name}`, tool] as const))(
     "%s: workdir = the home dir, /, .git or .conch starts there and writes nothing outside the workspace",
-    (_label, tool) => {
+    async (_label, tool) => {
       git(ws.cwd, "init", "-q");
       mkdirSync(join(ws.cwd, ".conch"));
       const attempts: [workdir: string, target: string][] = [
@@ -70,12 +87,14 @@ describeWith("bwrap", "a call's workdir never becomes a writable root (item 1)",
         [ws.outside, join(ws.outside, "pwned")],
       ];
       for (const [workdir, target] of attempts) {
-        const call = toolCall(
-          ws,
-          tool.name,
-          tool.args(`pwd; echo 'touch /tmp/x' > ${target}; readlink /proc/self/ns/pid`, workdir),
-          { profile: tool.profile, approval: "on-request" },
-        );
+        const script = `pwd; echo 'touch /tmp/x' > ${target}; readlink /proc/self/ns/pid`;
+        const call =
+          tool.name === "terminal_open"
+            ? await terminalOutput(script, workdir)
+            : toolCall(ws, tool.name, tool.args(script, workdir), {
+                profile: tool.profile,
+                approval: "on-request",
+              });
         const expectedPwd = workdir.startsWith("/") ? workdir : join(ws.cwd, workdir);
         expect(call.text).toContain(`${expectedPwd}\n`);
         expect(existsSync(target), `${tool.name} wrote ${target}`).toBe(false);
