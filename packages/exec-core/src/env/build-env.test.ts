@@ -66,6 +66,24 @@ describe("buildEnv", () => {
     });
   });
 
+  it("reads each glob form exactly: whole name, prefix, suffix, inner `*`, `?`, and `.` as itself", () => {
+    const names = ["KEY", "XKEY", "KEYX", "A_B", "A__B", "AB", "A.C", "AXC", "KEEP", "SECRET\nX"];
+    const kept = (exclude: string[]): string[] =>
+      Object.keys(buildEnv({ exclude }, Object.fromEntries(names.map((n) => [n, "v"])))).filter(
+        (name) => !(name in ENV_PINS),
+      );
+    expect(kept(["key"])).toEqual(names.filter((n) => n !== "KEY"));
+    expect(kept(["KEY*"])).toEqual(names.filter((n) => n !== "KEY" && n !== "KEYX"));
+    expect(kept(["*KEY"])).toEqual(names.filter((n) => n !== "KEY" && n !== "XKEY"));
+    expect(kept(["A*B"])).toEqual(names.filter((n) => !["A_B", "A__B", "AB"].includes(n)));
+    expect(kept(["A?B"])).toEqual(names.filter((n) => n !== "A_B"));
+    expect(kept(["A.C"])).toEqual(names.filter((n) => n !== "A.C"));
+    expect(kept(["*"])).toEqual([]);
+    expect(kept([])).toEqual(names);
+    // A `*` spans a newline too: a name cannot hide from a pattern behind one.
+    expect(kept(["SECRET*"])).toEqual(names.filter((n) => !n.startsWith("SECRET")));
+  });
+
   it("lets overrides win over the pins and the excludes", () => {
     const env = buildEnv({ set: { TERM: "xterm-256color", MY_API_KEY: "given" } }, parent);
     expect(env.TERM).toBe("xterm-256color");

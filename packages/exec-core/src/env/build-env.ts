@@ -56,12 +56,38 @@ export const ENV_PINS: Readonly<Record<string, string>> = {
   CONCH: "1",
 };
 
-function globToRegExp(pattern: string): RegExp {
+/**
+ * A glob as an unanchored expression: a leading or trailing `*` becomes a missing anchor rather than a
+ * `.*`, which the engine would otherwise try at every position of the name.
+ */
+function globToSource(pattern: string): string {
+  const open = pattern.startsWith("*");
+  const close = pattern.length > 1 && pattern.endsWith("*");
   const body = pattern
+    .slice(open ? 1 : 0, close ? -1 : undefined)
     .replace(/[.+^${}()|[\]\\]/g, "\\$&")
     .replace(/\*/g, ".*")
     .replace(/\?/g, ".");
-  return new RegExp(`^${body}$`, "i");
+  return `${open ? "" : "^"}${body}${close || (open && body === "") ? "" : "$"}`;
+}
+
+// Exclude lists compiled to one expression each: a policy is applied to every command, and the same
+// few lists (the default, a runtime's own) come back every time.
+const compiledExcludes = new Map<string, RegExp>();
+const MAX_COMPILED_EXCLUDES = 32;
+
+function excludeMatcher(patterns: readonly string[]): RegExp {
+  const key = patterns.join("\0");
+  let matcher = compiledExcludes.get(key);
+  if (matcher === undefined) {
+    // `(?!)` never matches: an empty list drops nothing.
+    const body = patterns.length === 0 ? "(?!)" : patterns.map((p) => `(?:${globToSource(p)})`).join("|");
+    // `s`: a `*` spans any character, a newline too.
+    matcher = new RegExp(body, "is");
+    if (compiledExcludes.size >= MAX_COMPILED_EXCLUDES) compiledExcludes.clear();
+    compiledExcludes.set(key, matcher);
+  }
+  return matcher;
 }
 
 /**
@@ -71,11 +97,11 @@ function globToRegExp(pattern: string): RegExp {
  */
 export function inheritedVariableFilter(policy: EnvPolicy = {}): (name: string, value: string) => boolean {
   const inherit = policy.inherit ?? "all";
-  const excludes = (policy.exclude ?? DEFAULT_ENV_EXCLUDES).map(globToRegExp);
+  const excludes = excludeMatcher(policy.exclude ?? DEFAULT_ENV_EXCLUDES);
   const allowed = new Set(policy.allow ?? []);
   return (name, value) => {
     if (inherit === "none" || (inherit === "core" && !CORE_ENV_VARS.includes(name))) return false;
-    const secret = excludes.some((re) => re.test(name)) || URL_WITH_PASSWORD.test(value);
+    const secret = excludes.test(name) || (value.includes("://") && URL_WITH_PASSWORD.test(value));
     return !secret || allowed.has(name);
   };
 }

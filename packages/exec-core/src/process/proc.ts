@@ -44,6 +44,13 @@ export function listPids(): number[] {
   return pids;
 }
 
+/** The pids from `high` down to `low`, both included. */
+export function pidsDown(high: number, low: number): number[] {
+  const pids: number[] = [];
+  for (let pid = high; pid >= low; pid--) pids.push(pid);
+  return pids;
+}
+
 /** The most recently allocated pid in this pid namespace. */
 export function lastAllocatedPid(): number | undefined {
   try {

@@ -1,12 +1,22 @@
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { environContains, isLive, lastAllocatedPid, listPids, type ProcInfo, readProcInfo } from "./proc.js";
+import {
+  environContains,
+  isLive,
+  lastAllocatedPid,
+  listPids,
+  type ProcInfo,
+  pidsDown,
+  readProcInfo,
+} from "./proc.js";
 
 const HAS_PROC = existsSync("/proc/self/stat");
 const POLL_MS = 20;
 const KILL_ROUNDS = 50;
 const FREEZE_ROUNDS = 10;
 const SCAN_PASSES = 16;
+/** A range of pids at most this long is read pid by pid rather than by listing /proc. */
+const DIRECT_PROBE_PIDS = 64;
 /** After this long, the pid counter may have wrapped past the root, so every pid is examined. */
 const FULL_SCAN_AFTER_MS = 1000;
 
@@ -54,10 +64,14 @@ export class ProcessTree {
     // before the listing to after the last read: then every process that exists was seen.
     let last = lastAllocatedPid();
     for (let pass = 0; pass < SCAN_PASSES; pass++) {
+      // Without a wrap of the pid counter, everything the root started has a pid in [root, last]. When
+      // that range is short, its pids are read one by one instead of listing /proc: a pid allocated
+      // meanwhile is past `last`, and moves the counter, so the next pass reads it.
+      const direct =
+        !full && last !== undefined && last >= root && last - root < DIRECT_PROBE_PIDS ? last : undefined;
       // Newest first: descendants are newer than the root, and a process about to hop is read sooner.
-      const pids = listPids().sort((a, b) => b - a);
-      const listed = lastAllocatedPid();
-      // Without a wrap of the pid counter, everything the root started has a pid in [root, listed].
+      const pids = direct !== undefined ? pidsDown(direct, root) : listPids().sort((a, b) => b - a);
+      const listed = direct ?? lastAllocatedPid();
       const bounded = !full && listed !== undefined && listed >= root;
       for (const pid of pids) {
         if (seen.has(pid) || (bounded && (pid < root || pid > listed))) continue;
