@@ -3,7 +3,7 @@
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ProgramLookup } from "@conch/approval";
-import { buildEnv, type EnvPolicy, run as execRun } from "@conch/exec-core";
+import { type EnvPolicy, run as execRun, inheritedVariableFilter } from "@conch/exec-core";
 import type { PreparedSandbox, SandboxPolicy, SpawnSpec } from "@conch/sandbox-core";
 import type { Shell, ShellRun } from "@conch/shell-detect";
 import type { CommandRequest, ShellSnapshotSource } from "./types.js";
@@ -82,9 +82,13 @@ export class SpawnPlanner {
     };
   }
 
-  /** The PATH a command starts with, as the environment policy builds it. */
+  /** The PATH a command starts with, as the environment policy builds it (`buildEnv`). */
   #basePath(): string {
-    return buildEnv(this.#options.env).PATH ?? "";
+    const policy = this.#options.env;
+    const set = policy?.set?.PATH;
+    if (set !== undefined) return set;
+    const inherited = process.env.PATH;
+    return inherited !== undefined && inheritedVariableFilter(policy)("PATH", inherited) ? inherited : "";
   }
 
   /**

@@ -241,8 +241,11 @@ function checkedSandbox(
       "INVALID_REQUEST",
       `sessionSandbox: expected a sandbox prepared for ${what} ${String(expected)} (as the orchestrator's), received ${String(received)}`,
     );
+  // Checked once per sandbox: the session's is prepared once and kept, and none of this changes.
+  const checked = new WeakSet<PreparedSandbox>();
   return async () => {
     const sandbox = await prepared();
+    if (checked.has(sandbox)) return sandbox;
     const { workspace } = sandbox;
     if (workspace.mode !== policy.mode) throw mismatch("the mode", policy.mode, workspace.mode);
     if (realOrSelf(workspace.cwd) !== realOrSelf(cwd)) throw mismatch("the cwd", cwd, workspace.cwd);
@@ -251,6 +254,7 @@ function checkedSandbox(
       const expected = policy.mode === "workspace-write" && policy.networkAccess === true;
       if (network !== expected) throw mismatch("network", expected ? "on" : "off", network ? "on" : "off");
     }
+    checked.add(sandbox);
     return sandbox;
   };
 }
