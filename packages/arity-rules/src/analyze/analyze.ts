@@ -1,11 +1,10 @@
-import type { Parser } from "web-tree-sitter";
 import type { Analysis } from "../types.js";
-import { loadBashParser } from "./parser.js";
+import { type BashParser, loadBashParser } from "./parser.js";
 import { analyzeScript, isTooLarge, tooLarge } from "./script.js";
 
 // One parser for the process, made on the first analysis. A failed load is forgotten so a later call can
 // try again.
-let parser: Promise<Parser> | null = null;
+let parser: Promise<BashParser> | null = null;
 
 // The same script is often analysed several times in a row (the requirement for each policy, the safety
 // check, the dangerous check): the last few analyses are kept, frozen so that sharing them is safe. A

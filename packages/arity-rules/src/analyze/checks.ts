@@ -1,7 +1,7 @@
 // Checks on the whole tree, run only when the cheap test before them says they might find something:
 // parse errors, and places where tree-sitter-bash reads the text differently from bash.
 
-import type { Node } from "web-tree-sitter";
+import type { Node, Tree } from "web-tree-sitter";
 import type { OpaquePart } from "../types.js";
 import { FUNSUB_START } from "./words.js";
 
@@ -52,14 +52,20 @@ const COMMENT_PRECEDERS = " \t\n;&|()<>";
  * `echo a \<CR><LF>rm x` is one for tree-sitter and two for bash; `rm \ -rf` has the argument ` -rf` for
  * bash and `-rf` for tree-sitter.
  */
-export function collectLexicalHazards(root: Node, src: string, out: OpaquePart[]): void {
+export function collectLexicalHazards(tree: Tree, src: string, out: OpaquePart[]): void {
+  // Made only when a character needs a look at the tree: most scripts have none of them.
+  let rootNode: Node | null = null;
+  const root = (): Node => {
+    rootNode ??= tree.rootNode;
+    return rootNode;
+  };
   for (let index = 0; index < src.length; index++) {
     const char = src[index];
     let hazard = false;
     if (char === "\0") {
       hazard = true;
     } else if (char === "\r" || char === "\f" || char === "\v") {
-      hazard = !insideToken(root, index);
+      hazard = !insideToken(root(), index);
     } else if (char === "\\") {
       const next = src[index + 1];
       if (next === "\\") {
@@ -67,7 +73,7 @@ export function collectLexicalHazards(root: Node, src: string, out: OpaquePart[]
         continue;
       }
       if (next === " " || next === "\t") {
-        hazard = !insideToken(root, index);
+        hazard = !insideToken(root(), index);
       } else if (next === "\n") {
         const before = src[index - 1];
         const after = src[index + 2];
@@ -77,14 +83,14 @@ export function collectLexicalHazards(root: Node, src: string, out: OpaquePart[]
           after !== undefined &&
           !isBlank(before) &&
           !isBlank(after) &&
-          !insideToken(root, index);
+          !insideToken(root(), index);
       }
     } else if (char === "#") {
       const before = src[index - 1];
       const startsComment =
         before === undefined ||
         (COMMENT_PRECEDERS.includes(before) && !(before === "\n" && src[index - 2] === "\\"));
-      hazard = !startsComment && root.descendantForIndex(index, index + 1)?.type === "comment";
+      hazard = !startsComment && root().descendantForIndex(index, index + 1)?.type === "comment";
     }
     if (hazard) {
       let start = index;

@@ -11,16 +11,29 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { Parser } from "web-tree-sitter";
 import { ArityRulesError } from "../errors.js";
+import { chooseFlattener, type Flattener } from "./flatten.js";
 import { lockWasmLocation, wasmLocations } from "./wasm-location.js";
 
 type WebTreeSitter = typeof import("web-tree-sitter");
+
+/** web-tree-sitter, and the object its runtime was initialised from, which holds the wasm exports. */
+export interface Runtime {
+  readonly module: WebTreeSitter;
+  readonly exports: object;
+}
+
+/** A bash parser, and how to copy its trees into a FlatTree. */
+export interface BashParser {
+  readonly parser: Parser;
+  readonly flatten: Flattener;
+}
 
 // The runtime wasm in the web-tree-sitter package.
 const RUNTIME_WASM = "tree-sitter.wasm";
 
 // Parser.init() instantiates the wasm runtime, and calling it again would replace the runtime under every
 // parser already made, so it runs once per process.
-let runtime: Promise<WebTreeSitter> | null = null;
+let runtime: Promise<Runtime> | null = null;
 
 /** Where web-tree-sitter's runtime wasm is: the location set, or beside the web-tree-sitter this loads. */
 function runtimeWasmPath(): string {
@@ -29,16 +42,18 @@ function runtimeWasmPath(): string {
   );
 }
 
-function loadRuntime(): Promise<WebTreeSitter> {
+export function loadRuntime(): Promise<Runtime> {
   if (runtime !== null) return runtime;
   lockWasmLocation(true);
   runtime = import("web-tree-sitter")
     .then(async (module) => {
       // The runtime's wasm is read here and handed over: when web-tree-sitter reads a missing file itself,
       // it also rejects a promise nobody awaits, which ends the process instead of failing this load.
-      const wasmBinary = await readFile(runtimeWasmPath());
-      await module.Parser.init({ wasmBinary });
-      return module;
+      const options = { wasmBinary: await readFile(runtimeWasmPath()) };
+      // Kept: emscripten makes this object the runtime's Module and puts the wasm exports on it, which
+      // the direct flattener calls (flatten.ts).
+      await module.Parser.init(options);
+      return { module, exports: options };
     })
     .catch((error: unknown) => {
       // Forgotten, so that a later load (perhaps at another location) can try again.
@@ -57,13 +72,13 @@ function bashWasmPath(): string {
 }
 
 /** A parser for bash, or an ArityRulesError `PARSER_UNAVAILABLE` saying why there is none. */
-export async function loadBashParser(wasmPath?: string): Promise<Parser> {
+export async function loadBashParser(wasmPath?: string): Promise<BashParser> {
   try {
-    const { Language, Parser } = await loadRuntime();
-    const language = await Language.load(wasmPath ?? bashWasmPath());
-    const parser = new Parser();
+    const { module, exports } = await loadRuntime();
+    const language = await module.Language.load(wasmPath ?? bashWasmPath());
+    const parser = new module.Parser();
     parser.setLanguage(language);
-    return parser;
+    return { parser, flatten: chooseFlattener(exports, parser, language) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new ArityRulesError(

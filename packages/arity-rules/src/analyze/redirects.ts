@@ -1,9 +1,9 @@
 // The redirection reader: file redirections, here-strings and heredocs at the cursor, read into the Parts
 // of the command they belong to, their targets read by the word reader.
 
-import type { TreeCursor } from "web-tree-sitter";
 import type { OpaquePart, Redirect } from "../types.js";
 import type { WalkContext } from "./context.js";
+import type { FlatCursor } from "./flat-tree.js";
 import { STATEMENTS, WORDS } from "./node-types.js";
 import type { Parts } from "./parts.js";
 import { ARGUMENT, type WordReader } from "./word-reader.js";
@@ -36,7 +36,7 @@ function makeRedirect(operator: string, fd: number | null, target: string | null
 export class RedirectReader {
   private readonly ctx: WalkContext;
   private readonly src: string;
-  private readonly cursor: TreeCursor;
+  private readonly cursor: FlatCursor;
   private readonly zsh: boolean;
   private readonly words: WordReader;
   /** Where an ERROR `<` just before a redirection ends (half of a `<>`). */

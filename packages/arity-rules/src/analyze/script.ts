@@ -1,8 +1,9 @@
-// One script, parsed and walked synchronously. The tree and cursor are freed whatever happens.
+// One script, parsed, copied into a FlatTree and walked synchronously. The tree is freed whatever happens.
 
-import type { Parser } from "web-tree-sitter";
 import type { Analysis } from "../types.js";
 import { collectLexicalHazards, collectParseErrors, LEXICAL_HAZARD } from "./checks.js";
+import { acquireFlatTree, FlatCursor, releaseFlatTree } from "./flat-tree.js";
+import type { BashParser } from "./parser.js";
 import { Walker } from "./walker.js";
 
 /** Scripts longer than this (in UTF-8 bytes) are not parsed: they are opaque as `too-large`. */
@@ -40,42 +41,40 @@ function preview(script: string): string {
  * Analyses script with parser; depth counts the `bash -c` scripts around it, and `zsh` says zsh runs it
  * (a nested script is read as the shell that runs it reads it).
  */
-export function analyzeScript(parser: Parser, script: string, depth: number, zsh = false): Analysis {
+export function analyzeScript(parser: BashParser, script: string, depth: number, zsh = false): Analysis {
   if (isTooLarge(script)) return tooLarge(script);
-  const tree = parser.parse(script);
+  const tree = parser.parser.parse(script);
   if (tree === null) {
     return { commands: [], operators: [], redirects: [], opaque: [{ reason: "parse-error", text: script }] };
   }
+  const flat = acquireFlatTree();
   try {
-    const root = tree.rootNode;
-    const cursor = root.walk();
+    const walker = new Walker(
+      script,
+      new FlatCursor(flat),
+      depth,
+      (nested, nestedDepth, nestedZsh) => analyzeScript(parser, nested, nestedDepth, nestedZsh),
+      zsh,
+    );
     try {
-      const walker = new Walker(
-        script,
-        cursor,
-        depth,
-        (nested, nestedDepth, nestedZsh) => analyzeScript(parser, nested, nestedDepth, nestedZsh),
-        zsh,
-      );
-      try {
-        if (root.hasError) collectParseErrors(root, script, walker.opaque);
-        if (LEXICAL_HAZARD.test(script)) collectLexicalHazards(root, script, walker.opaque);
-        walker.walk();
-      } catch (error) {
-        // Nesting deep enough to exhaust the stack (thousands of subshells in 64 KiB): fail closed.
-        if (!(error instanceof RangeError)) throw error;
-        return {
-          commands: [],
-          operators: [],
-          redirects: [],
-          opaque: [{ reason: "too-deep", text: preview(script) }],
-        };
-      }
-      return walker.result();
-    } finally {
-      cursor.delete();
+      parser.flatten(tree, flat);
+      // The checks read the tree through web-tree-sitter's nodes, once the flattening is done.
+      if (flat.hasError) collectParseErrors(tree.rootNode, script, walker.opaque);
+      if (LEXICAL_HAZARD.test(script)) collectLexicalHazards(tree, script, walker.opaque);
+      walker.walk();
+    } catch (error) {
+      // Nesting deep enough to exhaust the stack (thousands of subshells in 64 KiB): fail closed.
+      if (!(error instanceof RangeError)) throw error;
+      return {
+        commands: [],
+        operators: [],
+        redirects: [],
+        opaque: [{ reason: "too-deep", text: preview(script) }],
+      };
     }
+    return walker.result();
   } finally {
+    releaseFlatTree(flat);
     tree.delete();
   }
 }

@@ -1,8 +1,9 @@
 // The walk over one tree-sitter-bash tree: simple commands with literal argv, the operators between them,
-// redirections and opaque parts. It moves a single TreeCursor (no Node objects) and fails closed: a node
-// type it does not know is reported as `unsupported-syntax`, never skipped. Words are read by the word
-// reader (word-reader.ts), redirections by the redirection reader (redirects.ts); all three share one
-// WalkContext (context.ts): the script, the cursor and the opaque parts.
+// redirections and opaque parts. It moves a single cursor over the tree as copied out of web-tree-sitter
+// (flat-tree.ts) and fails closed: a node type it does not know is reported as `unsupported-syntax`,
+// never skipped. Words are read by the word reader (word-reader.ts), redirections by the redirection
+// reader (redirects.ts); all three share one WalkContext (context.ts): the script, the cursor and the
+// opaque parts.
 //
 // A script zsh runs is walked with `zsh` set. tree-sitter still reads it with bash's grammar; where zsh
 // reads the same text otherwise, the walker reports `zsh-syntax`:
@@ -20,9 +21,9 @@
 // read with certainty either. Everything else is read with bash's rules: options set in zsh's startup
 // files (EXTENDED_GLOB, SH_WORD_SPLIT, …) are not known here.
 
-import type { TreeCursor } from "web-tree-sitter";
 import type { Analysis, OpaquePart, Operator, Redirect, SimpleCommand } from "../types.js";
 import { WalkContext } from "./context.js";
+import type { FlatCursor } from "./flat-tree.js";
 import { STATEMENTS, WORDS } from "./node-types.js";
 import { Parts } from "./parts.js";
 import { RedirectReader } from "./redirects.js";
@@ -95,7 +96,7 @@ export class Walker {
   private readonly words: WordReader;
   private readonly redirections: RedirectReader;
   private readonly src: string;
-  private readonly cursor: TreeCursor;
+  private readonly cursor: FlatCursor;
   private readonly depth: number;
   private readonly analyzeNested: AnalyzeNested;
   /** The script is run by zsh, which reads some of bash's syntax otherwise (see the top of this file). */
@@ -105,7 +106,7 @@ export class Walker {
   /** The first newline at or after the last command checked by checkOneLine. */
   private nextNewline = -1;
 
-  constructor(src: string, cursor: TreeCursor, depth: number, analyzeNested: AnalyzeNested, zsh = false) {
+  constructor(src: string, cursor: FlatCursor, depth: number, analyzeNested: AnalyzeNested, zsh = false) {
     this.ctx = new WalkContext(src, cursor, zsh);
     this.words = new WordReader(this.ctx);
     this.redirections = new RedirectReader(this.ctx, this.words);

@@ -3,8 +3,8 @@
 // word not literal is reported as an opaque part; a word that zsh reads otherwise is `zsh-syntax` (see the
 // top of walker.ts). Command and process substitutions under a node are found by scanSubstitutions.
 
-import type { TreeCursor } from "web-tree-sitter";
 import type { WalkContext } from "./context.js";
+import type { FlatCursor } from "./flat-tree.js";
 import type { Parts } from "./parts.js";
 import { decodeAnsiC, FUNSUB_START, unquoteDoubleQuoted } from "./words.js";
 
@@ -40,7 +40,7 @@ export class WordReader {
 
   private readonly ctx: WalkContext;
   private readonly src: string;
-  private readonly cursor: TreeCursor;
+  private readonly cursor: FlatCursor;
   private readonly zsh: boolean;
 
   // The word being read by evalWord. Words never nest (substitutions inside are only scanned), so one set
