@@ -58,7 +58,7 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
   // wrappers and runners (`timeout 5 rm`, `sudo rm`), in substitutions, eval, trap or find -exec, and in
   // scripts judged as a whole. Rules that allow apply only to the parsed commands.
   const reach = await reachableCommands(argv);
-  const resolved = programs === undefined ? null : await resolvePrograms(argv, reach, programs);
+  const resolved = programs === undefined ? null : resolvePrograms(argv, reach, programs);
   const untrusted = resolved?.untrusted ?? null;
   // A program that is not the one its name says is not what an allow rule or the known-safe list means.
   const ruling = untrusted === null ? policy : withoutAllowRules(policy);
@@ -214,11 +214,11 @@ const DIRECTORY_CHANGES: ReadonlySet<string> = new Set(["cd", "pushd", "popd"]);
  * names known only when the command runs are not looked up; a name inside a command line that sets PATH
  * resolves nowhere known.
  */
-async function resolvePrograms(
+function resolvePrograms(
   argv: readonly string[],
   reach: Reach,
   lookup: ProgramLookup,
-): Promise<{ untrusted: UntrustedProgram | null; certain: boolean }> {
+): { untrusted: UntrustedProgram | null; certain: boolean } {
   const changesDirectory = reach.commands.some(
     (command) => command.builtin === true && DIRECTORY_CHANGES.has(command.argv[0] ?? ""),
   );
@@ -243,7 +243,7 @@ async function resolvePrograms(
         certain: false,
       };
     }
-    const resolution = await resolve(program);
+    const resolution = resolve(program);
     if (resolution.untrusted !== null) return { untrusted: resolution.untrusted, certain: false };
     certain &&= resolution.certain;
   }

@@ -5,7 +5,7 @@
 // against the working directory, which the command itself may change). A symlink in a writable
 // directory counts as untrusted even when it points to /bin/cat today: the agent can retarget it. Only
 // the file system's metadata is read (stat, lstat, realpath); nothing is run.
-import { lstat, realpath, stat } from "node:fs/promises";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import type { ProgramLookup } from "./types.js";
 
@@ -52,26 +52,28 @@ function under(path: string, roots: readonly string[]): boolean {
   return roots.some((root) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`));
 }
 
-async function realPathOf(path: string): Promise<string | null> {
+// Synchronous: a command line's programs cost a few metadata reads of local files (a dozen for a name
+// found late in PATH), each a couple of microseconds; through the thread pool each took tens.
+function realPathOf(path: string): string | null {
   try {
-    return await realpath(path);
+    return realpathSync.native(path);
   } catch {
     return null;
   }
 }
 
-async function executableFile(path: string): Promise<boolean> {
+function executableFile(path: string): boolean {
   try {
-    const found = await stat(path);
-    return found.isFile() && (found.mode & 0o111) !== 0;
+    const found = statSync(path, { throwIfNoEntry: false });
+    return found !== undefined && found.isFile() && (found.mode & 0o111) !== 0;
   } catch {
     return false;
   }
 }
 
-async function isSymlink(path: string): Promise<boolean> {
+function isSymlink(path: string): boolean {
   try {
-    return (await lstat(path)).isSymbolicLink();
+    return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
   } catch {
     return false;
   }
@@ -96,22 +98,22 @@ function validate(lookup: ProgramLookup): void {
 export function programResolver(
   lookup: ProgramLookup,
   changesDirectory: boolean,
-): (program: string) => Promise<Resolution> {
+): (program: string) => Resolution {
   validate(lookup);
   const cwd = resolve(lookup.cwd);
   const lexicalRoots = lookup.writableRoots.map((root) => resolve(cwd, root));
-  let roots: Promise<string[]> | null = null;
+  let roots: string[] | null = null;
   // The roots as written and as the file system resolves them (a root may itself be reached by a link).
-  const allRoots = (): Promise<string[]> => {
-    roots ??= Promise.all(lexicalRoots.map(realPathOf)).then((real) => [
+  const allRoots = (): string[] => {
+    roots ??= [
       ...lexicalRoots,
-      ...real.filter((path): path is string => path !== null),
-    ]);
+      ...lexicalRoots.map(realPathOf).filter((path): path is string => path !== null),
+    ];
     return roots;
   };
   const entries = lookup.path.split(":");
-  const directoryRealPaths = new Map<string, Promise<string | null>>();
-  const realDirectory = (directory: string): Promise<string | null> => {
+  const directoryRealPaths = new Map<string, string | null>();
+  const realDirectory = (directory: string): string | null => {
     let found = directoryRealPaths.get(directory);
     if (found === undefined) {
       found = realPathOf(directory);
@@ -119,16 +121,16 @@ export function programResolver(
     }
     return found;
   };
-  const cache = new Map<string, Promise<Resolution>>();
+  const cache = new Map<string, Resolution>();
 
-  const inWritableRoot = async (path: string): Promise<string | null> => {
-    const rootList = await allRoots();
+  const inWritableRoot = (path: string): string | null => {
+    const rootList = allRoots();
     if (under(path, rootList)) return path;
-    const real = await realPathOf(path);
+    const real = realPathOf(path);
     return real !== null && under(real, rootList) ? real : null;
   };
 
-  const byPath = async (program: string): Promise<Resolution> => {
+  const byPath = (program: string): Resolution => {
     const relative = !program.startsWith("/");
     const file = resolve(cwd, program);
     const untrusted = (target: string | null): Resolution => ({
@@ -147,21 +149,21 @@ export function programResolver(
         certain: false,
       };
     }
-    const writable = await inWritableRoot(file);
+    const writable = inWritableRoot(file);
     if (writable !== null) return untrusted(writable === file ? null : writable);
     return { untrusted: null, certain: true };
   };
 
-  const byName = async (program: string): Promise<Resolution> => {
-    const rootList = await allRoots();
+  const byName = (program: string): Resolution => {
+    const rootList = allRoots();
     let replaceable = false;
     for (const entry of entries) {
       const relative = entry === "" || !entry.startsWith("/");
       const directory = resolve(cwd, entry === "" ? "." : entry);
       const candidate = join(directory, program);
-      if (!(await executableFile(candidate))) {
+      if (!executableFile(candidate)) {
         if (!replaceable) {
-          const real = relative ? null : await realDirectory(directory);
+          const real = relative ? null : realDirectory(directory);
           replaceable = relative || under(directory, rootList) || (real !== null && under(real, rootList));
         }
         continue;
@@ -173,8 +175,8 @@ export function programResolver(
         };
       }
       const lexical = under(candidate, rootList);
-      const real = lexical || (await isSymlink(candidate)) ? await realPathOf(candidate) : null;
-      const realDir = lexical ? null : await realDirectory(directory);
+      const real = lexical || isSymlink(candidate) ? realPathOf(candidate) : null;
+      const realDir = lexical ? null : realDirectory(directory);
       const leads = real ?? (realDir === null ? null : join(realDir, program));
       if (lexical || (leads !== null && under(leads, rootList))) {
         const target = leads !== null && leads !== candidate ? leads : null;
@@ -193,10 +195,10 @@ export function programResolver(
     let found = cache.get(program);
     if (found === undefined) {
       if (cache.size >= MAX_PROGRAMS) {
-        return Promise.resolve({
+        return {
           untrusted: { name: program, resolved: null, target: null, entry: null, reason: "not-resolved" },
           certain: false,
-        });
+        };
       }
       found = program.includes("/") ? byPath(program) : byName(program);
       cache.set(program, found);
