@@ -924,6 +924,32 @@ describe("the parser", () => {
     expect(() => first.commands[0]?.argv.push("-la")).toThrow(TypeError);
   });
 
+  it("freezes every object of an analysis, nested analyses included", async () => {
+    const analysis = await analyze("x=1 bash -c 'ls $y > out 2>&1 && sh -c \"rm *\"' < in | cat $(date) &");
+    expect(analysis.commands[0]?.nested?.commands[1]?.nested).not.toBe(null);
+    const unfrozen: string[] = [];
+    const visit = (value: unknown, path: string): void => {
+      if (typeof value !== "object" || value === null) return;
+      if (!Object.isFrozen(value)) unfrozen.push(path);
+      for (const [key, item] of Object.entries(value)) visit(item, `${path}.${key}`);
+    };
+    visit(analysis, "analysis");
+    expect(unfrozen).toEqual([]);
+  });
+
+  it("keeps the 128 analyses used last, bash and zsh readings together", async () => {
+    const bash = await analyze("echo lru");
+    const zsh = await analyze("echo lru", { zsh: true });
+    for (let index = 0; index < 126; index++) await analyze(`echo lru ${index}`);
+    expect(await analyze("echo lru")).toBe(bash);
+    // One more drops the analysis used longest ago: the zsh one.
+    await analyze("echo lru 126");
+    const again = await analyze("echo lru", { zsh: true });
+    expect(again).not.toBe(zsh);
+    expect(again).toEqual(zsh);
+    expect(await analyze("echo lru")).toBe(bash);
+  });
+
   it("fails with PARSER_UNAVAILABLE when the grammar cannot be loaded", async () => {
     const error: unknown = await loadBashParser("/nonexistent/tree-sitter-bash.wasm").catch(
       (caught) => caught,

@@ -8,16 +8,66 @@ let parser: Promise<BashParser> | null = null;
 
 // The same script is often analysed several times in a row (the requirement for each policy, the safety
 // check, the dangerous check): the last few analyses are kept, frozen so that sharing them is safe. A
-// script read as zsh reads it has an analysis of its own: the key starts with `z` for zsh, `b` for bash.
+// script read as zsh reads it has an analysis of its own, in a map of its own: keyed by the script itself,
+// a lookup builds no key, and hashes a script that was looked up before (the safety checks look up the
+// same string again) no more. Each entry's stamp orders it among both maps: the least recently used of
+// all is the one dropped.
 const CACHE_SIZE = 128;
-const cache = new Map<string, Analysis>();
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
+interface CacheEntry {
+  readonly analysis: Analysis;
+  used: number;
+}
+
+const bashCache = new Map<string, CacheEntry>();
+const zshCache = new Map<string, CacheEntry>();
+let clock = 0;
+
+function cached(cache: Map<string, CacheEntry>, script: string): Analysis | undefined {
+  const entry = cache.get(script);
+  if (entry === undefined) return undefined;
+  // Moved to the end: each map stays in the order of use.
+  cache.delete(script);
+  cache.set(script, entry);
+  entry.used = ++clock;
+  return entry.analysis;
+}
+
+function remember(cache: Map<string, CacheEntry>, script: string, analysis: Analysis): void {
+  // Two calls that missed at once: the later analysis replaces the earlier one where it stands.
+  cache.set(script, { analysis, used: cache.get(script)?.used ?? ++clock });
+  if (bashCache.size + zshCache.size <= CACHE_SIZE) return;
+  const bash = bashCache.entries().next().value;
+  const zsh = zshCache.entries().next().value;
+  if (zsh === undefined || (bash !== undefined && bash[1].used < zsh[1].used)) {
+    bashCache.delete((bash as [string, CacheEntry])[0]);
+  } else {
+    zshCache.delete(zsh[0]);
   }
-  return value;
+}
+
+// Frozen by shape: the generic walk over Object.values cost more than the freezing. Redirections and
+// opaque parts are shared between a command, its analysis and the analyses around it; freezing one again
+// changes nothing.
+function freezeAnalysis(analysis: Analysis): Analysis {
+  if (Object.isFrozen(analysis)) return analysis;
+  Object.freeze(analysis);
+  for (const command of Object.freeze(analysis.commands)) {
+    Object.freeze(command);
+    Object.freeze(command.argv);
+    freezeEach(command.redirects);
+    if (command.dynamic !== undefined) Object.freeze(command.dynamic);
+    if (command.nested !== null) freezeAnalysis(command.nested);
+  }
+  Object.freeze(analysis.operators);
+  freezeEach(analysis.redirects);
+  freezeEach(analysis.opaque);
+  return analysis;
+}
+
+function freezeEach(items: readonly object[]): void {
+  Object.freeze(items);
+  for (const item of items) Object.freeze(item);
 }
 
 /**
@@ -32,20 +82,15 @@ function deepFreeze<T>(value: T): T {
  */
 export async function analyze(script: string, options?: { readonly zsh?: boolean }): Promise<Analysis> {
   const zsh = options?.zsh === true;
-  const key = (zsh ? "z" : "b") + script;
-  const cached = cache.get(key);
-  if (cached !== undefined) {
-    cache.delete(key);
-    cache.set(key, cached);
-    return cached;
-  }
-  if (isTooLarge(script)) return deepFreeze(tooLarge(script));
+  const cache = zsh ? zshCache : bashCache;
+  const hit = cached(cache, script);
+  if (hit !== undefined) return hit;
+  if (isTooLarge(script)) return freezeAnalysis(tooLarge(script));
   parser ??= loadBashParser().catch((error: unknown) => {
     parser = null;
     throw error;
   });
-  const analysis = deepFreeze(analyzeScript(await parser, script, 0, zsh));
-  cache.set(key, analysis);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  const analysis = freezeAnalysis(analyzeScript(await parser, script, 0, zsh));
+  remember(cache, script, analysis);
   return analysis;
 }
