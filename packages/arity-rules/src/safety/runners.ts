@@ -368,8 +368,21 @@ export const WATCH_GRAMMAR: OptionGrammar = {
 
 const PLAIN_WORD = /^[A-Za-z0-9_./:@%+,=-]+$/;
 
+// Every danger search and reach listing needs the table of the wrappers it was given, most often the
+// default ones: each wrapper table's runner table is built once.
+const RUNNER_TABLES = new WeakMap<WrapperTable, ReadonlyMap<string, Runner>>();
+
 /** Runner table for the danger search: the built-ins plus any configured wrappers they do not cover. */
 export function runnerTable(wrappers: WrapperTable): ReadonlyMap<string, Runner> {
+  let table = RUNNER_TABLES.get(wrappers);
+  if (table === undefined) {
+    table = buildRunnerTable(wrappers);
+    RUNNER_TABLES.set(wrappers, table);
+  }
+  return table;
+}
+
+function buildRunnerTable(wrappers: WrapperTable): ReadonlyMap<string, Runner> {
   const table = new Map<string, Runner>();
   for (const [name, wrapper] of wrappers) {
     table.set(name, { grammar: wrapper.grammar, operands: wrapper.operands, assignments: false });
