@@ -5,6 +5,22 @@ import { analyzeScript, isTooLarge, tooLarge } from "./script.js";
 // One parser for the process, made on the first analysis. A failed load is forgotten so a later call can
 // try again.
 let parser: Promise<BashParser> | null = null;
+// The parser once it is loaded, for analyses that do not wait (analyzeNow).
+let loaded: BashParser | null = null;
+
+function loadParser(): Promise<BashParser> {
+  parser ??= loadBashParser().then(
+    (bash) => {
+      loaded = bash;
+      return bash;
+    },
+    (error: unknown) => {
+      parser = null;
+      throw error;
+    },
+  );
+  return parser;
+}
 
 // The same script is often analysed several times in a row (the requirement for each policy, the safety
 // check, the dangerous check): the last few analyses are kept, frozen so that sharing them is safe. A
@@ -80,17 +96,41 @@ function freezeEach(items: readonly object[]): void {
  * The first call loads the parser (web-tree-sitter); it rejects with ArityRulesError `PARSER_UNAVAILABLE`
  * when that fails.
  */
-export async function analyze(script: string, options?: { readonly zsh?: boolean }): Promise<Analysis> {
-  const zsh = options?.zsh === true;
+export function analyze(script: string, options?: { readonly zsh?: boolean }): Promise<Analysis> {
+  return whenParserLoaded(() => analyzeNow(script, options?.zsh === true));
+}
+
+/** Thrown by analyzeNow for a script that needs the parser before it is loaded. */
+class ParserNotLoaded extends Error {}
+
+/**
+ * The analysis analyze() gives, without waiting: throws ParserNotLoaded when the script is neither in the
+ * cache nor too large and the parser is not loaded yet. The safety checks read scripts with it inside
+ * whenParserLoaded, so that a whole classification runs without a promise per analysis.
+ */
+export function analyzeNow(script: string, zsh: boolean): Analysis {
   const cache = zsh ? zshCache : bashCache;
   const hit = cached(cache, script);
   if (hit !== undefined) return hit;
   if (isTooLarge(script)) return freezeAnalysis(tooLarge(script));
-  parser ??= loadBashParser().catch((error: unknown) => {
-    parser = null;
-    throw error;
-  });
-  const analysis = freezeAnalysis(analyzeScript(await parser, script, 0, zsh));
+  if (loaded === null) throw new ParserNotLoaded();
+  const analysis = freezeAnalysis(analyzeScript(loaded, script, 0, zsh));
   remember(cache, script, analysis);
   return analysis;
+}
+
+/**
+ * What compute returns, compute reading scripts with analyzeNow: when it needed the parser before that
+ * was loaded, the parser is loaded (or the load's ArityRulesError `PARSER_UNAVAILABLE` rejects) and
+ * compute runs again from the start. compute must have no effect but on the analysis cache.
+ */
+export async function whenParserLoaded<T>(compute: () => T): Promise<T> {
+  for (;;) {
+    try {
+      return compute();
+    } catch (error) {
+      if (!(error instanceof ParserNotLoaded)) throw error;
+    }
+    await loadParser();
+  }
 }

@@ -1,4 +1,4 @@
-import { analyze } from "../analyze/analyze.js";
+import { analyzeNow } from "../analyze/analyze.js";
 import type { Analysis } from "../types.js";
 
 // Scripts nest (shells, substitutions, trap and eval strings, and the second reading of an sh script),
@@ -14,12 +14,12 @@ export class AnalysisBudget {
 
   /**
    * The analysis of script (as zsh reads it with `zsh`), or null when the budget is spent (the caller
-   * then fails closed).
+   * then fails closed). Read with analyzeNow: the classification runs inside whenParserLoaded.
    */
-  async analyze(script: string, zsh = false): Promise<Analysis | null> {
+  analyze(script: string, zsh = false): Analysis | null {
     const cost = script.length + COST_PER_ANALYSIS;
     if (cost > this.remaining) return null;
     this.remaining -= cost;
-    return analyze(script, { zsh });
+    return analyzeNow(script, zsh);
   }
 }

@@ -31,6 +31,7 @@
 // shell, and scripts nested past MAX_SCRIPT_DEPTH or the analysis budget (such a command is never known
 // safe either, and `reachableCommands` reports each of these as unread).
 import { posix } from "node:path";
+import { whenParserLoaded } from "../analyze/analyze.js";
 import { FUNSUB_START, unquoteDoubleQuoted } from "../analyze/words.js";
 import type { Analysis, OpaquePart, SimpleCommand } from "../types.js";
 import { AnalysisBudget } from "./budget.js";
@@ -206,12 +207,14 @@ interface Context {
  * The first dangerous command that argv would run, in source order, or null. Never runs anything;
  * scripts are read by `analyze()`. `options.wrappers` adds programs to look through.
  */
-export async function dangerousCommandMatch(
+export function dangerousCommandMatch(
   argv: readonly string[],
   options?: SafetyOptions,
 ): Promise<DangerousMatch | null> {
-  const context = { runners: runnerTable(wrapperTable(options)), budget: new AnalysisBudget() };
-  return matchArgv(argv, null, NO_DYNAMIC_WORDS, context, 0);
+  return whenParserLoaded(() => {
+    const context = { runners: runnerTable(wrapperTable(options)), budget: new AnalysisBudget() };
+    return matchArgv(argv, null, NO_DYNAMIC_WORDS, context, 0);
+  });
 }
 
 /**
@@ -224,7 +227,12 @@ export async function dangerousCommandMatch(
  * reading input or a file, a shell of another language, `source`, aliases, git aliases. For applying
  * restrictive rules to what really runs; never runs anything.
  */
-export async function reachableCommands(argv: readonly string[], options?: SafetyOptions): Promise<Reach> {
+export function reachableCommands(argv: readonly string[], options?: SafetyOptions): Promise<Reach> {
+  return whenParserLoaded(() => reachNow(argv, options));
+}
+
+/** reachableCommands without waiting, inside whenParserLoaded (see analyzeNow). */
+export function reachNow(argv: readonly string[], options?: SafetyOptions): Reach {
   const reach: Reach = { commands: [], unread: [] };
   const context = {
     runners: runnerTable(wrapperTable(options)),
@@ -232,7 +240,7 @@ export async function reachableCommands(argv: readonly string[], options?: Safet
     reach,
     unreadKeys: new Set<string>(),
   };
-  await matchArgv(argv, null, NO_DYNAMIC_WORDS, context, 0);
+  matchArgv(argv, null, NO_DYNAMIC_WORDS, context, 0);
   return reach;
 }
 
@@ -285,7 +293,7 @@ function preview(script: string): string {
   return script.length > PREVIEW_CHARS ? `${script.slice(0, PREVIEW_CHARS)}…` : script;
 }
 
-async function matchArgv(
+function matchArgv(
   argv: readonly string[],
   nested: Analysis | null,
   dynamic: ReadonlySet<string>,
@@ -293,7 +301,7 @@ async function matchArgv(
   depth: number,
   inShell = false,
   zsh = false,
-): Promise<DangerousMatch | null> {
+): DangerousMatch | null {
   const through = lookThrough(argv, context.runners);
   if (context.reach) noteCommandVariables(argv, through.words, context);
   let words = through.words;
@@ -322,14 +330,14 @@ async function matchArgv(
     if (kind !== null) return { kind, argv: [...words], reason: DANGEROUS_REASONS[kind] };
   }
 
-  const fromRunners = await runnerOptions(through, dynamic, context, depth);
+  const fromRunners = runnerOptions(through, dynamic, context, depth);
   if (fromRunners !== null) return fromRunners;
-  const evaluated = await matchEvaluatedText(words, dynamic, context, depth, zsh);
+  const evaluated = matchEvaluatedText(words, dynamic, context, depth, zsh);
   if (evaluated !== null) return evaluated;
   if (name === "find") {
     for (const command of findExecCommands(args)) {
       const found =
-        depth + 1 < MAX_SCRIPT_DEPTH ? await matchArgv(command, null, dynamic, context, depth + 1) : null;
+        depth + 1 < MAX_SCRIPT_DEPTH ? matchArgv(command, null, dynamic, context, depth + 1) : null;
       if (found !== null) return found;
     }
     return null;
@@ -339,19 +347,12 @@ async function matchArgv(
   if (shell !== null) {
     return matchShell(argv, shell, words === argv ? nested : null, dynamic, through, context, depth);
   }
-  const options = await matchCommandOptions(
-    [name],
-    words,
-    commandOptions(name, words),
-    dynamic,
-    context,
-    depth,
-  );
+  const options = matchCommandOptions([name], words, commandOptions(name, words), dynamic, context, depth);
   if (options !== null) return options;
   for (const script of embeddedScripts(name, words)) {
     if (script.words.some((word) => dynamic.has(word))) unread(context, "dynamic-script", joinWords(words));
     // eval's words and a trap's action are run by the shell that runs this command.
-    const found = await matchScript(scriptSource(script.text), null, context, depth, zsh);
+    const found = matchScript(scriptSource(script.text), null, context, depth, zsh);
     if (found !== null) return found;
   }
   return null;
@@ -372,16 +373,16 @@ function runsAsBuiltin(words: readonly string[], stage: number, through: LookedT
 }
 
 /** The command options of the runners passed (`perf stat --pre CMD`, `valgrind --db-command=CMD`). */
-async function runnerOptions(
+function runnerOptions(
   through: LookedThrough,
   dynamic: ReadonlySet<string>,
   context: Context,
   depth: number,
-): Promise<DangerousMatch | null> {
+): DangerousMatch | null {
   for (const runner of through.runners) {
     if (!runnerHasCommandOptions(runner.name)) continue;
     const words = runner.words.slice(runner.start);
-    const found = await matchCommandOptions(
+    const found = matchCommandOptions(
       [runner.name],
       words,
       commandOptions(runner.name, words),
@@ -398,14 +399,14 @@ async function runnerOptions(
  * The options that give a program a command (see command-options.ts): the line is unread unless the
  * option runs its command as written, and shell text and programs in them are read as scripts.
  */
-async function matchCommandOptions(
+function matchCommandOptions(
   label: readonly string[],
   words: readonly string[],
   options: readonly CommandOption[],
   dynamic: ReadonlySet<string>,
   context: Context,
   depth: number,
-): Promise<DangerousMatch | null> {
+): DangerousMatch | null {
   for (const option of options) {
     const written = option.indexes.map((index) => words[index] ?? "");
     const literal = written.every((word) => !dynamic.has(word));
@@ -415,13 +416,13 @@ async function matchCommandOptions(
     if (depth + 1 >= MAX_SCRIPT_DEPTH) continue;
     let found: DangerousMatch | null = null;
     if (option.kind === "argv" && option.argv !== undefined) {
-      found = await matchArgv(option.argv, null, dynamic, context, depth + 1);
+      found = matchArgv(option.argv, null, dynamic, context, depth + 1);
     } else if (
       literal &&
       option.value !== null &&
       (option.kind === "script" || option.kind === "program" || option.kind === "reached-script")
     ) {
-      found = await matchScript(option.value, null, context, depth + 1);
+      found = matchScript(option.value, null, context, depth + 1);
     }
     if (found !== null) return found;
   }
@@ -461,13 +462,13 @@ const EVALUATING: ReadonlySet<string> = new Set([
  * its literal words shaped like an evaluated subscript (the others are read where they are written) are
  * read as scripts.
  */
-async function matchEvaluatedText(
+function matchEvaluatedText(
   words: readonly string[],
   dynamic: ReadonlySet<string>,
   context: Context,
   depth: number,
   zsh: boolean,
-): Promise<DangerousMatch | null> {
+): DangerousMatch | null {
   const first = words[0] as string;
   if (dynamic.has(first)) return null;
   const name = executableName(first);
@@ -490,7 +491,7 @@ async function matchEvaluatedText(
     }
   }
   for (const text of texts) {
-    const found = await matchSubstitutions(text, null, context, depth, zsh);
+    const found = matchSubstitutions(text, null, context, depth, zsh);
     if (found !== null) return found;
   }
   return null;
@@ -500,18 +501,18 @@ async function matchEvaluatedText(
  * The command substitutions written in text, read as scripts (of zsh with `zsh`), except those the
  * analysis read already.
  */
-async function matchSubstitutions(
+function matchSubstitutions(
   text: string,
   analysis: Analysis | null,
   context: Context,
   depth: number,
   zsh: boolean,
-): Promise<DangerousMatch | null> {
+): DangerousMatch | null {
   if (depth + 1 >= MAX_SCRIPT_DEPTH) return null;
   for (const inner of substitutionsIn(text)) {
     if (analysis?.opaque.some((part) => part.text === `$(${inner})` || part.text === `\`${inner}\``))
       continue;
-    const found = await matchScript(inner, null, context, depth + 1, zsh);
+    const found = matchScript(inner, null, context, depth + 1, zsh);
     if (found !== null) return found;
   }
   return null;
@@ -652,7 +653,7 @@ const SHELL_QUERIES: ReadonlySet<string> = new Set(["--version", "--help"]);
 
 /** A shell (`argv`, as written, runs it behind its runners): its script in every reading, or what it
  * runs that cannot be read. */
-async function matchShell(
+function matchShell(
   argv: readonly string[],
   shell: string,
   nested: Analysis | null,
@@ -660,7 +661,7 @@ async function matchShell(
   through: LookedThrough,
   context: Context,
   depth: number,
-): Promise<DangerousMatch | null> {
+): DangerousMatch | null {
   const words = through.words;
   if (through.runners.some((runner) => runner.name === "xargs" || runner.name === "parallel")) {
     unread(context, "input-command", joinWords(argv));
@@ -681,7 +682,7 @@ async function matchShell(
   const zsh = invocation.shell === "zsh";
   for (const [index, reading] of readings.entries()) {
     const analysis = index === 0 && reading === invocation.script ? nested : null;
-    const found = await matchScript(reading, analysis, context, depth, zsh);
+    const found = matchScript(reading, analysis, context, depth, zsh);
     if (found !== null) return found;
   }
   return null;
@@ -691,12 +692,12 @@ async function matchShell(
  * git: its subcommand wherever the global options may leave it, and aliases given on the command line,
  * read as the shell script (`!…`) or git command they stand for.
  */
-async function matchGit(
+function matchGit(
   words: readonly string[],
   dynamic: ReadonlySet<string>,
   context: Context,
   depth: number,
-): Promise<DangerousMatch | null> {
+): DangerousMatch | null {
   const subcommands = gitSubcommands(words);
   const settings = gitCommandLineSettings(words, subcommands.at(-1)?.index ?? words.length);
   const aliases = settings.filter(isGitAliasSetting);
@@ -718,14 +719,14 @@ async function matchGit(
   for (const subcommand of subcommands) {
     const options = gitCommandOptions(words, subcommand.index);
     const label = ["git", subcommand.name];
-    const found = await matchCommandOptions(label, words, options, dynamic, context, depth);
+    const found = matchCommandOptions(label, words, options, dynamic, context, depth);
     if (found !== null) return found;
   }
   for (const { value } of aliases) {
     if (value === null || depth + 1 >= MAX_SCRIPT_DEPTH) continue;
     const found = value.startsWith("!")
-      ? await matchScript(value.slice(1), null, context, depth + 1)
-      : await matchArgv(
+      ? matchScript(value.slice(1), null, context, depth + 1)
+      : matchArgv(
           ["git", ...value.split(/\s+/).filter((word) => word !== "")],
           null,
           NO_DYNAMIC_WORDS,
@@ -813,18 +814,18 @@ function writtenSettings(words: readonly string[], index: number): GitSetting[] 
 }
 
 /** What a script runs (a script zsh runs with `zsh`: it is read as zsh reads it). */
-async function matchScript(
+function matchScript(
   script: string,
   nested: Analysis | null,
   context: Context,
   depth: number,
   zsh = false,
-): Promise<DangerousMatch | null> {
+): DangerousMatch | null {
   if (depth >= MAX_SCRIPT_DEPTH) {
     unread(context, "too-deep", preview(script));
     return null;
   }
-  const analysis = nested ?? (await context.budget.analyze(script, zsh));
+  const analysis = nested ?? context.budget.analyze(script, zsh);
   if (analysis === null) {
     unread(context, "too-large", preview(script));
     return null;
@@ -840,7 +841,7 @@ async function matchScript(
     // A subscript bash evaluates runs the substitutions in it, quoted ones too (`a['$(rm f)']=1`), and so
     // does a value shaped like one once an integer variable or an expansion evaluates it.
     if (!evaluated && !EVALUABLE.test(part.text)) continue;
-    const found = await matchSubstitutions(part.text, analysis, context, depth, zsh);
+    const found = matchSubstitutions(part.text, analysis, context, depth, zsh);
     if (found !== null) return found;
   }
   if (!context.reach) {
@@ -848,7 +849,7 @@ async function matchScript(
     if (remote !== null) return remote;
   }
   for (const command of analysis.commands) {
-    const found = await matchArgv(
+    const found = matchArgv(
       command.argv,
       command.nested,
       dynamicWords(command),
@@ -864,7 +865,7 @@ async function matchScript(
   for (const part of analysis.opaque) {
     const inner = substitutionScript(part);
     if (inner === null) continue;
-    const found = await matchScript(inner, null, context, depth + 1, zsh);
+    const found = matchScript(inner, null, context, depth + 1, zsh);
     if (found !== null) return found;
   }
   return null;

@@ -6,9 +6,10 @@
 // rules it may run with (see `scriptReadings`). And the command line must be read completely, as
 // `reachableCommands` reads it: no builtin outside the modelled list, no text bash evaluates, no option
 // that gives a program a command.
+import { whenParserLoaded } from "../analyze/analyze.js";
 import type { Analysis, Operator, Redirect } from "../types.js";
 import { AnalysisBudget } from "./budget.js";
-import { reachableCommands } from "./dangerous.js";
+import { reachNow } from "./dangerous.js";
 import { isSafeToCallWithExec } from "./safe-commands.js";
 import { type SafetyOptions, wrapperTable } from "./safety-options.js";
 import { scriptReadings, shellScript } from "./shell.js";
@@ -61,12 +62,14 @@ export function isHarmlessRedirect(redirect: Redirect): boolean {
  * program-running options, possibly behind wrappers such as `timeout` (`options.wrappers`), or a
  * `bash -lc` script made only of such commands. Never runs anything; a script is read by `analyze()`.
  */
-export async function isKnownSafeCommand(argv: readonly string[], options?: SafetyOptions): Promise<boolean> {
-  const context = { wrappers: wrapperTable(options), budget: new AnalysisBudget() };
-  if (!(await isSafeArgv(argv, null, context, 0))) return false;
-  // Depth was bounded above already (more tightly); `reachableCommands` only stops listing runners.
-  const { unread } = await reachableCommands(argv, options);
-  return unread.every((part) => part.reason === "too-deep");
+export function isKnownSafeCommand(argv: readonly string[], options?: SafetyOptions): Promise<boolean> {
+  return whenParserLoaded(() => {
+    const context = { wrappers: wrapperTable(options), budget: new AnalysisBudget() };
+    if (!isSafeArgv(argv, null, context, 0)) return false;
+    // Depth was bounded above already (more tightly); `reachableCommands` only stops listing runners.
+    const { unread } = reachNow(argv, options);
+    return unread.every((part) => part.reason === "too-deep");
+  });
 }
 
 interface Context {
@@ -74,12 +77,12 @@ interface Context {
   readonly budget: AnalysisBudget;
 }
 
-async function isSafeArgv(
+function isSafeArgv(
   argv: readonly string[],
   nested: Analysis | null,
   context: Context,
   depth: number,
-): Promise<boolean> {
+): boolean {
   const command = stripWrappers(argv, context.wrappers);
   if (command === null) return false;
   if (isSafeToCallWithExec(command)) return true;
@@ -92,19 +95,19 @@ async function isSafeArgv(
     const analysis =
       index === 0 && nested !== null && command === argv
         ? nested
-        : await context.budget.analyze(reading, invocation.shell === "zsh");
-    if (analysis === null || !(await isSafeAnalysis(analysis, context, depth + 1))) return false;
+        : context.budget.analyze(reading, invocation.shell === "zsh");
+    if (analysis === null || !isSafeAnalysis(analysis, context, depth + 1)) return false;
   }
   return true;
 }
 
-async function isSafeAnalysis(analysis: Analysis, context: Context, depth: number): Promise<boolean> {
+function isSafeAnalysis(analysis: Analysis, context: Context, depth: number): boolean {
   if (analysis.opaque.length > 0 || analysis.commands.length === 0) return false;
   if (!analysis.operators.every((operator) => SAFE_OPERATORS.has(operator))) return false;
   if (!analysis.redirects.every(isHarmlessRedirect)) return false;
   for (const command of analysis.commands) {
     if (!command.redirects.every(isHarmlessRedirect)) return false;
-    if (!(await isSafeArgv(command.argv, command.nested, context, depth))) return false;
+    if (!isSafeArgv(command.argv, command.nested, context, depth)) return false;
   }
   return true;
 }
