@@ -1,6 +1,6 @@
 // The steps every command takes (DESIGN.md §1) around `launch`, which runs it once, in the given sandbox
 // or none: the requirement, asking, the sandbox choice, the denial check and the retry.
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
 import type { Approver } from "@conch/approval";
 import { ExecError } from "@conch/exec-core";
 import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
@@ -52,7 +52,7 @@ export async function runPipeline<T extends Attempt>(
   const { signal, approver } = context;
   const { approvalPolicy, sandboxPolicy, approvals } = steps;
   // Checked first: nobody should be asked about a command that cannot start.
-  if (!(await isDirectory(request.cwd))) {
+  if (!isDirectory(request.cwd)) {
     const message = cwdNotFoundText(request.cwd);
     return {
       status: "failed",
@@ -127,9 +127,9 @@ export async function runPipeline<T extends Attempt>(
   return { status: "done", value: await launch(null, plan), escalated: true, denied: false, hint: null };
 }
 
-async function isDirectory(path: string): Promise<boolean> {
+function isDirectory(path: string): boolean {
   try {
-    return (await stat(path)).isDirectory();
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
   } catch {
     return false;
   }

@@ -5,7 +5,6 @@
 // one-shot and session attempts (attempts.ts) and the audit lines (audit-events.ts). Codex's
 // ToolOrchestrator (codex-rs/core/src/tools/orchestrator.rs).
 import { realpathSync } from "node:fs";
-import { realpath } from "node:fs/promises";
 import { type ExecPolicy, loadExecPolicy } from "@conch/approval";
 import { run as execRun } from "@conch/exec-core";
 import { type ApprovalPolicy, isConchError } from "@conch/protocol";
@@ -110,7 +109,7 @@ export class ToolOrchestrator {
    */
   async run(given: CommandRequest, context: RunContext = {}): Promise<CommandOutcome> {
     return this.#guard(async () => {
-      const request = await withRealCwd(given);
+      const request = withRealCwd(given);
       const done = await runPipeline(this.#steps, request, context, (prepared, plan) =>
         runOneShot(this.#attempts, request, context, prepared, plan),
       );
@@ -125,7 +124,7 @@ export class ToolOrchestrator {
    */
   async startSession(given: SessionRequest, context: SessionRunContext = {}): Promise<SessionOutcome> {
     return this.#guard(async () => {
-      const request = await withRealCwd(given);
+      const request = withRealCwd(given);
       const done = await runPipeline(this.#steps, request, context, (prepared, plan) =>
         startSession(this.#attempts, this.sessions, request, context, prepared, plan),
       );
@@ -299,9 +298,9 @@ async function ran(
  * for, the directory the command really starts in, never a symlink the model can point elsewhere
  * between the question and a retry. A cwd that cannot be resolved is left for the pipeline to refuse.
  */
-async function withRealCwd<T extends CommandRequest>(request: T): Promise<T> {
+function withRealCwd<T extends CommandRequest>(request: T): T {
   try {
-    const cwd = await realpath(request.cwd);
+    const cwd = realpathSync.native(request.cwd);
     return cwd === request.cwd ? request : { ...request, cwd };
   } catch {
     return request;
