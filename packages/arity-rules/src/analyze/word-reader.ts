@@ -21,6 +21,7 @@ export type WordMode = typeof ARGUMENT | typeof NAME | typeof CONDITIONAL | type
 
 // The part of a word before its first quote or escape: where a tilde can still be unquoted.
 const QUOTING = /['"\\]|\$['"]/;
+const TILDE_AFTER_ASSIGNMENT = /[=:]~/;
 
 /**
  * Whether bash expands a tilde in the word whose source is `text`: an unquoted `~` at its start, or
@@ -28,9 +29,11 @@ const QUOTING = /['"\\]|\$['"]/;
  * errs towards reading one where bash would not, which only makes a command less certain).
  */
 function tildeExpands(text: string): boolean {
+  // Most words have no tilde at all: no search for quotes then.
+  if (!text.includes("~")) return false;
   const quote = text.search(QUOTING);
   const unquoted = quote === -1 ? text : text.slice(0, quote);
-  return unquoted.startsWith("~") || /[=:]~/.test(unquoted);
+  return unquoted.startsWith("~") || TILDE_AFTER_ASSIGNMENT.test(unquoted);
 }
 
 export class WordReader {

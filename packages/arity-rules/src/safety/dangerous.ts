@@ -472,7 +472,10 @@ function matchEvaluatedText(
   const first = words[0] as string;
   if (dynamic.has(first)) return null;
   const name = executableName(first);
-  const findings = builtinFindings([name, ...words.slice(1)], (index) => dynamic.has(words[index] as string));
+  // Only a builtin has findings; most commands are programs.
+  const findings = isShellBuiltin(name)
+    ? builtinFindings([name, ...words.slice(1)], (index) => dynamic.has(words[index] as string))
+    : [];
   const texts = new Set<string>();
   for (const finding of findings) {
     unread(context, finding.reason, finding.text ?? joinWords(words));
@@ -480,8 +483,10 @@ function matchEvaluatedText(
       texts.add(finding.text);
     }
   }
-  for (const word of words.slice(1)) {
-    if (EVALUATING.has(name) && EVALUABLE.test(word) && !dynamic.has(word)) texts.add(word);
+  const evaluating = EVALUATING.has(name);
+  for (let index = 1; index < words.length; index++) {
+    const word = words[index] as string;
+    if (evaluating && EVALUABLE.test(word) && !dynamic.has(word)) texts.add(word);
     // `{NAME}>file` stores the descriptor in NAME, evaluating a subscript in it; tree-sitter reads the
     // `{…}` as a word of the command. Its quoted substitutions are not read anywhere else.
     const descriptor = NAMED_DESCRIPTOR.exec(word)?.[1];
@@ -559,15 +564,19 @@ const DECLARATIONS: ReadonlySet<string> = new Set(["export", "declare", "typeset
 /** Notes an assignment that makes a program run other code: before the command (`env`), or declared. */
 function noteCommandVariables(argv: readonly string[], words: readonly string[], context: Context): void {
   const offset = argv.length - words.length;
-  const suffix = offset >= 0 && words.every((word, index) => word === argv[offset + index]);
+  // words is argv itself when no runner was passed: nothing stands before the command then.
+  const suffix =
+    words === argv || (offset >= 0 && words.every((word, index) => word === argv[offset + index]));
   const before = suffix ? argv.slice(0, offset) : argv;
   const declared = words[0] !== undefined && DECLARATIONS.has(words[0]) ? words.slice(1) : [];
   for (const word of [...before, ...declared]) {
     if (COMMAND_VARIABLE.test(word)) unread(context, "command-variable", word);
   }
   // `env PATH=./bin ls`, `sudo PATH=… ls` (declarations are the builtins' findings).
-  for (const word of before) if (/^PATH\+?=/.test(word)) unread(context, "program-path", word);
+  for (const word of before) if (PATH_ASSIGNMENT.test(word)) unread(context, "program-path", word);
 }
+
+const PATH_ASSIGNMENT = /^PATH\+?=/;
 
 const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
