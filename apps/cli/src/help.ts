@@ -208,16 +208,19 @@ ${APPROVALS_NOTE}
   -h, --help  show this help
 `;
 
-export const APPROVE_HELP: string = `Usage: conch approve ID [--session]
+export const APPROVE_HELP: string = `Usage: conch approve ID [--session | --always]
 
 Grants pending approval ID (see conch pending): the model's retry of that call runs, once.
 
 ${APPROVALS_NOTE}
 
   --session   allow the same command for the rest of that conchd's session (no more asking)
+  --always    store the question's rule (conch pending shows it), so commands it matches run unasked
+              from now on; refused when no rule may be stored for that command
   -h, --help  show this help
 
-Exit status: 0 when granted; 5 when no running conchd holds approval ID; 2 for a usage error.
+Exit status: 0 when granted; 5 when no running conchd holds approval ID, or it cannot be allowed
+always; 2 for a usage error.
 `;
 
 export const DENY_HELP: string = `Usage: conch deny ID [--note TEXT]

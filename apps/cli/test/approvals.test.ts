@@ -105,6 +105,23 @@ describe("conch pending / approve / deny", () => {
     expect(again.stderr).toContain(`no pending approval ${first}`);
   });
 
+  it("--always stores the question's rule, shown by conch pending; refused where no rule may be stored", async () => {
+    channel = await serveApprovalChannel(pending, { env });
+    const ruled = { ...request("touch a"), argv: ["touch", "a"], proposedRule: ["touch"] };
+    const withRule = idOf(pending.ask(ruled, "claude-code", (id) => id));
+    const bare = idOf(pending.ask(request("rm -rf build"), "claude-code", (id) => id));
+    const listed = await conch("pending");
+    expect(listed.stdout).toContain("  always:   --always stores the rule `touch ...`");
+    const refused = await conch("approve", bare, "--always");
+    expect(refused).toMatchObject({
+      code: 5,
+      stderr: `conch approve: approval ${bare} cannot be allowed always: no rule may be stored for it; approve it once or for the session\n`,
+    });
+    expect((await conch("approve", withRule, "--always")).code).toBe(0);
+    expect(pending.ask(ruled, "claude-code", (id) => id).decision).toBe("approved_always");
+    expect((await conch("approve", bare, "--always", "--session")).code).toBe(2);
+  });
+
   it("refuses a malformed id or extra arguments with exit 2", async () => {
     const bad = await conch("approve", "../x");
     expect(bad.code).toBe(2);

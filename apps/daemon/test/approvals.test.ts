@@ -32,7 +32,7 @@ afterEach(async () => {
 async function start(
   kind: ClientKind,
   args: readonly string[],
-  elicit?: (p: ElicitParams) => Promise<ElicitAnswer>,
+  elicit?: (p: ElicitParams, signal: AbortSignal) => Promise<ElicitAnswer>,
 ) {
   // Untrusted unless the test names its own policy: every command that is not known safe asks.
   const approval = args.includes("--approval") ? [] : ["--approval", "untrusted"];
@@ -52,9 +52,10 @@ async function conch(...args: string[]): Promise<{ code: number; stdout: string 
     const listed = await listPendingApprovals(options);
     return { code: 0, stdout: JSON.stringify(listed) };
   }
+  const scope = flag === "--session" ? "session" : flag === "--always" ? "always" : "once";
   const request =
     command === "approve"
-      ? ({ op: "approve", id: id as string, scope: flag === "--session" ? "session" : "once" } as const)
+      ? ({ op: "approve", id: id as string, scope } as const)
       : ({ op: "deny", id: id as string, ...(note === undefined ? {} : { note }) } as const);
   const answered = await answerPendingApproval(request, options);
   return { code: answered.found ? 0 : 5, stdout: "" };
@@ -163,6 +164,72 @@ describeWith("bwrap", "in-protocol approvals (elicitation)", () => {
       expect(made()).toBe(false);
     },
   );
+
+  it.each(["v2 (2025-11-25)", "sdk 1.32 (2025-11-25)"] as const)(
+    "%s: a person who answers out of band first wins, and the client's form is withdrawn",
+    async (kind) => {
+      let withdrawn: (() => void) | null = null;
+      const formGone = new Promise<void>((resolve) => {
+        withdrawn = resolve;
+      });
+      let forms = 0;
+      const client = await start(kind, [], (_params, signal) => {
+        // The first form is answered at the client. (sdk 1.32 ignores a cancellation of request id 0,
+        // the first request conchd sends it: `if (!requestId) return`; the second form has id 1.)
+        if (++forms === 1) return Promise.resolve({ action: "accept", content: { decision: "approve" } });
+        // The person at the client never answers the second; it goes away when conchd cancels it.
+        signal.addEventListener("abort", () => withdrawn?.(), { once: true });
+        return new Promise(() => {});
+      });
+      expect(textOf(await client.callTool("shell_command", { command: "touch first" }))).toContain(
+        "Exit code: 0",
+      );
+      const call = client.callTool("shell_command", TOUCH);
+      let listed: { id: string; route: string }[] = [];
+      while (listed.length === 0) {
+        listed = (JSON.parse((await conch("pending")).stdout) as { pending: typeof listed }).pending;
+        if (listed.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(listed).toMatchObject([{ route: "elicitation" }]);
+      expect(await conch("approve", listed[0]?.id as string)).toMatchObject({ code: 0 });
+      expect(textOf(await call)).toContain("Exit code: 0");
+      expect(made()).toBe(true);
+      await formGone;
+      expect(JSON.parse((await conch("pending")).stdout)).toMatchObject({ pending: [] });
+      await client.close();
+      open = [];
+      expect(auditDecisions()).toEqual([
+        ["approved", "elicitation"],
+        ["approved", "out-of-band"],
+      ]);
+    },
+  );
+
+  it.each(CLIENTS)("%s: a form answered first takes the question off the out-of-band list", async (kind) => {
+    const client = await start(kind, [], async () => {
+      // While the form is open the question is listed; answering it takes it off.
+      const listed = JSON.parse((await conch("pending")).stdout) as { pending: { route: string }[] };
+      expect(listed.pending).toMatchObject([{ route: "elicitation" }]);
+      return { action: "accept", content: { decision: "approve" } };
+    });
+    expect(textOf(await client.callTool("shell_command", TOUCH))).toContain("Exit code: 0");
+    expect(JSON.parse((await conch("pending")).stdout)).toMatchObject({ pending: [] });
+  });
+
+  it("v2 (2026-07-28): an answer given out of band between the rounds wins over the client's", async () => {
+    let asked = 0;
+    const client = await start("v2 (2026-07-28)", [], async () => {
+      asked++;
+      // The person elsewhere approves while this client's person is still looking; this one says no.
+      const listed = JSON.parse((await conch("pending")).stdout) as { pending: { id: string }[] };
+      expect((await conch("approve", listed.pending[0]?.id as string)).code).toBe(0);
+      return { action: "accept", content: { decision: "deny" } };
+    });
+    expect(textOf(await client.callTool("shell_command", TOUCH))).toContain("Exit code: 0");
+    expect(asked).toBe(1);
+    expect(made()).toBe(true);
+    expect(JSON.parse((await conch("pending")).stdout)).toMatchObject({ pending: [] });
+  });
 
   it("v2 (2026-07-28): an answer that comes back after approval_timeout_s is not approved", async () => {
     mkdirSync(join(ws.env.XDG_CONFIG_HOME as string, "conch"), { recursive: true });

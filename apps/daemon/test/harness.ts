@@ -108,7 +108,7 @@ export interface ConnectOptions {
    * Declares form elicitation and answers each form with this; without it the client declares none
    * (as Claude Desktop, Gemini CLI or Cline), and conchd falls back to out-of-band approvals.
    */
-  readonly elicit?: (params: ElicitParams) => Promise<ElicitAnswer>;
+  readonly elicit?: (params: ElicitParams, signal: AbortSignal) => Promise<ElicitAnswer>;
   /** How long one tools/call may take (default 30 s). */
   readonly timeoutMs?: number;
 }
@@ -138,8 +138,8 @@ export async function connect(
     const client = new V1Client(CLIENT_INFO, capabilities);
     const elicit = options.elicit;
     if (elicit !== undefined) {
-      client.setRequestHandler(V1ElicitRequestSchema, async (request) => ({
-        ...(await elicit(request.params as unknown as ElicitParams)),
+      client.setRequestHandler(V1ElicitRequestSchema, async (request, extra) => ({
+        ...(await elicit(request.params as unknown as ElicitParams, extra.signal)),
       }));
     }
     await client.connect(transport);
@@ -162,8 +162,8 @@ export async function connect(
   });
   const elicit = options.elicit;
   if (elicit !== undefined) {
-    client.setRequestHandler("elicitation/create", async (request) => ({
-      ...(await elicit(request.params as unknown as ElicitParams)),
+    client.setRequestHandler("elicitation/create", async (request, ctx) => ({
+      ...(await elicit(request.params as unknown as ElicitParams, ctx.mcpReq.signal)),
     }));
   }
   await client.connect(transport);

@@ -13,10 +13,12 @@ export { checkPolicy, loadPolicy, loadPolicyFiles } from "./deprecated.js";
 export { APPROVAL_ERROR_CODES, ApprovalError, type ApprovalErrorCode, isApprovalError } from "./errors.js";
 export { type ExplainOptions, type ExplainReport, explainCommand } from "./explain/explain-command.js";
 export {
+  type LiveQuestion,
   PENDING_APPROVAL_TTL_MS,
   type PendingApproval,
   PendingApprovals,
   type PendingApprovalsOptions,
+  type PendingRoute,
   type PendingVerdict,
 } from "./pending/pending-approvals.js";
 export {

@@ -108,3 +108,70 @@ describe("what a person is shown", () => {
     expect(pending.ask(request("touch granted"), "c", hint).decision).toBe("approved");
   });
 });
+
+describe("questions a client's form asks too", () => {
+  it("lists the question's rows as every prompt shows them, and the rule 'always' would store", () => {
+    const pending = new PendingApprovals({ policy: "untrusted" });
+    pending.ask(request("touch x", { proposedRule: ["touch"], reason: null }), "c", hint);
+    const [listed] = pending.list();
+    expect(listed?.route).toBe("out-of-band");
+    expect(listed?.rule).toBe("touch");
+    expect(listed?.fields).toEqual([
+      { label: "shell", value: "/bin/bash -lc" },
+      { label: "command", value: "touch x" },
+      { label: "cwd", value: "/work" },
+      { label: "sandbox", value: "workspace-write" },
+      { label: "why", value: "it is not known to be read-only, and the approval policy is untrusted" },
+    ]);
+  });
+
+  it("allow always answers approved_always, and is refused when no rule may be stored", () => {
+    const { pending } = store();
+    const ruled = request("touch x", { proposedRule: ["touch"] });
+    const id = (pending.ask(ruled, "c", hint).reason as string).slice(8);
+    expect(pending.answer(id, { decision: "approve", scope: "always" })).toBe(true);
+    expect(pending.ask(ruled, "c", hint)).toEqual({ decision: "approved_always", decidedBy: "out-of-band" });
+    const bare = (pending.ask(request("rm -rf x"), "c", hint).reason as string).slice(8);
+    expect(pending.answer(bare, { decision: "approve", scope: "always" })).toBe(false);
+    expect(pending.list().map((entry) => entry.id)).toEqual([bare]);
+  });
+
+  it("a live question is answered through its promise once, and leaves the list when closed", async () => {
+    const { pending } = store();
+    const changes: number[] = [];
+    pending.onChange(() => changes.push(pending.list().length));
+    const question = pending.open(request("touch x"), "inspector");
+    expect(pending.list()).toMatchObject([{ id: question.id, route: "elicitation", client: "inspector" }]);
+    expect(pending.answer(question.id, { decision: "deny", note: "not now" })).toBe(true);
+    await expect(question.answered).resolves.toEqual({
+      decision: "denied",
+      decidedBy: "out-of-band",
+      reason: "rejected by user: not now",
+    });
+    // Answered: the answer went to the call, not to a later retry, and a second answer is refused.
+    expect(pending.answer(question.id, { decision: "approve", scope: "once" })).toBe(false);
+    expect(pending.take(request("touch x"))).toBeNull();
+    const other = pending.open(request("touch y"), "inspector");
+    other.close();
+    other.close();
+    expect(pending.list()).toEqual([]);
+    expect(changes).toEqual([1, 0, 1, 0]);
+  });
+
+  it("a round's question answered here is taken by the retry; one the client answered is withdrawn", () => {
+    const { pending } = store();
+    const asked = pending.ask(request("touch x"), "c", hint, "elicitation");
+    const id = (asked.reason as string).slice(8);
+    expect(pending.list()).toMatchObject([{ id, route: "elicitation" }]);
+    expect(pending.take(request("touch x"))).toBeNull();
+    pending.answer(id, { decision: "approve", scope: "session" });
+    expect(pending.take(request("touch x"))).toEqual({
+      decision: "approved_for_session",
+      decidedBy: "out-of-band",
+    });
+    pending.ask(request("touch y"), "c", hint, "elicitation");
+    pending.withdraw(request("touch y"));
+    expect(pending.list()).toEqual([]);
+    expect(pending.take(request("touch y"))).toBeNull();
+  });
+});

@@ -152,27 +152,47 @@ function pendingText(request: ApprovalRequest, id: string): string {
   const why = request.reason ?? "this command needs a person's approval";
   return (
     `${why}, and this client cannot ask a person: approval ${id} is pending, and the command did not run. ` +
-    `A person can grant it on this machine with \`conch approve ${id}\` (or refuse it with \`conch deny ${id}\`; ` +
-    "`conch pending` lists what waits). Once it is granted, retry this same call with the same arguments. " +
+    `A person can grant it on this machine with \`conch approve ${id}\` or in conchd's web console, where ` +
+    `one is served (or refuse it with \`conch deny ${id}\`; \`conch pending\` lists what waits). Once it is ` +
+    "granted, retry this same call with the same arguments. " +
     "Do not retry before; the approval lapses in 10 minutes."
   );
 }
 
-/** A 2025-era client's form, asked with the call's signal and conchd's own timeout. */
+/**
+ * A 2025-era client's form, asked with the call's signal and conchd's own timeout. The question is also
+ * listed with the pending approvals, so a person elsewhere (the console, `conch approve`) may answer it
+ * first: the first answer wins and the other route's question is withdrawn (the form is cancelled).
+ */
 function elicitingApprover(
   ctx: ServerContext,
   client: CallClient,
   policy: ApprovalPolicy,
   timeoutMs: number,
+  pending: PendingApprovals,
 ): Approver {
   return {
     async request(request, options = {}) {
       const signal = options.signal ?? ctx.mcpReq.signal;
+      const form = new AbortController();
+      const onAbort = (): void => form.abort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      const elsewhere = pending.open(request, client.name);
       try {
-        const result = await ctx.mcpReq.elicitInput(approvalForm(request, policy, client.name), {
-          timeout: timeoutMs,
-          signal,
-        });
+        const asked = ctx.mcpReq
+          .elicitInput(approvalForm(request, policy, client.name), {
+            timeout: timeoutMs,
+            signal: form.signal,
+          })
+          .then((result) => ({ result }));
+        const first = await Promise.race([asked, elsewhere.answered.then((answer) => ({ answer }))]);
+        if ("answer" in first) {
+          // Answered elsewhere: the client's form is withdrawn (its request cancelled).
+          asked.catch(() => {});
+          form.abort();
+          return first.answer;
+        }
+        const { result } = first;
         if (result.action === "accept") return acceptedAnswer(result.content, request);
         if (result.action === "decline") return { decision: "denied", decidedBy: "elicitation" };
         return notApproved("the person dismissed the question without answering");
@@ -182,6 +202,9 @@ function elicitingApprover(
         if (/timed? ?out/i.test(message))
           return notApproved(`no answer within ${Math.round(timeoutMs / 1000)} s`);
         return notApproved(`the question could not be asked (${visibleText(message)})`);
+      } finally {
+        elsewhere.close();
+        signal.removeEventListener("abort", onAbort);
       }
     },
   };
@@ -219,10 +242,14 @@ class RoundApprover implements Approver {
   asked: { request: ApprovalRequest; key: string } | null = null;
   readonly #ctx: ServerContext;
   readonly #timeoutMs: number;
+  readonly #pending: PendingApprovals;
+  readonly #client: string;
 
-  constructor(ctx: ServerContext, timeoutMs: number) {
+  constructor(ctx: ServerContext, timeoutMs: number, pending: PendingApprovals, client: string) {
     this.#ctx = ctx;
     this.#timeoutMs = timeoutMs;
+    this.#pending = pending;
+    this.#client = client;
   }
 
   async request(request: ApprovalRequest): Promise<ApprovalAnswer> {
@@ -230,16 +257,23 @@ class RoundApprover implements Approver {
     const state = this.#ctx.mcpReq.requestState<RoundState>();
     if (state !== undefined && state.key === key && this.asked === null) {
       if (Date.now() - state.askedAt > this.#timeoutMs) {
+        this.#pending.withdraw(request);
         return notApproved(`no answer within ${Math.round(this.#timeoutMs / 1000)} s`);
       }
+      // A person who answered elsewhere (the console) before this retry came answered first.
+      const elsewhere = this.#pending.take(request);
+      if (elsewhere !== null) return elsewhere;
       const view = inputResponse(this.#ctx.mcpReq.inputResponses, APPROVAL_INPUT);
       if (view.kind === "elicit") {
+        this.#pending.withdraw(request);
         if (view.action === "accept") return acceptedAnswer(view.content, request);
         if (view.action === "decline") return { decision: "denied", decidedBy: "elicitation" };
         return notApproved("the person dismissed the question without answering");
       }
     }
     this.asked = { request, key };
+    // Listed while the client's form asks it, so a person elsewhere may answer first.
+    this.#pending.ask(request, this.#client, () => "", "elicitation");
     return {
       decision: "abort",
       outcome: "pending",
@@ -287,11 +321,11 @@ export function createCallApprovals(options: {
       }
       if (!client.modern) {
         return {
-          approver: elicitingApprover(ctx, client, options.policy, timeoutMs),
+          approver: elicitingApprover(ctx, client, options.policy, timeoutMs, options.pending),
           inputRequired: async () => null,
         };
       }
-      const round = new RoundApprover(ctx, timeoutMs);
+      const round = new RoundApprover(ctx, timeoutMs, options.pending, client.name);
       return {
         approver: round,
         async inputRequired() {

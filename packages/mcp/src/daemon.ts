@@ -94,7 +94,7 @@ export async function createDaemon(options: ServeOptions): Promise<Daemon> {
   const set = await runtime.toolSet({ callLimitMs: CALL_LIMIT_MS });
   const openWorld = networkReachable(runtime.orchestrator.sandboxPolicy);
   const version = options.version;
-  const pending = new PendingApprovals();
+  const pending = new PendingApprovals({ policy: runtime.orchestrator.approvalPolicy });
   const approvals = createCallApprovals({
     pending,
     policy: runtime.orchestrator.approvalPolicy,

@@ -10,6 +10,7 @@ describe("@conch/orchestrator public surface", () => {
       "ToolOrchestrator",
       "answerPendingApproval",
       "conchSandboxWorkspace",
+      "consoleLinks",
       "createAuditLog",
       "createRuntime",
       "createSpillStore",

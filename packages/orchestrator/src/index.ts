@@ -2,6 +2,8 @@
 export {
   type ApprovalChannel,
   answerPendingApproval,
+  type ChannelServices,
+  consoleLinks,
   type ListedApproval,
   listPendingApprovals,
   serveApprovalChannel,

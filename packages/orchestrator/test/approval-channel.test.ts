@@ -7,6 +7,7 @@ import { type ApprovalRequest, PendingApprovals } from "@conch/approval";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   answerPendingApproval,
+  consoleLinks,
   listPendingApprovals,
   serveApprovalChannel,
 } from "../src/approval-channel/approval-channel.js";
@@ -62,21 +63,60 @@ describe("approval channel", () => {
       expect(await answerPendingApproval({ op: "approve", id, scope: "once" }, { dir })).toEqual({
         daemons: 1,
         found: true,
+        refused: null,
       });
       expect(pending.ask(request, "client-a", (found) => found).decision).toBe("approved");
       expect(await answerPendingApproval({ op: "deny", id: other, note: "no" }, { dir })).toEqual({
         daemons: 1,
         found: true,
+        refused: null,
       });
       expect(await answerPendingApproval({ op: "approve", id: "nosuchid", scope: "once" }, { dir })).toEqual({
         daemons: 1,
         found: false,
+        refused: null,
       });
     } finally {
       await channel.close();
     }
     expect(() => statSync(channel.path)).toThrow();
     expect(await listPendingApprovals({ dir })).toEqual({ daemons: 0, pending: [] });
+  });
+
+  it("allows always only a question with a rule to store, and hands out console links", async () => {
+    const pending = new PendingApprovals();
+    let links = 0;
+    const channel = await serveApprovalChannel(pending, {
+      dir,
+      services: { consoleLink: () => `http://127.0.0.1:1/#login=${++links}` },
+    });
+    try {
+      const bare = pending.ask(request, "c", (found) => found).reason as string;
+      const ruled = { ...request, argv: ["touch", "y"], proposedRule: ["touch"] };
+      const withRule = pending.ask(ruled, "c", (found) => found).reason as string;
+      expect(await answerPendingApproval({ op: "approve", id: bare, scope: "always" }, { dir })).toEqual({
+        daemons: 1,
+        found: false,
+        refused: `approval ${bare} cannot be allowed always: no rule may be stored for it`,
+      });
+      expect(
+        await answerPendingApproval({ op: "approve", id: withRule, scope: "always" }, { dir }),
+      ).toMatchObject({ found: true });
+      expect(pending.ask(ruled, "c", (found) => found).decision).toBe("approved_always");
+      expect(await consoleLinks({ dir })).toEqual({
+        daemons: 1,
+        links: [{ daemon: process.pid, url: "http://127.0.0.1:1/#login=1" }],
+      });
+      expect((await consoleLinks({ dir })).links[0]?.url).toBe("http://127.0.0.1:1/#login=2");
+    } finally {
+      await channel.close();
+    }
+    const none = await serveApprovalChannel(pending, { dir });
+    try {
+      expect(await consoleLinks({ dir })).toEqual({ daemons: 1, links: [] });
+    } finally {
+      await none.close();
+    }
   });
 
   it("answers malformed and oversized requests with an error naming the field, and keeps serving", async () => {
@@ -94,7 +134,7 @@ describe("approval channel", () => {
         error: expect.stringContaining("id:"),
       });
       expect(
-        JSON.parse(await raw(channel.path, '{"op":"approve","id":"abc","scope":"always"}\n')),
+        JSON.parse(await raw(channel.path, '{"op":"approve","id":"abc","scope":"forever"}\n')),
       ).toMatchObject({
         ok: false,
         error: expect.stringContaining("scope:"),
@@ -139,6 +179,9 @@ describe("approval channel", () => {
       expect(cut).toMatchObject({ commandCut: true, commandChars: 4_000_000 + 5 + 12 });
       expect((cut?.argv.join(" ") ?? "").length).toBeLessThan(10_000);
       expect(cut?.argv[2]).toContain("characters cut");
+      // The rows shown are cut as well.
+      expect(JSON.stringify(cut?.fields).length).toBeLessThan(20_000);
+      expect(cut?.fields.find((field) => field.label === "command")?.value).toContain("characters cut");
     } finally {
       await channel.close();
     }

@@ -1,7 +1,7 @@
 // `conch pending`, `conch approve ID`, `conch deny ID`: a person's answers to the approvals a running
 // conchd holds for clients that cannot ask one (out of band), over each daemon's unix socket in the
 // state dir.
-import { approvalFields, visibleText } from "@conch/approval";
+import { visibleText } from "@conch/approval";
 import { answerPendingApproval, type ListedApproval, listPendingApprovals } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
@@ -16,25 +16,17 @@ function age(ms: number): string {
 }
 
 function describe(entry: ListedApproval, now: number): string {
-  const rows = approvalFields(
-    {
-      argv: entry.argv,
-      cwd: entry.cwd,
-      reason: entry.reason,
-      proposedRule: null,
-      sandboxMode: entry.sandboxMode,
-      sandboxPermissions: entry.sandboxPermissions,
-      tty: entry.tty,
-      ...(entry.justification === null ? {} : { justification: entry.justification }),
-      ...(entry.description === null ? {} : { description: entry.description }),
-    },
-    // The policy is only named when no reason was given; the daemon's reason is what asked.
-    "on-request",
-  ).map(({ label, value }) =>
+  // The rows as the daemon's prompt shows them (escaped there), under the daemon's own policy.
+  const rows = entry.fields.map(({ label, value }) =>
     value.includes("\n")
       ? `  ${label}:\n${value.replace(/^/gm, "    | ")}`
       : `  ${`${label}:`.padEnd(10)}${value}`,
   );
+  if (entry.rule !== null)
+    rows.push(`  ${"always:".padEnd(10)}--always stores the rule \`${entry.rule} ...\``);
+  if (entry.route === "elicitation") {
+    rows.push(`  ${"note:".padEnd(10)}the client's own form asks this too: the first answer counts`);
+  }
   if (entry.commandCut) {
     rows.push(
       `  ${"note:".padEnd(10)}the command is ${entry.commandChars} characters long: its middle is cut above`,
@@ -81,13 +73,30 @@ export async function pendingCommand(args: readonly string[]): Promise<number> {
   }
   const now = Date.now();
   process.stdout.write(`${pending.map((entry) => describe(entry, now)).join("\n\n")}\n`);
-  process.stdout.write("\nconch approve ID [--session] runs it; conch deny ID [--note TEXT] refuses it.\n");
+  process.stdout.write(
+    "\nconch approve ID [--session|--always] runs it; conch deny ID [--note TEXT] refuses it.\n",
+  );
   return 0;
 }
 
-const APPROVE_SPECS = { session: { type: "boolean" }, help: { type: "boolean" } } as const;
+const APPROVE_SPECS = {
+  session: { type: "boolean" },
+  always: { type: "boolean" },
+  help: { type: "boolean" },
+} as const;
 
-/** `conch approve ID [--session]`: lets the model's retry of that call run (every retry, with --session). */
+const APPROVED: Record<"once" | "session" | "always", (id: string) => string> = {
+  once: (id) => `conch approve: ${id} approved once: the model's retry of that call runs\n`,
+  session: (id) =>
+    `conch approve: ${id} approved for the session: the model's retry runs, and the same command runs unasked from now on\n`,
+  always: (id) =>
+    `conch approve: ${id} allowed always: the model's retry runs, and its rule is stored (see conch pending for the rule)\n`,
+};
+
+/**
+ * `conch approve ID [--session|--always]`: lets the model's retry of that call run (every retry, with
+ * --session; and the question's rule stored, with --always).
+ */
 export async function approveCommand(args: readonly string[]): Promise<number> {
   const { options, positionals } = parseArgs(args, APPROVE_SPECS, "approve", false);
   if (options.help) {
@@ -95,14 +104,15 @@ export async function approveCommand(args: readonly string[]): Promise<number> {
     return 0;
   }
   const id = idArgument(positionals, "approve");
-  const scope = options.session === true ? "session" : "once";
+  if (options.session === true && options.always === true) {
+    throw new UsageError("--session and --always: choose one", "approve");
+  }
+  const scope = options.always === true ? "always" : options.session === true ? "session" : "once";
   return answered(
     await answerPendingApproval({ op: "approve", id, scope }),
     id,
     "approve",
-    scope === "session"
-      ? `conch approve: ${id} approved for the session: the model's retry runs, and the same command runs unasked from now on\n`
-      : `conch approve: ${id} approved once: the model's retry of that call runs\n`,
+    APPROVED[scope](id),
   );
 }
 
@@ -129,7 +139,7 @@ export async function denyCommand(args: readonly string[]): Promise<number> {
 }
 
 function answered(
-  result: { daemons: number; found: boolean },
+  result: { daemons: number; found: boolean; refused: string | null },
   id: string,
   command: string,
   done: string,
@@ -137,6 +147,12 @@ function answered(
   if (result.found) {
     process.stdout.write(done);
     return 0;
+  }
+  if (result.refused !== null) {
+    process.stderr.write(
+      `conch ${command}: ${visibleText(result.refused)}; approve it once or for the session\n`,
+    );
+    return EXIT_NO_SUCH_APPROVAL;
   }
   process.stderr.write(
     result.daemons === 0

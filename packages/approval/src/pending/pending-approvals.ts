@@ -1,8 +1,12 @@
-// Approvals a person gives out of band (`conch approve ID`), for a client that cannot ask anyone: the
-// call that needs a yes returns at once naming a pending id; a person grants or refuses it elsewhere; the
-// same call retried with the same command finds the answer. No I/O here: the daemon serves it.
+// Approvals a person gives out of band (`conch approve ID`, the console), for a client that cannot ask
+// anyone: the call that needs a yes returns at once naming a pending id; a person grants or refuses it
+// elsewhere; the same call retried with the same command finds the answer. Questions a client's own form
+// is asking are listed here too, so that a person elsewhere may answer first: the first answer wins.
+// No I/O here: the daemon serves it.
 import { randomBytes } from "node:crypto";
+import type { ApprovalPolicy } from "@conch/protocol";
 import type { ApprovalAnswer, ApprovalRequest } from "../approver.js";
+import { type ApprovalField, approvalFields, proposedRuleText } from "../prompt/approval-fields.js";
 
 /** How long a question waits for an answer, and a granted approval for its retry. */
 export const PENDING_APPROVAL_TTL_MS: number = 10 * 60 * 1000;
@@ -20,15 +24,39 @@ export interface PendingApproval {
   readonly tty: boolean;
   /** Who asked: the MCP client's name, as it gave it (untrusted). */
   readonly client: string;
+  /** The question's rows exactly as every prompt shows them (`approvalFields`): escaped. */
+  readonly fields: readonly ApprovalField[];
+  /** The rule "always allow" would store, as shown (`proposedRuleText`); null when none may be stored. */
+  readonly rule: string | null;
+  /**
+   * `out-of-band`: only a person here can answer. `elicitation`: the client's form asks it too, and
+   * whichever answer comes first counts.
+   */
+  readonly route: PendingRoute;
   /** When it was asked and when it lapses, ms since the epoch. */
   readonly createdAt: number;
   readonly expiresAt: number;
 }
 
-/** How a person answers: run it once, allow it for the daemon's session, or refuse (with a note). */
+/** Where else a pending question is being asked. */
+export type PendingRoute = "out-of-band" | "elicitation";
+
+/**
+ * How a person answers: run it once, allow it for the daemon's session, allow it always (store the
+ * question's rule), or refuse (with a note).
+ */
 export type PendingVerdict =
-  | { readonly decision: "approve"; readonly scope: "once" | "session" }
+  | { readonly decision: "approve"; readonly scope: "once" | "session" | "always" }
   | { readonly decision: "deny"; readonly note?: string };
+
+/** A question a client's form is asking right now (`open`), which a person elsewhere may answer first. */
+export interface LiveQuestion {
+  readonly id: string;
+  /** Resolves with a person's answer given here; never rejects, and never resolves once closed. */
+  readonly answered: Promise<ApprovalAnswer>;
+  /** Takes the question off the list (the client's form answered it, or the call ended). */
+  close(): void;
+}
 
 interface Entry {
   readonly key: string;
@@ -36,6 +64,8 @@ interface Entry {
   verdict: PendingVerdict | null;
   /** Until when the entry counts: the question's lapse, then the granted answer's. */
   expiresAt: number;
+  /** For a live question: called with the answer, instead of keeping it for a retry. */
+  onAnswer: ((answer: ApprovalAnswer) => void) | null;
 }
 
 export interface PendingApprovalsOptions {
@@ -44,6 +74,8 @@ export interface PendingApprovalsOptions {
   readonly ttlMs?: number;
   /** At most this many questions wait at once; the oldest lapses first (default 256). */
   readonly max?: number;
+  /** The approval policy the questions are asked under, for their rows (default `on-request`). */
+  readonly policy?: ApprovalPolicy;
 }
 
 /** What the same command is: the same argv, cwd, permissions, sandbox and tty ask the same question. */
@@ -68,9 +100,24 @@ function newId(): string {
   return id;
 }
 
+/** The answer a verdict gives the call that asked. */
+function answerOf(verdict: PendingVerdict): ApprovalAnswer {
+  if (verdict.decision === "approve") {
+    const decision =
+      verdict.scope === "always"
+        ? "approved_always"
+        : verdict.scope === "session"
+          ? "approved_for_session"
+          : "approved";
+    return { decision, decidedBy: "out-of-band" };
+  }
+  const note = verdict.note === undefined || verdict.note === "" ? "" : `: ${verdict.note}`;
+  return { decision: "denied", decidedBy: "out-of-band", reason: `rejected by user${note}` };
+}
+
 /**
  * The pending approvals of one daemon. `ask` is what the daemon's out-of-band approver calls for every
- * command that needs a yes; `approve` and `deny` are what a person calls through `conch approve/deny`.
+ * command that needs a yes; `answer` is what a person calls through `conch approve/deny` or the console.
  * Never treats no answer as yes: a question nobody answered lapses after the TTL and is asked anew.
  */
 export class PendingApprovals {
@@ -78,12 +125,14 @@ export class PendingApprovals {
   readonly #now: () => number;
   readonly #ttl: number;
   readonly #max: number;
+  readonly #policy: ApprovalPolicy;
   readonly #listeners = new Set<() => void>();
 
   constructor(options: PendingApprovalsOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#ttl = options.ttlMs ?? PENDING_APPROVAL_TTL_MS;
     this.#max = options.max ?? 256;
+    this.#policy = options.policy ?? "on-request";
   }
 
   /** Calls `listener` whenever the list changes (a question asked, answered, used or lapsed). */
@@ -111,32 +160,70 @@ export class PendingApprovals {
   /**
    * The answer to `request` if a person gave one (used up unless it was for the session), else the
    * pending question, made now if there is none yet. `hint(id)` is what the model reads while it waits.
+   * `route` says whether the client's own form asks it too (a 2026-07-28 round, answered on its retry).
    */
-  ask(request: ApprovalRequest, client: string, hint: (id: string) => string): ApprovalAnswer {
+  ask(
+    request: ApprovalRequest,
+    client: string,
+    hint: (id: string) => string,
+    route: PendingRoute = "out-of-band",
+  ): ApprovalAnswer {
+    const answer = this.take(request);
+    if (answer !== null) return answer;
+    const entry = this.#find(request);
+    const id = entry?.shown.id ?? this.#add(request, client, route, null).shown.id;
+    return { decision: "abort", outcome: "pending", decidedBy: "out-of-band", reason: hint(id) };
+  }
+
+  /** A person's answer to the question about `request`, used up; null when nobody answered it here. */
+  take(request: ApprovalRequest): ApprovalAnswer | null {
     this.#sweep();
+    const entry = this.#find(request);
+    if (entry?.verdict == null) return null;
+    this.#entries.delete(entry.shown.id);
+    this.#changed();
+    return answerOf(entry.verdict);
+  }
+
+  /** The client's own form answered the question about `request` first: it leaves the list. */
+  withdraw(request: ApprovalRequest): void {
+    const entry = this.#find(request);
+    if (entry === undefined || entry.verdict !== null) return;
+    this.#entries.delete(entry.shown.id);
+    this.#changed();
+  }
+
+  /**
+   * Lists a question the client's form is asking now (a 2025-era elicitation), until `close`: a person
+   * who answers it here first resolves `answered` instead.
+   */
+  open(request: ApprovalRequest, client: string): LiveQuestion {
+    let resolve: (answer: ApprovalAnswer) => void = () => {};
+    const answered = new Promise<ApprovalAnswer>((settle) => {
+      resolve = settle;
+    });
+    const entry = this.#add(request, client, "elicitation", resolve);
+    return {
+      id: entry.shown.id,
+      answered,
+      close: () => {
+        if (this.#entries.get(entry.shown.id) !== entry) return;
+        this.#entries.delete(entry.shown.id);
+        this.#changed();
+      },
+    };
+  }
+
+  #find(request: ApprovalRequest): Entry | undefined {
     const key = keyOf(request);
-    const entry = [...this.#entries.values()].find((candidate) => candidate.key === key);
-    if (entry?.verdict != null) {
-      const { verdict } = entry;
-      this.#entries.delete(entry.shown.id);
-      this.#changed();
-      if (verdict.decision === "approve") {
-        return {
-          decision: verdict.scope === "session" ? "approved_for_session" : "approved",
-          decidedBy: "out-of-band",
-        };
-      }
-      const note = verdict.note === undefined || verdict.note === "" ? "" : `: ${verdict.note}`;
-      return { decision: "denied", decidedBy: "out-of-band", reason: `rejected by user${note}` };
+    for (const entry of this.#entries.values()) {
+      if (entry.key === key && entry.onAnswer === null) return entry;
     }
-    if (entry !== undefined) {
-      return {
-        decision: "abort",
-        outcome: "pending",
-        decidedBy: "out-of-band",
-        reason: hint(entry.shown.id),
-      };
-    }
+    return undefined;
+  }
+
+  #add(request: ApprovalRequest, client: string, route: PendingRoute, onAnswer: Entry["onAnswer"]): Entry {
+    this.#sweep();
     // Full: the oldest unanswered question lapses first; an answer a person gave is kept for its retry
     // unless every entry is one.
     while (this.#entries.size >= this.#max) {
@@ -159,12 +246,16 @@ export class PendingApprovals {
       sandboxPermissions: request.sandboxPermissions,
       tty: request.tty,
       client,
+      fields: approvalFields(request, this.#policy),
+      rule: proposedRuleText(request),
+      route,
       createdAt: now,
       expiresAt: now + this.#ttl,
     };
-    this.#entries.set(id, { key, shown, verdict: null, expiresAt: shown.expiresAt });
+    const entry: Entry = { key: keyOf(request), shown, verdict: null, expiresAt: shown.expiresAt, onAnswer };
+    this.#entries.set(id, entry);
     this.#changed();
-    return { decision: "abort", outcome: "pending", decidedBy: "out-of-band", reason: hint(id) };
+    return entry;
   }
 
   /** The questions waiting for an answer, oldest first. */
@@ -175,14 +266,22 @@ export class PendingApprovals {
 
   /**
    * A person's answer to the question `id`. False when there is no such question waiting (unknown,
-   * answered already, or lapsed). A granted answer waits for the model's retry as long again.
+   * answered already, or lapsed), or when it asks to allow always a command no rule may be stored for.
+   * A granted answer waits for the model's retry as long again; a live question's goes to its call.
    */
   answer(id: string, verdict: PendingVerdict): boolean {
     this.#sweep();
     const entry = this.#entries.get(id);
     if (entry === undefined || entry.verdict !== null) return false;
-    entry.verdict = verdict;
-    entry.expiresAt = this.#now() + this.#ttl;
+    if (verdict.decision === "approve" && verdict.scope === "always" && entry.shown.rule === null)
+      return false;
+    if (entry.onAnswer !== null) {
+      this.#entries.delete(id);
+      entry.onAnswer(answerOf(verdict));
+    } else {
+      entry.verdict = verdict;
+      entry.expiresAt = this.#now() + this.#ttl;
+    }
     this.#changed();
     return true;
   }

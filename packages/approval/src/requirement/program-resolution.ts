@@ -65,7 +65,7 @@ function realPathOf(path: string): string | null {
 function executableFile(path: string): boolean {
   try {
     const found = statSync(path, { throwIfNoEntry: false });
-    return found !== undefined && found.isFile() && (found.mode & 0o111) !== 0;
+    return found?.isFile() === true && (found.mode & 0o111) !== 0;
   } catch {
     return false;
   }

@@ -11,8 +11,9 @@ import { conchStateDir } from "../spill/state-dir.js";
 /** What the channel is asked. */
 export type ChannelRequest =
   | { readonly op: "pending" }
-  | { readonly op: "approve"; readonly id: string; readonly scope: "once" | "session" }
-  | { readonly op: "deny"; readonly id: string; readonly note?: string };
+  | { readonly op: "approve"; readonly id: string; readonly scope: "once" | "session" | "always" }
+  | { readonly op: "deny"; readonly id: string; readonly note?: string }
+  | { readonly op: "console" };
 
 /** A pending approval as `conch pending` lists it: with the daemon that holds it. */
 export interface ListedApproval extends PendingApproval {
@@ -46,11 +47,13 @@ function parseRequest(text: string): ChannelRequest | string {
   }
   if (typeof value !== "object" || value === null) return "expected one JSON object";
   const { op, id, scope, note } = value as Record<string, unknown>;
-  if (op === "pending") return { op };
-  if (op !== "approve" && op !== "deny") return `op: expected "pending", "approve" or "deny"`;
+  if (op === "pending" || op === "console") return { op };
+  if (op !== "approve" && op !== "deny") return `op: expected "pending", "approve", "deny" or "console"`;
   if (typeof id !== "string" || !ID.test(id)) return "id: expected an approval id (letters and digits)";
   if (op === "approve") {
-    if (scope !== "once" && scope !== "session") return `scope: expected "once" or "session"`;
+    if (scope !== "once" && scope !== "session" && scope !== "always") {
+      return `scope: expected "once", "session" or "always"`;
+    }
     return { op, id, scope };
   }
   if (note !== undefined && (typeof note !== "string" || note.length > NOTE_MAX_CHARS)) {
@@ -59,24 +62,51 @@ function parseRequest(text: string): ChannelRequest | string {
   return note === undefined ? { op, id } : { op, id, note };
 }
 
+/** `text` with its middle cut to SHOWN_COMMAND_CHARS when longer, saying how much was cut. */
+function cutMiddle(text: string, keep: number): string {
+  if (text.length <= 2 * keep) return text;
+  return `${text.slice(0, keep)} […${text.length - 2 * keep} characters cut…] ${text.slice(-keep)}`;
+}
+
 /**
  * An entry as the channel sends it: a command longer than SHOWN_COMMAND_CHARS is cut (its head and
- * tail kept) and says so, so that one huge command cannot make the list too long to read.
+ * tail kept, in argv and in the rows shown) and says so, so that one huge command cannot make the list
+ * too long to read.
  */
 function shown(entry: PendingApproval): PendingApproval & { commandChars: number; commandCut: boolean } {
   const chars = entry.argv.reduce((sum, word) => sum + word.length, 0);
   if (chars <= SHOWN_COMMAND_CHARS) return { ...entry, commandChars: chars, commandCut: false };
   const half = Math.floor(SHOWN_COMMAND_CHARS / 2 / Math.max(1, entry.argv.length));
-  const argv = entry.argv.map((word) =>
-    word.length <= 2 * half
-      ? word
-      : `${word.slice(0, half)} […${word.length - 2 * half} characters cut…] ${word.slice(-half)}`,
-  );
-  return { ...entry, argv, commandChars: chars, commandCut: true };
+  const argv = entry.argv.map((word) => cutMiddle(word, half));
+  const fields = entry.fields.map((field) => ({
+    ...field,
+    value: cutMiddle(field.value, SHOWN_COMMAND_CHARS / 2),
+  }));
+  return { ...entry, argv, fields, commandChars: chars, commandCut: true };
 }
 
-function answer(pending: PendingApprovals, request: ChannelRequest): Record<string, unknown> {
+/** What else the daemon serves on its channel besides the approvals. */
+export interface ChannelServices {
+  /** A fresh one-time login link to the daemon's web console, or null when it serves none. */
+  readonly consoleLink?: () => string | null;
+}
+
+function answer(
+  pending: PendingApprovals,
+  services: ChannelServices,
+  request: ChannelRequest,
+): Record<string, unknown> {
   if (request.op === "pending") return { ok: true, pending: pending.list().map(shown) };
+  if (request.op === "console") return { ok: true, url: services.consoleLink?.() ?? null };
+  if (request.op === "approve" && request.scope === "always") {
+    const entry = pending.list().find((candidate) => candidate.id === request.id);
+    if (entry !== undefined && entry.rule === null) {
+      return {
+        ok: false,
+        error: `approval ${request.id} cannot be allowed always: no rule may be stored for it`,
+      };
+    }
+  }
   const verdict =
     request.op === "approve"
       ? ({ decision: "approve", scope: request.scope } as const)
@@ -86,7 +116,7 @@ function answer(pending: PendingApprovals, request: ChannelRequest): Record<stri
     : { ok: false, error: `no pending approval ${request.id}` };
 }
 
-function serveConnection(socket: Socket, pending: PendingApprovals): void {
+function serveConnection(socket: Socket, pending: PendingApprovals, services: ChannelServices): void {
   let received = "";
   socket.setEncoding("utf8");
   socket.setTimeout(IO_TIMEOUT_MS, () => socket.destroy());
@@ -100,7 +130,8 @@ function serveConnection(socket: Socket, pending: PendingApprovals): void {
     const newline = received.indexOf("\n");
     if (newline === -1) return;
     const request = parseRequest(received.slice(0, newline));
-    const reply = typeof request === "string" ? { ok: false, error: request } : answer(pending, request);
+    const reply =
+      typeof request === "string" ? { ok: false, error: request } : answer(pending, services, request);
     socket.end(`${JSON.stringify(reply)}\n`);
   });
 }
@@ -117,14 +148,19 @@ export interface ApprovalChannel {
  */
 export async function serveApprovalChannel(
   pending: PendingApprovals,
-  options: { readonly dir?: string; readonly env?: Readonly<Record<string, string | undefined>> } = {},
+  options: {
+    readonly dir?: string;
+    readonly env?: Readonly<Record<string, string | undefined>>;
+    readonly services?: ChannelServices;
+  } = {},
 ): Promise<ApprovalChannel> {
   const dir = options.dir ?? approvalChannelDir(options.env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const path = join(dir, `${process.pid}.sock`);
   if (lstatSync(path, { throwIfNoEntry: false })?.isSocket() === true) rmSync(path);
-  const server: Server = createServer((socket) => serveConnection(socket, pending));
+  const services = options.services ?? {};
+  const server: Server = createServer((socket) => serveConnection(socket, pending, services));
   // The umask decides the socket's mode at bind; chmod right after closes the rest.
   const umask = process.umask(0o177);
   try {
@@ -216,16 +252,38 @@ export async function listPendingApprovals(
  * many daemons answered and whether one held the id (`found`).
  */
 export async function answerPendingApproval(
-  request: Exclude<ChannelRequest, { op: "pending" }>,
+  request: Extract<ChannelRequest, { op: "approve" | "deny" }>,
   options: { readonly dir?: string; readonly env?: Readonly<Record<string, string | undefined>> } = {},
-): Promise<{ daemons: number; found: boolean }> {
+): Promise<{ daemons: number; found: boolean; refused: string | null }> {
   const sockets = daemonSockets(options.dir ?? approvalChannelDir(options.env));
   let daemons = 0;
+  let refused: string | null = null;
   for (const socket of sockets) {
     const reply = await ask(socket.path, request);
     if (reply === null) continue;
     daemons++;
-    if (reply.ok === true) return { daemons, found: true };
+    if (reply.ok === true) return { daemons, found: true, refused: null };
+    // The daemon holds the id but will not take this answer (always, without a rule to store).
+    if (typeof reply.error === "string" && !reply.error.startsWith("no pending approval"))
+      refused = reply.error;
   }
-  return { daemons, found: false };
+  return { daemons, found: false, refused };
+}
+
+/** A fresh one-time login link to the web console of each running daemon that serves one. */
+export async function consoleLinks(
+  options: { readonly dir?: string; readonly env?: Readonly<Record<string, string | undefined>> } = {},
+): Promise<{ daemons: number; links: { daemon: number; url: string }[] }> {
+  const sockets = daemonSockets(options.dir ?? approvalChannelDir(options.env));
+  const replies = await Promise.all(
+    sockets.map(async (socket) => ({ socket, reply: await ask(socket.path, { op: "console" }) })),
+  );
+  const links: { daemon: number; url: string }[] = [];
+  let daemons = 0;
+  for (const { socket, reply } of replies) {
+    if (reply?.ok !== true) continue;
+    daemons++;
+    if (typeof reply.url === "string") links.push({ daemon: socket.pid, url: reply.url });
+  }
+  return { daemons, links };
 }
