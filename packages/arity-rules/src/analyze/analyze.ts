@@ -1,4 +1,5 @@
 import type { Analysis } from "../types.js";
+import { AnalysisCache } from "./analysis-cache.js";
 import { type BashParser, loadBashParser } from "./parser.js";
 import { analyzeScript, isTooLarge, tooLarge } from "./script.js";
 
@@ -22,45 +23,8 @@ function loadParser(): Promise<BashParser> {
   return parser;
 }
 
-// The same script is often analysed several times in a row (the requirement for each policy, the safety
-// check, the dangerous check): the last few analyses are kept, frozen so that sharing them is safe. A
-// script read as zsh reads it has an analysis of its own, in a map of its own: keyed by the script itself,
-// a lookup builds no key, and hashes a script that was looked up before (the safety checks look up the
-// same string again) no more. Each entry's stamp orders it among both maps: the least recently used of
-// all is the one dropped.
-const CACHE_SIZE = 128;
-
-interface CacheEntry {
-  readonly analysis: Analysis;
-  used: number;
-}
-
-const bashCache = new Map<string, CacheEntry>();
-const zshCache = new Map<string, CacheEntry>();
-let clock = 0;
-
-function cached(cache: Map<string, CacheEntry>, script: string): Analysis | undefined {
-  const entry = cache.get(script);
-  if (entry === undefined) return undefined;
-  // Moved to the end: each map stays in the order of use.
-  cache.delete(script);
-  cache.set(script, entry);
-  entry.used = ++clock;
-  return entry.analysis;
-}
-
-function remember(cache: Map<string, CacheEntry>, script: string, analysis: Analysis): void {
-  // Two calls that missed at once: the later analysis replaces the earlier one where it stands.
-  cache.set(script, { analysis, used: cache.get(script)?.used ?? ++clock });
-  if (bashCache.size + zshCache.size <= CACHE_SIZE) return;
-  const bash = bashCache.entries().next().value;
-  const zsh = zshCache.entries().next().value;
-  if (zsh === undefined || (bash !== undefined && bash[1].used < zsh[1].used)) {
-    bashCache.delete((bash as [string, CacheEntry])[0]);
-  } else {
-    zshCache.delete(zsh[0]);
-  }
-}
+// The last analyses (see analysis-cache.ts), frozen so that sharing them is safe.
+const cache = new AnalysisCache<Analysis>(128);
 
 // Frozen by shape: the generic walk over Object.values cost more than the freezing. Redirections and
 // opaque parts are shared between a command, its analysis and the analyses around it; freezing one again
@@ -109,13 +73,12 @@ class ParserNotLoaded extends Error {}
  * whenParserLoaded, so that a whole classification runs without a promise per analysis.
  */
 export function analyzeNow(script: string, zsh: boolean): Analysis {
-  const cache = zsh ? zshCache : bashCache;
-  const hit = cached(cache, script);
+  const hit = cache.get(script, zsh);
   if (hit !== undefined) return hit;
   if (isTooLarge(script)) return freezeAnalysis(tooLarge(script));
   if (loaded === null) throw new ParserNotLoaded();
   const analysis = freezeAnalysis(analyzeScript(loaded, script, 0, zsh));
-  remember(cache, script, analysis);
+  cache.add(script, zsh, analysis);
   return analysis;
 }
 
