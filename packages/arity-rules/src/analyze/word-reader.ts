@@ -132,17 +132,15 @@ export class WordReader {
     const end = c.endIndex;
     this.wordStart = start;
     this.wordEnd = end;
-    if (mode !== CONDITIONAL && tildeExpands(this.src.slice(start, end))) {
+    const text = this.src.slice(start, end);
+    if (mode !== CONDITIONAL && tildeExpands(text)) {
       // `~`, `~/x`, `~user`, `~+`, and `~` after `=` or `:` in an assignment-like word: bash reads a home
       // directory there, never the text. Quoted (`'~/x'`) it is the text, so the two are not one command.
       if (mode === NAME) this.ctx.report("dynamic-command-name", start, end);
       else this.ctx.report("tilde-expansion", start, end);
       return null;
     }
-    if (type === "word") {
-      const text = this.src.slice(start, end);
-      if (!UNQUOTED_SPECIAL.test(text)) return text;
-    }
+    if (type === "word" && !UNQUOTED_SPECIAL.test(text)) return text;
     this.value = "";
     this.literal = true;
     this.glob = false;

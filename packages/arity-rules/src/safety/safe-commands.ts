@@ -56,18 +56,17 @@ export function isSafeToCallWithExec(argv: readonly string[]): boolean {
   if (name === null) return false;
   if (ALWAYS_SAFE.has(name)) return true;
   if (LINUX_ONLY_SAFE.has(name)) return process.platform === "linux";
-  const args = argv.slice(1);
   switch (name) {
     case "base64":
-      return !args.some(isBase64OutputOption);
+      return !argv.slice(1).some(isBase64OutputOption);
     case "find":
-      return !args.some((arg) => UNSAFE_FIND_ACTIONS.has(arg));
+      return !argv.slice(1).some((arg) => UNSAFE_FIND_ACTIONS.has(arg));
     case "rg":
-      return isSafeRipgrep(args);
+      return isSafeRipgrep(argv.slice(1));
     case "sed":
-      return isSafeSedPrint(args);
+      return isSafeSedPrint(argv.slice(1));
     case "uniq":
-      return uniqOperandCount(args) <= 1;
+      return uniqOperandCount(argv.slice(1)) <= 1;
     default:
       return false;
   }
