@@ -41,4 +41,31 @@ describe("AnalysisCache", () => {
     cache.add("a", false, 3);
     expect([cache.get("a", false), cache.get("b", false)]).toEqual([3, undefined]);
   });
+
+  it("answers as a Map kept in order of use does, over many random uses", () => {
+    // The reference: the single Map analyze() used, a use moving its key to the end.
+    const reference = new Map<string, number>();
+    const cache = new AnalysisCache<number>(8);
+    let seed = 11;
+    const random = (limit: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % limit;
+    };
+    for (let step = 0; step < 20_000; step++) {
+      const zsh = random(3) === 0;
+      const script = `s${random(12)}`;
+      const key = `${zsh ? "z" : "b"}${script}`;
+      const expected = reference.get(key);
+      if (expected !== undefined) {
+        reference.delete(key);
+        reference.set(key, expected);
+      }
+      expect(cache.get(script, zsh)).toBe(expected);
+      if (expected === undefined) {
+        reference.set(key, step);
+        if (reference.size > 8) reference.delete(reference.keys().next().value as string);
+        cache.add(script, zsh, step);
+      }
+    }
+  });
 });

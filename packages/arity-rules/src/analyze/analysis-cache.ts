@@ -15,22 +15,29 @@ export class AnalysisCache<T> {
   private readonly scripts: string[];
   private readonly zshSlots: Uint8Array;
   private readonly values: (T | undefined)[];
-  /** When each slot was last used, in uses of the cache; the smallest is the least recently used. */
-  private readonly used: Float64Array;
+  // The slots in order of use, a doubly linked list from the least recently used (oldest) to the most
+  // recently used (newest); -1 ends it.
+  private readonly newer: Int32Array;
+  private readonly older: Int32Array;
+  private oldest = -1;
+  private newest = -1;
   private filled = 0;
-  private clock = 0;
 
   constructor(size: number) {
     this.scripts = Array.from({ length: size }, () => "");
     this.zshSlots = new Uint8Array(size);
     this.values = Array.from({ length: size }, () => undefined);
-    this.used = new Float64Array(size);
+    this.newer = new Int32Array(size);
+    this.older = new Int32Array(size);
   }
 
   get(script: string, zsh: boolean): T | undefined {
     const slot = (zsh ? this.zsh : this.bash).get(script);
     if (slot === undefined) return undefined;
-    this.used[slot] = ++this.clock;
+    if (slot !== this.newest) {
+      this.unlink(slot);
+      this.append(slot);
+    }
     return this.values[slot];
   }
 
@@ -40,21 +47,31 @@ export class AnalysisCache<T> {
     if (slot < this.values.length) {
       this.filled += 1;
     } else {
-      slot = this.leastRecentlyUsed();
+      slot = this.oldest;
+      this.unlink(slot);
       (this.zshSlots[slot] === 1 ? this.zsh : this.bash).delete(this.scripts[slot] as string);
     }
     this.scripts[slot] = script;
     this.zshSlots[slot] = zsh ? 1 : 0;
     this.values[slot] = value;
-    this.used[slot] = ++this.clock;
+    this.append(slot);
     (zsh ? this.zsh : this.bash).set(script, slot);
   }
 
-  private leastRecentlyUsed(): number {
-    let oldest = 0;
-    for (let slot = 1; slot < this.used.length; slot++) {
-      if ((this.used[slot] as number) < (this.used[oldest] as number)) oldest = slot;
-    }
-    return oldest;
+  private unlink(slot: number): void {
+    const newer = this.newer[slot] as number;
+    const older = this.older[slot] as number;
+    if (older === -1) this.oldest = newer;
+    else this.newer[older] = newer;
+    if (newer === -1) this.newest = older;
+    else this.older[newer] = older;
+  }
+
+  private append(slot: number): void {
+    this.older[slot] = this.newest;
+    this.newer[slot] = -1;
+    if (this.newest === -1) this.oldest = slot;
+    else this.newer[this.newest] = slot;
+    this.newest = slot;
   }
 }
