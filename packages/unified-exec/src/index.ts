@@ -13,6 +13,7 @@ export {
   clampYield,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_PROTECTED_RECENT,
+  type SessionEvent,
   type SessionInfo,
   type SessionResponse,
   SessionStore,

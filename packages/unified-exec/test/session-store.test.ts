@@ -7,7 +7,7 @@ import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { isUnifiedExecError } from "../src/errors.js";
 import type { SessionSpec } from "../src/session/session.js";
-import { SessionStore } from "../src/store/session-store.js";
+import { type SessionEvent, SessionStore } from "../src/store/session-store.js";
 
 let dir: string;
 let store: SessionStore;
@@ -47,6 +47,65 @@ describeWith(["linux", "pty"], "SessionStore", () => {
     const echoed = await store.write(started.sessionId, "echo $FOO\n", 2_000);
     expect(echoed.output).toContain("bar");
     expect(echoed.running).toBe(true);
+  });
+
+  it("an observer sees each session listed, every byte of its output in order, resizes, its exit and its removal", async () => {
+    const events: SessionEvent[] = [];
+    const stop = store.observe((event) => events.push(event));
+    // A throwing observer changes nothing for the others or for the model's reads.
+    store.observe(() => {
+      throw new Error("observer failure");
+    });
+    const started = await store.start(
+      spec(["bash", "--norc", "--noprofile", "-i"], true, { cols: 100 }),
+      250,
+    );
+    const id = started.sessionId;
+    store.resize(id, 120, 40);
+    expect(store.list().find((info) => info.id === id)).toMatchObject({ cols: 120, rows: 40 });
+    const answer = await store.write(id, "seq 1 20000; stty size; exit 3\n", 10_000);
+    expect(answer.running).toBe(false);
+    expect(answer.exitCode).toBe(3);
+    stop();
+    expect(events[0]).toMatchObject({ type: "started", id, info: { id, tty: true, cols: 100, rows: 24 } });
+    expect(events).toContainEqual({ type: "resized", id, cols: 120, rows: 40 });
+    const output = Buffer.concat(
+      events.flatMap((event) => (event.type === "output" ? [event.data] : [])),
+    ).toString("utf8");
+    // What follows the last carriage return of each line is what it shows (bash turns bracketed paste off first).
+    const numbers = output
+      .split(/\r?\n/)
+      .map((line) => line.slice(line.lastIndexOf("\r") + 1))
+      .filter((line) => /^\d+$/.test(line));
+    expect(numbers).toEqual(Array.from({ length: 20000 }, (_, index) => String(index + 1)));
+    expect(output).toContain("40 120");
+    const tail = events.filter((event) => event.type !== "output").slice(-2);
+    expect(tail).toEqual([
+      { type: "exited", id, exitCode: 3 },
+      { type: "removed", id },
+    ]);
+    // A pipe session has no terminal to resize; a size out of range names the field.
+    const pipe = await store.start(sh("sleep 5"), 250);
+    store.resize(pipe.sessionId, 10, 10);
+    expect(store.list().find((info) => info.id === pipe.sessionId)).toMatchObject({ cols: 80, rows: 24 });
+    expect(() => store.resize(pipe.sessionId, 0, 10)).toThrow(
+      "cols: expected an integer from 1 to 1000, received 0",
+    );
+  });
+
+  it("a busy event loop loses none of a large output written just before the exit", async () => {
+    const chunks: Buffer[] = [];
+    store.observe((event) => {
+      if (event.type !== "output") return;
+      chunks.push(event.data);
+      // Each chunk keeps the loop busy, as a loaded daemon would be: the exit comes while output waits.
+      const until = performance.now() + 30;
+      while (performance.now() < until);
+    });
+    const answer = await store.start(spec(["seq", "1", "20000"], true), 30_000);
+    expect(answer.running).toBe(false);
+    const lines = Buffer.concat(chunks).toString("utf8").split("\r\n");
+    expect(lines.slice(0, -1)).toEqual(Array.from({ length: 20000 }, (_, index) => String(index + 1)));
   });
 
   it("closeIdle kills only the sessions nobody used for that long, and says which", async () => {

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, constants as fsConstants, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -78,6 +78,7 @@ export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: Ha
     cleanup();
     throw cause;
   }
+  holdUntilDrained(term);
   term.onData((data: string | Buffer) => events.onData(typeof data === "string" ? Buffer.from(data) : data));
   let exited = false;
   term.onExit(({ exitCode, signal }) => {
@@ -102,6 +103,96 @@ export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: Ha
       }
     },
   };
+}
+
+// After the child's exit: how long the terminal must have said nothing before it counts as read out.
+const PTY_QUIET_MS = 20;
+// And the longest that may take, should output never stop (a writer that escaped into the background).
+const PTY_DRAIN_MAX_MS = 5000;
+
+/**
+ * Makes node-pty deliver every byte the child wrote before it exited. Two things lose the end of a large
+ * output (the last 8-14 KB of 128 KB, measured): when the child's exit closes the terminal's last writer,
+ * Linux answers a non-blocking read of the master EIO while part of the output is still on its way to
+ * it, and node-pty destroys its read socket 200 ms after the exit anyway. So Conch holds the terminal's
+ * other end (the slave) open itself: the master never sees EIO while output remains. Once the child has
+ * exited and the terminal has been quiet for PTY_QUIET_MS (checked after the event loop's poll phase, so
+ * output already waiting is read first), Conch closes its end; the master then reads EIO, and node-pty
+ * reports the exit. node-pty's own destroy waits for that.
+ *
+ * The child's exit is seen the moment node-pty learns of it (it then waits for its socket's `close`),
+ * or at its 200 ms destroy. Relies on node-pty's `_socket` and `ptsName`: without them, nothing changes.
+ */
+function holdUntilDrained(term: import("@lydell/node-pty").IPty): void {
+  const internals = term as unknown as { _socket?: import("node:net").Socket; ptsName?: unknown };
+  const socket = internals._socket;
+  const pts = internals.ptsName;
+  if (socket === undefined || typeof socket.destroy !== "function" || typeof pts !== "string") return;
+  let slave: number | null;
+  try {
+    slave = openSync(pts, fsConstants.O_RDWR | fsConstants.O_NOCTTY);
+  } catch {
+    return;
+  }
+  let lastData = performance.now();
+  socket.on("data", () => {
+    lastData = performance.now();
+  });
+  const release = (): void => {
+    if (slave === null) return;
+    const fd = slave;
+    slave = null;
+    try {
+      closeSync(fd);
+    } catch {
+      // Closed already.
+    }
+  };
+  socket.once("close", release);
+  let childExited: number | null = null;
+  const onChildExit = (): void => {
+    if (childExited !== null) return;
+    childExited = performance.now();
+    const check = (): void => {
+      if (isAlive(term.pid)) {
+        // Not the child's exit after all (another `close` listener): wait for the real one.
+        childExited = null;
+        return;
+      }
+      // After a poll phase: output the kernel already holds for the socket has been read by now.
+      setImmediate(() => {
+        const now = performance.now();
+        if (now - lastData >= PTY_QUIET_MS || now - (childExited as number) >= PTY_DRAIN_MAX_MS) release();
+        else setTimeout(check, PTY_QUIET_MS);
+      });
+    };
+    setTimeout(check, PTY_QUIET_MS);
+  };
+  // node-pty waits for its socket's `close` once the child has exited: that listener is the first sign.
+  socket.on("newListener", (event: string | symbol) => {
+    if (event === "close") onChildExit();
+  });
+  const destroy = socket.destroy.bind(socket);
+  socket.destroy = (error?: Error) => {
+    onChildExit();
+    const attempt = (): void => {
+      if (socket.destroyed) return;
+      if (slave === null) destroy(error);
+      else setTimeout(attempt, PTY_QUIET_MS);
+    };
+    attempt();
+    return socket;
+  };
+}
+
+/** Whether `pid` is still there (node-pty reaps its child before it reports the exit). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function signalName(signal: number): NodeJS.Signals | undefined {

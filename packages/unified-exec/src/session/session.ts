@@ -19,6 +19,8 @@ const KILL_GRACE_MS = 500;
 const DRAIN_QUIET_MS = 20;
 const DRAIN_MAX_MS = 2000;
 const CTRL_C = "\u0003";
+const DEFAULT_COLS = 80;
+const DEFAULT_ROWS = 24;
 // Lines a PTY session's renderer keeps above the screen: about 1 MB at 80 columns, like the raw retention.
 const RENDER_SCROLLBACK = 1000;
 
@@ -46,6 +48,14 @@ export interface SessionSpec {
   readonly retainBytes?: number;
 }
 
+/** What a session tells whoever watches it, besides the model's reads. */
+export interface SessionWatcher {
+  /** Every chunk of raw output, as it arrives (a PTY's bytes before rendering). */
+  output(chunk: Buffer): void;
+  /** The process exited and its output is drained. */
+  exited(exitCode: number): void;
+}
+
 export interface SessionOutput {
   /** The output since the previous read: rendered text for a rendering PTY session, else the raw text. */
   readonly text: string;
@@ -61,6 +71,9 @@ export class Session {
   readonly pid: number;
   /** `Date.now()` at spawn. */
   readonly startedAt: number;
+  /** The terminal's size (a pipe session keeps the size it would have had). */
+  cols: number;
+  rows: number;
   readonly #startedPerf: number;
   readonly #handle: ProcessHandle;
   readonly #tree: ProcessTree;
@@ -77,6 +90,7 @@ export class Session {
   #rootExitedAt: number | null = null;
   #terminated = false;
   #quietSince = 0;
+  readonly #watcher: SessionWatcher | null;
   /** Calls currently waiting on this session: pruning skips it. */
   inFlight = 0;
   /** `performance.now()` of the last call that used it, for LRU pruning. */
@@ -89,8 +103,12 @@ export class Session {
     tree: ProcessTree,
     renderer: ScreenRenderer | null,
     startedPerf: number,
+    watcher: SessionWatcher | null,
   ) {
     this.id = id;
+    this.cols = spec.cols ?? DEFAULT_COLS;
+    this.rows = spec.rows ?? DEFAULT_ROWS;
+    this.#watcher = watcher;
     this.command = spec.command;
     this.tty = spec.tty;
     this.pid = handle.pid;
@@ -105,12 +123,12 @@ export class Session {
     this.#renderer = renderer;
   }
 
-  /** Spawns the process (after `prepare`) and returns its session. */
-  static async start(id: number, spec: SessionSpec): Promise<Session> {
+  /** Spawns the process (after `prepare`) and returns its session; `watcher` sees all it does. */
+  static async start(id: number, spec: SessionSpec, watcher: SessionWatcher | null = null): Promise<Session> {
     const env = buildEnv(spec.env);
     if (spec.tty) env.TERM = "xterm-256color";
-    const cols = spec.cols ?? 80;
-    const rows = spec.rows ?? 24;
+    const cols = spec.cols ?? DEFAULT_COLS;
+    const rows = spec.rows ?? DEFAULT_ROWS;
     const renderer =
       spec.tty && spec.render !== false
         ? new ScreenRenderer({ cols, rows, scrollback: RENDER_SCROLLBACK })
@@ -151,7 +169,7 @@ export class Session {
     }
     // Spawned just now (after `prepare`): the time an early exit is measured from.
     const started = performance.now();
-    session = new Session(id, spec, spawned.process, spawned.tree, renderer, started);
+    session = new Session(id, spec, spawned.process, spawned.tree, renderer, started, watcher);
     for (const fn of early) fn(session);
     return session;
   }
@@ -159,6 +177,7 @@ export class Session {
   #onData(chunk: Buffer): void {
     this.#pending.push(chunk);
     this.#renderer?.write(chunk);
+    this.#watcher?.output(chunk);
     this.#lastOutputAt = Date.now();
     this.#quietSince = performance.now();
     this.#wake();
@@ -189,6 +208,7 @@ export class Session {
     this.#handle.close();
     this.#drained = true;
     this.#wake();
+    this.#watcher?.exited(this.#exit?.code ?? 0);
   }
 
   #wake(): void {
@@ -243,8 +263,11 @@ export class Session {
   }
 
   resize(cols: number, rows: number): void {
+    if (this.#drained) return;
     this.#handle.resize(cols, rows);
     this.#renderer?.resize(cols, rows);
+    this.cols = cols;
+    this.rows = rows;
   }
 
   /**

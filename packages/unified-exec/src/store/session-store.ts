@@ -1,13 +1,15 @@
 import { randomInt } from "node:crypto";
 import { TOOL_LIMITS } from "@conch/protocol";
 import { UnifiedExecError, unknownSession } from "../errors.js";
-import { Session, type SessionSpec } from "../session/session.js";
+import { Session, type SessionSpec, type SessionWatcher } from "../session/session.js";
 
 /** DESIGN.md §3: at most 64 live sessions; the 8 most recently used are never pruned. */
 export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_PROTECTED_RECENT = 8;
 const MIN_ID = 1000;
 const MAX_ID = 99_999;
+// The largest terminal a resize accepts, in columns or rows.
+const MAX_TERMINAL_SIZE = 1000;
 
 export interface SessionStoreOptions {
   readonly maxSessions?: number;
@@ -51,12 +53,27 @@ export interface SessionInfo {
   readonly command: string;
   readonly pid: number;
   readonly tty: boolean;
+  /** The terminal's size. */
+  readonly cols: number;
+  readonly rows: number;
   readonly running: boolean;
   readonly exitCode: number | null;
   /** `Date.now()` at spawn. */
   readonly startedAt: number;
   readonly lastOutputAt: number | null;
 }
+
+/**
+ * What happens to the store's sessions, for whoever watches them all (a console, a recorder) besides
+ * the model's own reads: a session listed, each chunk of its raw output, a resize, its exit (output
+ * drained), and its leaving the list (closed, pruned, forgotten after exit, or killed at the end).
+ */
+export type SessionEvent =
+  | { readonly type: "started"; readonly id: number; readonly info: SessionInfo }
+  | { readonly type: "output"; readonly id: number; readonly data: Buffer }
+  | { readonly type: "resized"; readonly id: number; readonly cols: number; readonly rows: number }
+  | { readonly type: "exited"; readonly id: number; readonly exitCode: number }
+  | { readonly type: "removed"; readonly id: number };
 
 /** Codex's clamp for exec_command and write_stdin yields: 250–30000 ms. */
 export function clampYield(ms: number): number {
@@ -81,6 +98,7 @@ export class SessionStore {
   readonly #starting = new Set<number>();
   readonly #max: number;
   readonly #protected: number;
+  readonly #observers = new Set<(event: SessionEvent) => void>();
   #closed = false;
 
   constructor(options: SessionStoreOptions = {}) {
@@ -105,6 +123,35 @@ export class SessionStore {
   }
 
   /**
+   * Calls `observer` with every event of every session from now on (see SessionEvent); returns the
+   * function that stops it. An observer runs synchronously on the output path: it must not block, and
+   * what it throws is ignored.
+   */
+  observe(observer: (event: SessionEvent) => void): () => void {
+    this.#observers.add(observer);
+    return () => {
+      this.#observers.delete(observer);
+    };
+  }
+
+  #emit(event: SessionEvent): void {
+    for (const observer of this.#observers) {
+      try {
+        observer(event);
+      } catch {
+        // An observer's failure is its own: the session and the model's reads go on.
+      }
+    }
+  }
+
+  #watcher(id: number): SessionWatcher {
+    return {
+      output: (data) => this.#emit({ type: "output", id, data }),
+      exited: (exitCode) => this.#emit({ type: "exited", id, exitCode }),
+    };
+  }
+
+  /**
    * Starts a session and waits up to `yieldTimeMs` (clamped 250–30000) for it to exit, returning its
    * output so far. `keepAfterExit` leaves an exited session listed until closed (the terminal tools);
    * otherwise a session that exited and delivered its last output is forgotten.
@@ -118,7 +165,7 @@ export class SessionStore {
     let pruned: number | null;
     try {
       pruned = await this.#pruneIfFull();
-      session = await Session.start(id, spec);
+      session = await Session.start(id, spec, this.#watcher(id));
     } finally {
       this.#starting.delete(id);
     }
@@ -129,6 +176,7 @@ export class SessionStore {
     }
     this.#sessions.set(session.id, session);
     if (options.keepAfterExit === true) this.#kept.add(session.id);
+    this.#emit({ type: "started", id: session.id, info: infoOf(session) });
     const wait = options.unclampedYield === true ? Math.max(0, yieldTimeMs) : clampYield(yieldTimeMs);
     return this.#collect(session, started + wait, started, options, pruned);
   }
@@ -201,16 +249,26 @@ export class SessionStore {
   }
 
   list(): SessionInfo[] {
-    return [...this.#sessions.values()].map((s) => ({
-      id: s.id,
-      command: s.command,
-      pid: s.pid,
-      tty: s.tty,
-      running: s.running,
-      exitCode: s.exitCode,
-      startedAt: s.startedAt,
-      lastOutputAt: s.lastOutputAt,
-    }));
+    return [...this.#sessions.values()].map(infoOf);
+  }
+
+  /** Resizes a PTY session's terminal (and its rendered screen); a pipe session has none to resize. */
+  resize(id: number, cols: number, rows: number): void {
+    const session = this.#get(id);
+    for (const [name, value] of [
+      ["cols", cols],
+      ["rows", rows],
+    ] as const) {
+      if (!Number.isInteger(value) || value < 1 || value > MAX_TERMINAL_SIZE) {
+        throw new UnifiedExecError(
+          "INVALID_REQUEST",
+          `${name}: expected an integer from 1 to ${MAX_TERMINAL_SIZE}, received ${String(value)}`,
+        );
+      }
+    }
+    if (!session.tty) return;
+    session.resize(cols, rows);
+    this.#emit({ type: "resized", id, cols: session.cols, rows: session.rows });
   }
 
   has(id: number): boolean {
@@ -254,8 +312,9 @@ export class SessionStore {
   }
 
   #forget(session: Session): void {
-    this.#sessions.delete(session.id);
+    if (!this.#sessions.delete(session.id)) return;
     this.#kept.delete(session.id);
+    this.#emit({ type: "removed", id: session.id });
     if (!session.running) void session.terminate();
   }
 
@@ -290,4 +349,19 @@ export class SessionStore {
     await victim.terminate();
     return victim.id;
   }
+}
+
+function infoOf(session: Session): SessionInfo {
+  return {
+    id: session.id,
+    command: session.command,
+    pid: session.pid,
+    tty: session.tty,
+    cols: session.cols,
+    rows: session.rows,
+    running: session.running,
+    exitCode: session.exitCode,
+    startedAt: session.startedAt,
+    lastOutputAt: session.lastOutputAt,
+  };
 }
