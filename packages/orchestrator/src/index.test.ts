@@ -18,7 +18,10 @@ describe("@conch/orchestrator public surface", () => {
       "invalidResult",
       "isOrchestratorError",
       "listPendingApprovals",
+      "listRecordings",
       "loadConfig",
+      "recentAuditEntries",
+      "recordingsDir",
       "serveApprovalChannel",
       "trustProject",
     ]);

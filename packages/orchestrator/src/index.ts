@@ -8,7 +8,7 @@ export {
   listPendingApprovals,
   serveApprovalChannel,
 } from "./approval-channel/approval-channel.js";
-export { createAuditLog } from "./audit/audit-log.js";
+export { type AuditEntry, type AuditLog, createAuditLog, recentAuditEntries } from "./audit/audit-log.js";
 export { CONFIG_SANDBOX_MODES, type ConfigSandboxMode } from "./config/config-values.js";
 export { type ConchConfig, loadConfig, trustProject } from "./config/load-config.js";
 export {
@@ -17,6 +17,7 @@ export {
   OrchestratorError,
   type OrchestratorErrorCode,
 } from "./errors.js";
+export type { SessionActor } from "./orchestrator/audit-events.js";
 export { ToolOrchestrator } from "./orchestrator/tool-orchestrator.js";
 export type {
   CommandOutcome,
@@ -26,6 +27,8 @@ export type {
 } from "./orchestrator/types.js";
 export { type ConchRuntime, type CreateRuntimeOptions, createRuntime } from "./runtime/create-runtime.js";
 export { conchSandboxWorkspace } from "./runtime/workspace-state.js";
+export type { SessionMonitor, SessionView, WatchEvent } from "./sessions/session-monitor.js";
+export { listRecordings, type RecordingInfo, recordingsDir } from "./sessions/session-recorder.js";
 export { createSpillStore } from "./spill/spill-store.js";
 export { invalidResult } from "./tools/model-result.js";
 export { createToolSet, type ToolSet, type ToolSetOptions } from "./tools/tool-set.js";

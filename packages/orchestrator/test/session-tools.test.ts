@@ -138,6 +138,7 @@ describeWith(["bwrap", "pty"], "session tools", () => {
         tool: "write_stdin",
         sessionId: id,
         running: true,
+        by: "model",
         bytes: 15,
         sha256: expect.any(String),
         text: "hello \\u{1b}[31mred\\u{0a}",
@@ -147,6 +148,7 @@ describeWith(["bwrap", "pty"], "session tools", () => {
         tool: "write_stdin",
         sessionId: id,
         running: true,
+        by: "model",
         bytes: 1,
         sha256: expect.any(String),
         text: "\\u{03}",
@@ -156,11 +158,19 @@ describeWith(["bwrap", "pty"], "session tools", () => {
         tool: "terminal_write",
         sessionId: tid,
         running: true,
+        by: "model",
         bytes: 6,
         sha256: expect.any(String),
         text: "typed\\u{0a}",
       },
-      { type: "input", tool: "terminal_signal", sessionId: tid, running: true, signal: "SIGTERM" },
+      {
+        type: "input",
+        tool: "terminal_signal",
+        sessionId: tid,
+        running: true,
+        by: "model",
+        signal: "SIGTERM",
+      },
     ]);
   });
 

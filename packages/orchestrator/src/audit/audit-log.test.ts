@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AuditEvent, createAuditLog } from "./audit-log.js";
+import { type AuditEvent, createAuditLog, recentAuditEntries } from "./audit-log.js";
 
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
 let root: string;
@@ -66,10 +66,10 @@ describe("createAuditLog", () => {
     const sha = (value: string) => createHash("sha256").update(value).digest("hex");
     const lines = (await readFile(path, "utf8")).split("\n");
     expect(lines.slice(0, 2).join("\n")).toBe(
-      `${head}"tool":"write_stdin","sessionId":4242,"running":true,"bytes":8,"sha256":"${sha("ls\u001b[2J\r\n")}",` +
+      `${head}"tool":"write_stdin","sessionId":4242,"running":true,"by":"model","bytes":8,"sha256":"${sha("ls\u001b[2J\r\n")}",` +
         // JSON doubles the backslash of each `\u{HEX}` escape.
         '"text":"ls\\\\u{1b}[2J\\\\u{0d}\\\\u{0a}"}\n' +
-        `${head}"tool":"terminal_write","sessionId":7,"running":false,"bytes":266,` +
+        `${head}"tool":"terminal_write","sessionId":7,"running":false,"by":"model","bytes":266,` +
         `"sha256":"${sha(`é${" ".repeat(250)}; echo payload`)}","text":"é${" ".repeat(250)}; echo payload"}`,
     );
     // A payload padded far past anything typed keeps its head and tail, and the digest of all of it.
@@ -77,7 +77,9 @@ describe("createAuditLog", () => {
     expect(big.bytes).toBe(110_000);
     expect(big.sha256).toBe(sha(huge));
     expect(big.text).toBe(`${"a".repeat(32_768)}… (44464 characters not kept) …${"c".repeat(32_768)}`);
-    expect(lines[3]).toBe(`${head}"tool":"terminal_signal","sessionId":7,"running":true,"signal":"SIGTERM"}`);
+    expect(lines[3]).toBe(
+      `${head}"tool":"terminal_signal","sessionId":7,"running":true,"by":"model","signal":"SIGTERM"}`,
+    );
   });
 
   it("defaults to $XDG_STATE_HOME/conch/audit.jsonl, then ~/.local/state/conch/audit.jsonl", () => {
@@ -186,5 +188,77 @@ describe("createAuditLog", () => {
     await writeFile(join(root, "missing-file-as-dir"), "");
     log.record(decision);
     await expect(log.flush()).resolves.toBeUndefined();
+  });
+});
+
+describe("following the log", () => {
+  it("subscribers get each entry as written; client, person input, a closed session and a run's spill", async () => {
+    const path = join(root, "audit.jsonl");
+    const log = createAuditLog({ path, now: () => T0 });
+    const seen: unknown[] = [];
+    const stop = log.subscribe((entry) => seen.push(entry));
+    log.subscribe(() => {
+      throw new Error("a listener's failure");
+    });
+    log.record({ ...execution, client: "claude-code", sessionId: 4242, spill: "/s/out.txt" });
+    log.record({
+      type: "input",
+      tool: "console",
+      sessionId: 4242,
+      running: true,
+      by: "person",
+      client: null,
+      text: "echo hi\n",
+    });
+    log.record({
+      type: "session-closed",
+      tool: "console",
+      sessionId: 4242,
+      command: "bash -i",
+      reason: "closed",
+      by: "person",
+    });
+    stop();
+    log.record(decision);
+    await log.flush();
+    const written = (await readFile(path, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(written).toHaveLength(4);
+    expect(seen).toEqual(written.slice(0, 3));
+    expect(written[0]).toMatchObject({ client: "claude-code", sessionId: 4242, spill: "/s/out.txt" });
+    expect(written[1]).toMatchObject({ tool: "console", by: "person", text: "echo hi\\u{0a}" });
+    expect(written[1]).not.toHaveProperty("client");
+    expect(written[2]).toEqual({
+      time: "2025-01-02T03:04:05.678Z",
+      type: "session-closed",
+      tool: "console",
+      sessionId: 4242,
+      command: "bash -i",
+      reason: "closed",
+      by: "person",
+    });
+  });
+
+  it("recentAuditEntries reads the last entries of the file, skipping what is not a JSON object", async () => {
+    const path = join(root, "audit.jsonl");
+    expect(await recentAuditEntries(path, 10)).toEqual([]);
+    const lines = Array.from({ length: 30 }, (_, index) => JSON.stringify({ type: "execution", n: index }));
+    await writeFile(path, `${lines.slice(0, 20).join("\n")}\nnot json\n[1]\n${lines.slice(20).join("\n")}\n`);
+    expect((await recentAuditEntries(path, 5)).map((entry) => entry.n)).toEqual([25, 26, 27, 28, 29]);
+    expect(await recentAuditEntries(path, 100)).toHaveLength(30);
+    // Longer than the window read: only whole lines from its end, the one cut at its start skipped.
+    const big = Array.from({ length: 20_000 }, (_, index) =>
+      JSON.stringify({ n: index, pad: "x".repeat(80) }),
+    );
+    await writeFile(path, `${big.join("\n")}\n`);
+    const recent = await recentAuditEntries(path, 1_000_000);
+    expect(recent.at(-1)).toMatchObject({ n: 19_999 });
+    expect(recent.length).toBeGreaterThan(5_000);
+    expect(recent.length).toBeLessThan(20_000);
+    expect(
+      recent.every((entry, index) => index === 0 || entry.n === (recent[index - 1]?.n as number) + 1),
+    ).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
-import { appendFile, mkdir } from "node:fs/promises";
+import { appendFile, type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { visibleText } from "@conch/approval";
 import type { ApprovalPolicy } from "@conch/protocol";
@@ -28,30 +28,44 @@ export type AuditCommand =
   | { readonly argv: readonly string[]; readonly script?: undefined }
   | { readonly script: string; readonly argv?: undefined };
 
-type AuditDecisionEvent = AuditCommand & {
-  readonly type: "decision";
-  readonly tool: string;
-  readonly cwd: string;
-  readonly approvalPolicy: ApprovalPolicy;
-  /** `skip`, `needs-approval` or `forbidden`. */
-  readonly requirement: string;
-  /** A `ReviewDecision`, or what the policy or a rule settled on. */
-  readonly decision: string;
-  readonly decidedBy: AuditDecider;
-  readonly sandbox: string;
-};
+/** Who sent input to a session or closed it: the model (through a tool), or a person (the console). */
+export type AuditActor = "model" | "person";
 
-type AuditExecutionEvent = AuditCommand & {
-  readonly type: "execution";
-  readonly tool: string;
-  readonly cwd: string;
-  readonly sandbox: string;
-  readonly exitCode: number | null;
-  readonly durationMs: number;
-  readonly timedOut: boolean;
-  readonly canceled: boolean;
-  readonly denied: boolean;
-};
+/** Fields any event may carry: the client whose call it was (an MCP client's name, untrusted). */
+interface AuditCommon {
+  readonly client?: string | null;
+}
+
+type AuditDecisionEvent = AuditCommand &
+  AuditCommon & {
+    readonly type: "decision";
+    readonly tool: string;
+    readonly cwd: string;
+    readonly approvalPolicy: ApprovalPolicy;
+    /** `skip`, `needs-approval` or `forbidden`. */
+    readonly requirement: string;
+    /** A `ReviewDecision`, or what the policy or a rule settled on. */
+    readonly decision: string;
+    readonly decidedBy: AuditDecider;
+    readonly sandbox: string;
+  };
+
+type AuditExecutionEvent = AuditCommand &
+  AuditCommon & {
+    readonly type: "execution";
+    readonly tool: string;
+    readonly cwd: string;
+    readonly sandbox: string;
+    /** The session it started, for a command that runs as a live session. */
+    readonly sessionId?: number;
+    /** Where its whole output was saved because the model's text was cut. */
+    readonly spill?: string | null;
+    readonly exitCode: number | null;
+    readonly durationMs: number;
+    readonly timedOut: boolean;
+    readonly canceled: boolean;
+    readonly denied: boolean;
+  };
 
 /**
  * Input sent to a live session (write_stdin, terminal_write, terminal_signal): text written to it, or a
@@ -59,26 +73,32 @@ type AuditExecutionEvent = AuditCommand & {
  * a payload padded past any excerpt would otherwise run unrecorded. Only a write larger than
  * AUDIT_INPUT_MAX_CHARS keeps its head and tail; its sha256 is there either way.
  */
-type AuditInputEvent = {
+type AuditInputEvent = AuditCommon & {
   readonly type: "input";
   readonly tool: string;
   readonly sessionId: number;
   /** Whether its process was still running when the input was sent (to an exited one, nothing is). */
   readonly running: boolean;
+  /** Who typed it: the model, or a person who took the session over (default: the model). */
+  readonly by?: AuditActor;
 } & (
-  | { readonly text: string; readonly signal?: undefined }
-  | { readonly signal: string; readonly text?: undefined }
-);
+    | { readonly text: string; readonly signal?: undefined }
+    | { readonly signal: string; readonly text?: undefined }
+  );
 
-/** A live session Conch ended itself: nobody had polled or written to it for `idleS` (session_idle_ttl_s). */
-type AuditSessionClosedEvent = {
+/**
+ * A live session ended on purpose: by Conch because nobody had polled or written to it for `idleS`
+ * (session_idle_ttl_s), or closed by the model (terminal_close) or a person (the console's Kill).
+ */
+type AuditSessionClosedEvent = AuditCommon & {
   readonly type: "session-closed";
   readonly tool: string;
   readonly sessionId: number;
   readonly command: string;
-  readonly reason: "idle";
-  readonly idleS: number;
-};
+} & (
+    | { readonly reason: "idle"; readonly idleS: number; readonly by?: undefined }
+    | { readonly reason: "closed"; readonly by: AuditActor; readonly idleS?: undefined }
+  );
 
 export type AuditEvent = AuditDecisionEvent | AuditExecutionEvent | AuditInputEvent | AuditSessionClosedEvent;
 
@@ -97,12 +117,20 @@ export interface AuditLogOptions extends StateDirOptions {
   readonly onError?: (error: Error) => void;
 }
 
+/** One line of the log as written: the event's whitelisted fields and its `time`. */
+export type AuditEntry = Readonly<Record<string, unknown>>;
+
 export interface AuditLog {
   readonly path: string;
   /** Queues one line; never throws. Lines reach the file in call order. */
   record(event: AuditEvent): void;
   /** Resolves once every line queued so far has been written (or has failed). Never rejects. */
   flush(): Promise<void>;
+  /**
+   * Calls `listener` with every entry recorded from now on, as it is written to the file (a console
+   * following the log); returns the function that stops it. What the listener throws is ignored.
+   */
+  subscribe(listener: (entry: AuditEntry) => void): () => void;
 }
 
 export function createAuditLog(options: AuditLogOptions = {}): AuditLog {
@@ -145,22 +173,80 @@ export function createAuditLog(options: AuditLogOptions = {}): AuditLog {
     draining = null;
   }
 
+  const listeners = new Set<(entry: AuditEntry) => void>();
+
   function record(event: AuditEvent): void {
+    let entry: AuditEntry;
     let line: string;
     try {
-      line = `${JSON.stringify(auditRecord(event, now()))}\n`;
+      entry = auditRecord(event, now());
+      line = `${JSON.stringify(entry)}\n`;
     } catch {
       return;
     }
     pending.push(line);
     draining ??= drain();
+    for (const listener of listeners) {
+      try {
+        listener(entry);
+      } catch {
+        // A listener's failure is its own: the log goes on.
+      }
+    }
   }
 
   async function flush(): Promise<void> {
     while (draining !== null) await draining;
   }
 
-  return { path, record, flush };
+  function subscribe(listener: (entry: AuditEntry) => void): () => void {
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
+  }
+
+  return { path, record, flush, subscribe };
+}
+
+// How much of the log's end is read for its recent entries: far more than a page of them.
+const RECENT_TAIL_BYTES = 1024 * 1024;
+
+/**
+ * The last `limit` entries of the log at `path`, oldest first: read from its last MiB, O_NOFOLLOW, each
+ * line parsed (a line that is not a JSON object, or was cut at the start, is skipped). None when the log
+ * does not exist yet.
+ */
+export async function recentAuditEntries(path: string, limit: number): Promise<AuditEntry[]> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return [];
+  }
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - RECENT_TAIL_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const lines = buffer.toString("utf8").split("\n");
+    // The first line read may be the end of a line cut by the window.
+    if (start > 0) lines.shift();
+    const entries: AuditEntry[] = [];
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      try {
+        const value = JSON.parse(line) as unknown;
+        if (typeof value === "object" && value !== null && !Array.isArray(value))
+          entries.push(value as AuditEntry);
+      } catch {
+        // Not one of ours.
+      }
+    }
+    return entries.slice(-limit);
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -168,14 +254,21 @@ export function createAuditLog(options: AuditLogOptions = {}): AuditLog {
  * values or any other property a caller attaches can never reach the file.
  */
 function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown> {
-  const head = { time: new Date(timeMs).toISOString(), type: event.type, tool: text(event.tool) };
+  const head = {
+    time: new Date(timeMs).toISOString(),
+    type: event.type,
+    tool: text(event.tool),
+    ...(typeof event.client === "string" ? { client: event.client } : {}),
+  };
   if (event.type === "session-closed") {
     return {
       ...head,
       sessionId: Number.isSafeInteger(event.sessionId) ? event.sessionId : null,
       command: text(event.command),
       reason: text(event.reason),
-      idleS: Number.isFinite(event.idleS) ? Math.round(event.idleS) : null,
+      ...(event.reason === "idle"
+        ? { idleS: Number.isFinite(event.idleS) ? Math.round(event.idleS) : null }
+        : { by: actor(event.by) }),
     };
   }
   if (event.type === "input") {
@@ -191,6 +284,7 @@ function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown>
       ...head,
       sessionId: Number.isSafeInteger(event.sessionId) ? event.sessionId : null,
       running: event.running === true,
+      by: actor(event.by),
       ...input,
     };
   }
@@ -217,7 +311,13 @@ function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown>
     timedOut: event.timedOut === true,
     canceled: event.canceled === true,
     denied: event.denied === true,
+    ...(Number.isSafeInteger(event.sessionId) ? { sessionId: event.sessionId } : {}),
+    ...(typeof event.spill === "string" ? { spill: event.spill } : {}),
   };
+}
+
+function actor(value: unknown): AuditActor {
+  return value === "person" ? "person" : "model";
 }
 
 /**

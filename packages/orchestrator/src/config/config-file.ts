@@ -136,6 +136,12 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       case "session_idle_ttl_s":
         values.sessionIdleTtlS = positiveInteger(key, value);
         break;
+      case "record":
+        values.record = boolean(key, value);
+        break;
+      case "record_max_mb":
+        values.recordMaxMb = positiveInteger(key, value);
+        break;
       case "home_workspace":
         values.homeWorkspace = boolean(key, value);
         break;

@@ -44,6 +44,8 @@ export interface ConfigFileValues {
   auditLog?: string;
   approvalTimeoutS?: number;
   sessionIdleTtlS?: number;
+  record?: boolean;
+  recordMaxMb?: number;
 }
 
 /** The snake_case TOML key of each value, in the order they are documented. */
@@ -69,4 +71,6 @@ export const CONFIG_KEYS: readonly string[] = [
   "audit_log",
   "approval_timeout_s",
   "session_idle_ttl_s",
+  "record",
+  "record_max_mb",
 ];

@@ -76,6 +76,8 @@ describe("loadConfig", () => {
       auditLog: null,
       approvalTimeoutS: 300,
       sessionIdleTtlS: 3600,
+      record: true,
+      recordMaxMb: 16,
       projectDir: null,
       sources: [],
       warnings: [],
@@ -107,6 +109,8 @@ describe("loadConfig", () => {
         'audit_log = "logs/audit.jsonl"',
         "approval_timeout_s = 120",
         "session_idle_ttl_s = 600",
+        "record = false",
+        "record_max_mb = 4",
       ].join("\n"),
     );
     expect(await load()).toEqual({
@@ -130,6 +134,8 @@ describe("loadConfig", () => {
       auditLog: join(home, "logs", "audit.jsonl"),
       approvalTimeoutS: 120,
       sessionIdleTtlS: 600,
+      record: false,
+      recordMaxMb: 4,
       projectDir: null,
       sources: [userFile],
       warnings: [],
@@ -212,11 +218,23 @@ describe("loadConfig", () => {
       // Shorter only: the project's 60 s wins over the user's 600, its longer idle TTL does not.
       approvalTimeoutS: 60,
       sessionIdleTtlS: 3600,
+      record: true,
+      recordMaxMb: 16,
       projectDir: project,
       sources: [userFile, projectFile],
       warnings: [],
       rules: [],
     });
+  });
+
+  it("leaves recording to the user: a project can neither turn it off nor resize it", async () => {
+    await write(projectFile, "record = false\nrecord_max_mb = 1\n");
+    const config = await load();
+    expect([config.record, config.recordMaxMb]).toEqual([true, 16]);
+    expect(config.warnings).toEqual([
+      `${projectFile}:1: record = false ignored: only the user config can turn session recording on or off`,
+      `${projectFile}:2: record_max_mb = 1 ignored: only the user config can size session recordings`,
+    ]);
   });
 
   it("moves each ordered setting one step stricter", async () => {
@@ -416,7 +434,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, record, record_max_mb, received an unknown key`,
     );
   });
 

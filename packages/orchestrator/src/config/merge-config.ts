@@ -42,6 +42,10 @@ export interface ConfigSettings {
   readonly approvalTimeoutS: number;
   /** A daemon kills a live session nobody has polled or written to for this long. */
   readonly sessionIdleTtlS: number;
+  /** Record every PTY session as an asciicast file in the state dir. */
+  readonly record: boolean;
+  /** A recording stops at this many MiB. */
+  readonly recordMaxMb: number;
 }
 
 const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
@@ -49,6 +53,7 @@ const DEFAULT_SPILL_RETENTION_DAYS = 7;
 const DEFAULT_SHELL_SNAPSHOT_TTL_S = 3600;
 const DEFAULT_APPROVAL_TIMEOUT_S = 300;
 const DEFAULT_SESSION_IDLE_TTL_S = 3600;
+const DEFAULT_RECORD_MAX_MB = 16;
 
 /** The settings with nothing configured; `rulesDirs` defaults to `<config dir>/rules`. */
 export function defaultSettings(configDir: string): ConfigSettings {
@@ -73,6 +78,8 @@ export function defaultSettings(configDir: string): ConfigSettings {
     auditLog: null,
     approvalTimeoutS: DEFAULT_APPROVAL_TIMEOUT_S,
     sessionIdleTtlS: DEFAULT_SESSION_IDLE_TTL_S,
+    record: true,
+    recordMaxMb: DEFAULT_RECORD_MAX_MB,
   };
 }
 
@@ -182,6 +189,13 @@ export async function applyProjectConfig(
   if (values.trustProjectRules !== undefined) {
     ignore("trust_project_rules", values.trustProjectRules, "only `conch trust` can trust project rules");
   }
+  // Recordings are the person's record of what ran: a repository decides neither whether nor how much.
+  if (values.record !== undefined) {
+    ignore("record", values.record, "only the user config can turn session recording on or off");
+  }
+  if (values.recordMaxMb !== undefined) {
+    ignore("record_max_mb", values.recordMaxMb, "only the user config can size session recordings");
+  }
 
   const settings: ConfigSettings = {
     approvalPolicy: tighter("approval_policy", APPROVAL_POLICIES, user.approvalPolicy, values.approvalPolicy),
@@ -206,6 +220,8 @@ export async function applyProjectConfig(
     // Shorter only: less time for an unanswered question, less life for a forgotten session.
     approvalTimeoutS: Math.min(user.approvalTimeoutS, values.approvalTimeoutS ?? user.approvalTimeoutS),
     sessionIdleTtlS: Math.min(user.sessionIdleTtlS, values.sessionIdleTtlS ?? user.sessionIdleTtlS),
+    record: user.record,
+    recordMaxMb: user.recordMaxMb,
   };
   // Stable sort: in file order, several writable roots in the order written.
   const warnings = ignored.sort((a, b) => a.line - b.line).map((warning) => warning.text);

@@ -4,6 +4,7 @@ import type { EnvPolicy, ExecRequest, ExecResult } from "@conch/exec-core";
 import { isLikelySandboxDenied, type PreparedSandbox } from "@conch/sandbox-core";
 import type { SessionResponse, SessionStore } from "@conch/unified-exec";
 import { OutputCollector } from "../output/output-collector.js";
+import type { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
 import type { AuditEvents } from "./audit-events.js";
 import type { SpawnPlan } from "./spawn-plan.js";
@@ -27,6 +28,11 @@ export interface Attempt {
 export interface OneShotAttempt extends Attempt {
   readonly result: ExecResult;
   readonly collected: OutputCollector;
+  /**
+   * Writes its execution line to the audit log, once its output is finished: with the spill file its
+   * whole output went to, when the model's text was cut. A discarded attempt is recorded without one.
+   */
+  record(spill: string | null): void;
 }
 
 export interface SessionAttempt extends Attempt {
@@ -83,13 +89,23 @@ export async function runOneShot(
     !result.timedOut &&
     !result.canceled &&
     isLikelySandboxDenied(result.exitCode, collected.sampleText());
-  options.audit.execution(request, sandboxName, {
-    exitCode: result.exitCode,
-    durationMs: result.durationMs,
-    timedOut: result.timedOut,
-    canceled: result.canceled,
-    denied,
-  });
+  let recorded = false;
+  const record = (spill: string | null): void => {
+    if (recorded) return;
+    recorded = true;
+    options.audit.execution(
+      request,
+      sandboxName,
+      {
+        exitCode: result.exitCode,
+        durationMs: result.durationMs,
+        timedOut: result.timedOut,
+        canceled: result.canceled,
+        denied,
+      },
+      { spill },
+    );
+  };
   return {
     result,
     collected,
@@ -99,7 +115,11 @@ export async function runOneShot(
       const text = collected.sampleText();
       return text.length > DENIAL_EXCERPT_BYTES ? text.slice(text.length - DENIAL_EXCERPT_BYTES) : text;
     },
-    discard: () => collected.discard(),
+    record,
+    discard: () => {
+      record(null);
+      return collected.discard();
+    },
   };
 }
 
@@ -110,6 +130,7 @@ export async function runOneShot(
 export async function startSession(
   options: AttemptOptions,
   sessions: SessionStore,
+  monitor: SessionMonitor,
   request: SessionRequest,
   context: SessionRunContext,
   sandbox: PreparedSandbox | null,
@@ -132,6 +153,13 @@ export async function startSession(
       ...(context.signal === undefined ? {} : { signal: context.signal }),
       ...(request.keepAfterExit === undefined ? {} : { keepAfterExit: request.keepAfterExit }),
       ...(request.unclampedYield === undefined ? {} : { unclampedYield: request.unclampedYield }),
+      onStored: (id) =>
+        monitor.describe(id, {
+          tool: request.tool,
+          cwd: request.cwd,
+          sandbox: sandboxName,
+          client: request.client ?? null,
+        }),
     },
   );
   const denied =
@@ -143,13 +171,18 @@ export async function startSession(
       sinceSpawnMs: response.exitedAfterMs,
       exited: false,
     });
-  options.audit.execution(request, sandboxName, {
-    exitCode: response.exitCode,
-    durationMs: performance.now() - started,
-    timedOut: false,
-    canceled: context.signal?.aborted === true,
-    denied,
-  });
+  options.audit.execution(
+    request,
+    sandboxName,
+    {
+      exitCode: response.exitCode,
+      durationMs: performance.now() - started,
+      timedOut: false,
+      canceled: context.signal?.aborted === true,
+      denied,
+    },
+    { sessionId: response.sessionId },
+  );
   return {
     response,
     sandbox: sandboxName,

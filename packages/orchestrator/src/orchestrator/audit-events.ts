@@ -2,7 +2,7 @@
 // input sent to a live session.
 import type { ApprovalRequirement } from "@conch/approval";
 import type { ApprovalPolicy, SandboxMode } from "@conch/protocol";
-import type { AuditCommand, AuditDecider, AuditLog } from "../audit/audit-log.js";
+import type { AuditActor, AuditCommand, AuditDecider, AuditLog } from "../audit/audit-log.js";
 import type { CommandRequest } from "./types.js";
 
 /** How one attempt of a command ended, as its execution line records it. */
@@ -16,6 +16,13 @@ export interface ExecutionRecord {
 
 /** What was sent to a session: text written to it, or a signal. */
 export type SessionInput = { readonly text: string } | { readonly signal: NodeJS.Signals };
+
+/** Who acts on a live session: the model through a client's tool call, or a person (the console). */
+export interface SessionActor {
+  readonly by: AuditActor;
+  /** The client whose call it was, for the model's input; null for a person. */
+  readonly client?: string | null;
+}
 
 export class AuditEvents {
   readonly #log: AuditLog | null;
@@ -37,6 +44,7 @@ export class AuditEvents {
     this.#log?.record({
       type: "decision",
       tool: request.tool,
+      client: request.client ?? null,
       ...auditCommand(request),
       cwd: request.cwd,
       approvalPolicy: this.#approvalPolicy,
@@ -47,16 +55,27 @@ export class AuditEvents {
     });
   }
 
-  /** One attempt ran; `sandbox` is the backend it ran under, or `none`. */
-  execution(request: CommandRequest, sandbox: string, run: ExecutionRecord): void {
+  /**
+   * One attempt ran (or, for a session, started); `sandbox` is the backend it ran under, or `none`.
+   * `sessionId`: the session it runs as; `spill`: where its whole output went when the model's text was cut.
+   */
+  execution(
+    request: CommandRequest,
+    sandbox: string,
+    run: ExecutionRecord,
+    where: { readonly sessionId?: number; readonly spill?: string | null } = {},
+  ): void {
     this.#log?.record({
       type: "execution",
       tool: request.tool,
+      client: request.client ?? null,
       ...auditCommand(request),
       cwd: request.cwd,
       sandbox,
       ...run,
       durationMs: Math.round(run.durationMs),
+      ...(where.sessionId === undefined ? {} : { sessionId: where.sessionId }),
+      ...(where.spill == null ? {} : { spill: where.spill }),
     });
   }
 
@@ -72,10 +91,25 @@ export class AuditEvents {
     });
   }
 
-  input(tool: string, sessionId: number, running: boolean, input: SessionInput): void {
+  /** A live session closed by the model (terminal_close) or a person (the console's Kill). */
+  sessionKilled(tool: string, sessionId: number, command: string, actor: SessionActor): void {
+    this.#log?.record({
+      type: "session-closed",
+      tool,
+      client: actor.client ?? null,
+      sessionId,
+      command,
+      reason: "closed",
+      by: actor.by,
+    });
+  }
+
+  input(tool: string, sessionId: number, running: boolean, input: SessionInput, actor: SessionActor): void {
     this.#log?.record({
       type: "input",
       tool,
+      client: actor.client ?? null,
+      by: actor.by,
       sessionId,
       running,
       ...("text" in input ? { text: input.text } : { signal: input.signal }),

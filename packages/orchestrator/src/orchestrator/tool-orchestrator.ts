@@ -13,10 +13,11 @@ import type { Shell } from "@conch/shell-detect";
 import { clampYield, type SessionResponse, SessionStore } from "@conch/unified-exec";
 import { OrchestratorError } from "../errors.js";
 import { sessionSandbox } from "../runtime/session-sandbox.js";
+import { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
 import { Approvals } from "./approvals.js";
 import { type AttemptOptions, type OneShotAttempt, runOneShot, startSession } from "./attempts.js";
-import { AuditEvents } from "./audit-events.js";
+import { AuditEvents, type SessionActor } from "./audit-events.js";
 import { type PipelineSteps, runPipeline } from "./pipeline.js";
 import { SpawnPlanner } from "./spawn-plan.js";
 import type {
@@ -41,7 +42,7 @@ export class ToolOrchestrator {
   readonly #planner: SpawnPlanner;
   readonly #steps: PipelineSteps;
   readonly #attempts: AttemptOptions;
-  #sessions: SessionStore | null = null;
+  #sessions: { store: SessionStore; monitor: SessionMonitor } | null = null;
 
   constructor(options: ToolOrchestratorOptions) {
     this.cwd = options.cwd;
@@ -99,7 +100,22 @@ export class ToolOrchestrator {
 
   /** The live sessions started through `startSession` (created on first use). */
   get sessions(): SessionStore {
-    this.#sessions ??= new SessionStore();
+    return this.#sessionState().store;
+  }
+
+  /**
+   * What a person supervising sees of the live sessions: where each came from, its last line, its
+   * recent output and every chunk as it comes (the console).
+   */
+  get monitor(): SessionMonitor {
+    return this.#sessionState().monitor;
+  }
+
+  #sessionState(): { store: SessionStore; monitor: SessionMonitor } {
+    if (this.#sessions === null) {
+      const store = new SessionStore();
+      this.#sessions = { store, monitor: new SessionMonitor(store) };
+    }
     return this.#sessions;
   }
 
@@ -109,7 +125,7 @@ export class ToolOrchestrator {
    */
   async run(given: CommandRequest, context: RunContext = {}): Promise<CommandOutcome> {
     return this.#guard(async () => {
-      const request = withRealCwd(given);
+      const request = withRealCwd(withClient(given, context.client));
       const done = await runPipeline(this.#steps, request, context, (prepared, plan) =>
         runOneShot(this.#attempts, request, context, prepared, plan),
       );
@@ -124,9 +140,10 @@ export class ToolOrchestrator {
    */
   async startSession(given: SessionRequest, context: SessionRunContext = {}): Promise<SessionOutcome> {
     return this.#guard(async () => {
-      const request = withRealCwd(given);
+      const request = withRealCwd(withClient(given, context.client));
+      const { store, monitor } = this.#sessionState();
       const done = await runPipeline(this.#steps, request, context, (prepared, plan) =>
-        startSession(this.#attempts, this.sessions, request, context, prepared, plan),
+        startSession(this.#attempts, store, monitor, request, context, prepared, plan),
       );
       if (done.status !== "done") return done;
       const { response, sandbox } = done.value;
@@ -157,30 +174,43 @@ export class ToolOrchestrator {
     if (chars === "") return this.sessions.write(id, chars, yieldTimeMs, options);
     // Written first, recorded once it was taken, then the output of the same wait a write gets.
     this.sessions.send(id, chars);
-    this.#audit.input(tool, id, this.#isRunning(id), { text: chars });
+    this.#audit.input(tool, id, this.#isRunning(id), { text: chars }, modelActor(context.client));
     return this.sessions.read(id, clampYield(yieldTimeMs), options);
   }
 
-  /** Writes `text` to a session without waiting (terminal_write), recorded in the audit log; says whether it runs. */
-  sendToSession(tool: string, id: number, text: string): boolean {
+  /**
+   * Writes `text` to a session without waiting (terminal_write, or a person typing in the console),
+   * recorded in the audit log as `actor`'s input; says whether it runs.
+   */
+  sendToSession(tool: string, id: number, text: string, actor: SessionActor = MODEL): boolean {
     this.sessions.send(id, text);
     const running = this.#isRunning(id);
-    this.#audit.input(tool, id, running, { text });
+    this.#audit.input(tool, id, running, { text }, actor);
     return running;
   }
 
   /**
-   * Sends `signal` to a session's process group (terminal_signal), recorded in the audit log; says whether
-   * it ran. On a terminal, SIGINT is a Ctrl-C written to it: that reaches the foreground job, which a
-   * shell runs in a group of its own.
+   * Sends `signal` to a session's process group (terminal_signal, the console's Interrupt), recorded in
+   * the audit log as `actor`'s; says whether it ran. On a terminal, SIGINT is a Ctrl-C written to it:
+   * that reaches the foreground job, which a shell runs in a group of its own.
    */
-  signalSession(tool: string, id: number, signal: NodeJS.Signals): boolean {
+  signalSession(tool: string, id: number, signal: NodeJS.Signals, actor: SessionActor = MODEL): boolean {
     const info = this.sessions.list().find((session) => session.id === id);
     if (signal === "SIGINT" && info?.tty === true) this.sessions.send(id, "\u0003");
     else this.sessions.signal(id, signal);
     const running = info?.running === true;
-    this.#audit.input(tool, id, running, { signal });
+    this.#audit.input(tool, id, running, { signal }, actor);
     return running;
+  }
+
+  /**
+   * Kills a session's process tree and forgets it (terminal_close, the console's Kill), recorded in the
+   * audit log as `actor`'s doing. Throws `UNKNOWN_SESSION` for an id not listed.
+   */
+  async closeSession(tool: string, id: number, actor: SessionActor = MODEL): Promise<void> {
+    const command = this.sessions.list().find((session) => session.id === id)?.command ?? "";
+    await this.sessions.close(id);
+    this.#audit.sessionKilled(tool, id, command, actor);
   }
 
   /**
@@ -195,7 +225,7 @@ export class ToolOrchestrator {
 
   /** Kills every live session (daemon shutdown, end of a replay). */
   async terminateSessions(): Promise<void> {
-    await this.#sessions?.terminateAll();
+    await this.#sessions?.store.terminateAll();
   }
 
   /**
@@ -204,7 +234,7 @@ export class ToolOrchestrator {
    */
   async closeIdleSessions(idleS: number): Promise<number[]> {
     if (this.#sessions === null) return [];
-    const closed = await this.#sessions.closeIdle(idleS * 1000);
+    const closed = await this.#sessions.store.closeIdle(idleS * 1000);
     for (const session of closed) this.#audit.sessionClosed(session.id, session.command, idleS);
     return closed.map((session) => session.id);
   }
@@ -277,6 +307,7 @@ async function ran(
   const output = await attempt.collected.finish(
     (collected, binary) => binary || collected.truncate(maxTokens).truncated,
   );
+  attempt.record(output.spill?.path ?? null);
   return {
     status: "ran",
     exitCode: result.exitCode,
@@ -291,6 +322,18 @@ async function ran(
     output,
     result,
   };
+}
+
+/** The model's doing, through a call of `client` when known. */
+const MODEL: SessionActor = { by: "model" };
+
+function modelActor(client: string | undefined): SessionActor {
+  return client === undefined ? MODEL : { by: "model", client };
+}
+
+/** The request, naming the client whose call it is (from the call's context), when known. */
+function withClient<T extends CommandRequest>(request: T, client: string | undefined): T {
+  return client === undefined ? request : { ...request, client };
 }
 
 /**

@@ -47,6 +47,11 @@ export interface CommandRequest {
   readonly description?: string;
   /** The prefix rule the model proposes along with `require_escalated`. */
   readonly prefixRule?: readonly string[];
+  /**
+   * The client whose call it is (an MCP client's name, as it gave it: untrusted), for the audit log and
+   * the console's session list. The orchestrator takes it from the call's context.
+   */
+  readonly client?: string;
 }
 
 export interface RunContext {
@@ -62,6 +67,8 @@ export interface RunContext {
    * promise pauses that stream until it settles; any other return value is ignored.
    */
   readonly onOutput?: (delta: OutputDelta) => unknown;
+  /** The client whose call this is (an MCP client's name: untrusted), for the audit log and the console. */
+  readonly client?: string;
 }
 
 /** The command never ran: a rule or the policy forbids it, the person said no, or the sandbox cannot run here. */
@@ -127,6 +134,8 @@ export interface SessionRunContext {
   readonly signal?: AbortSignal;
   /** Who is asked about this call, instead of the orchestrator's approver (as in RunContext). */
   readonly approver?: Approver;
+  /** The client whose call this is (as in RunContext). */
+  readonly client?: string;
 }
 
 /** The session started (and may already have exited within its yield window). */

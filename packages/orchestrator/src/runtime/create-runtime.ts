@@ -14,6 +14,7 @@ import type { ConfigSandboxMode } from "../config/config-values.js";
 import { type ConchConfig, loadConfig } from "../config/load-config.js";
 import { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { Execute } from "../orchestrator/types.js";
+import { recordingsDir, recordSessions } from "../sessions/session-recorder.js";
 import { createSpillStore } from "../spill/spill-store.js";
 import { conchStateDir } from "../spill/state-dir.js";
 import { createToolSet, type ToolSet } from "../tools/tool-set.js";
@@ -75,6 +76,8 @@ export interface ConchRuntime {
    */
   sandbox(): Promise<PreparedSandbox>;
   readonly audit: AuditLog;
+  /** Where PTY sessions are recorded (asciicast files), or null when recording is off (`record = false`). */
+  readonly recordings: string | null;
   /**
    * The tools of `profile`, with the config's output budget and durable one-shot setting, and a limit on
    * how long one call may take when given (see ToolSetOptions.callLimitMs).
@@ -144,6 +147,10 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     rulesStorePath: storeDir === undefined ? null : join(storeDir, "default.rules"),
     ...(options.execute === undefined ? {} : { execute: options.execute }),
   });
+  const recordings = config.record ? recordingsDir(env) : null;
+  if (recordings !== null) {
+    recordSessions(orchestrator.sessions, { dir: recordings, maxBytes: config.recordMaxMb * 1024 * 1024 });
+  }
   return {
     config,
     orchestrator,
@@ -152,6 +159,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     sandboxRegistry,
     sandbox: prepared,
     audit,
+    recordings,
     toolSet: (options = {}) =>
       createToolSet({
         profile,

@@ -176,7 +176,10 @@ export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = defineToo
         input.session_id,
         input.chars,
         input.yield_time_ms,
-        context.signal === undefined ? {} : { signal: context.signal },
+        {
+          ...(context.signal === undefined ? {} : { signal: context.signal }),
+          ...(context.client === undefined ? {} : { client: context.client }),
+        },
       );
       return await unifiedExecResult("write_stdin", response, false, input.max_output_tokens, context);
     } catch (error) {
@@ -258,7 +261,10 @@ export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = def
   isMutating: async () => true,
   handler: async (input: TerminalWriteParams, context: ToolContext) => {
     try {
-      const running = context.orchestrator.sendToSession("terminal_write", input.id, input.input);
+      const running = context.orchestrator.sendToSession("terminal_write", input.id, input.input, {
+        by: "model",
+        client: context.client ?? null,
+      });
       return {
         text: terminalWriteText(input.id, Buffer.byteLength(input.input), running),
         result: { tool: "terminal_write", status: "ok", ...NOT_RUN, session_id: input.id, running },
@@ -297,7 +303,10 @@ export const terminalSignalTool: ToolDefinition<typeof TerminalSignalSchema> = d
   isMutating: async () => true,
   handler: async (input: TerminalSignalParams, context: ToolContext) => {
     try {
-      const running = context.orchestrator.signalSession("terminal_signal", input.id, SIGNALS[input.signal]);
+      const running = context.orchestrator.signalSession("terminal_signal", input.id, SIGNALS[input.signal], {
+        by: "model",
+        client: context.client ?? null,
+      });
       return {
         text: terminalSignalText(input.id, input.signal, running),
         result: { tool: "terminal_signal", status: "ok", ...NOT_RUN, session_id: input.id, running },
@@ -315,7 +324,10 @@ export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = def
   isMutating: async () => true,
   handler: async (input: { id: number }, context: ToolContext) => {
     try {
-      await context.orchestrator.sessions.close(input.id);
+      await context.orchestrator.closeSession("terminal_close", input.id, {
+        by: "model",
+        client: context.client ?? null,
+      });
       forgetSessionText(context.orchestrator.sessions, input.id);
       return {
         text: terminalClosedText(input.id),

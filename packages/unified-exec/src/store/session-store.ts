@@ -28,6 +28,8 @@ export interface StartOptions extends CallOptions {
   readonly keepAfterExit?: boolean;
   /** Wait `yieldTimeMs` as given instead of clamping it to 250–30000. */
   readonly unclampedYield?: boolean;
+  /** Called with the new session's id as it is stored, before observers hear of it and before the wait. */
+  readonly onStored?: (id: number) => void;
 }
 
 /** What one exec/write/poll call returns. */
@@ -176,6 +178,11 @@ export class SessionStore {
     }
     this.#sessions.set(session.id, session);
     if (options.keepAfterExit === true) this.#kept.add(session.id);
+    try {
+      options.onStored?.(session.id);
+    } catch {
+      // The caller's bookkeeping: the session is stored and runs either way.
+    }
     this.#emit({ type: "started", id: session.id, info: infoOf(session) });
     const wait = options.unclampedYield === true ? Math.max(0, yieldTimeMs) : clampYield(yieldTimeMs);
     return this.#collect(session, started + wait, started, options, pruned);

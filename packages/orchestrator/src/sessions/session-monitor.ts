@@ -1,0 +1,206 @@
+// What a person supervising the agent sees of its live sessions, besides the model's own reads: each
+// session's command, where and how it runs, who started it, its state, the last line it printed, its
+// recent raw output (the scrollback a console shows first) and every chunk as it arrives. Watching never
+// slows a session: output is kept in a bounded tail and handed to watchers as it comes, and a watcher
+// that cannot keep up is the watcher's problem (it is told how much it missed).
+import type { SessionEvent, SessionInfo, SessionStore } from "@conch/unified-exec";
+import { cleanTerminalText } from "../output/terminal-text.js";
+
+/** Raw output kept per session for a console that opens it later: the end of it. */
+const SCROLLBACK_BYTES = 256 * 1024;
+// The last line is looked for in the end of the scrollback, and shown cut to this many characters.
+const LAST_LINE_WINDOW = 4096;
+const LAST_LINE_CHARS = 200;
+
+/** Where a session came from, as the orchestrator started it. */
+export interface SessionOrigin {
+  /** The tool that started it (`exec_command`, `terminal_open`, ...). */
+  readonly tool: string;
+  readonly cwd: string;
+  /** The sandbox it runs under (`bwrap`), or `none`. */
+  readonly sandbox: string;
+  /** The client that started it (an MCP client's name, as it gave it: untrusted), or null. */
+  readonly client: string | null;
+}
+
+/** One live session as a person sees it in a list. */
+export interface SessionView extends SessionInfo, SessionOrigin {
+  /** The last non-empty line it printed, cleaned of terminal control codes, at most 200 characters. */
+  readonly lastLine: string;
+}
+
+/** What a watcher of one session is told. */
+export type WatchEvent =
+  | { readonly type: "output"; readonly data: Buffer }
+  | { readonly type: "resized"; readonly cols: number; readonly rows: number }
+  | { readonly type: "exited"; readonly exitCode: number }
+  | { readonly type: "removed" };
+
+/**
+ * The last `capacity` bytes of a stream, copied into a ring that grows up to its capacity: a chunk is
+ * never kept by reference, so a one-byte chunk cannot hold on to the larger buffer it was cut from.
+ */
+class TailBuffer {
+  readonly #capacity: number;
+  #ring: Buffer = Buffer.alloc(0);
+  #start = 0;
+  #length = 0;
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  push(chunk: Buffer): void {
+    const data = chunk.length > this.#capacity ? chunk.subarray(chunk.length - this.#capacity) : chunk;
+    if (this.#ring.length < this.#capacity && this.#length + data.length > this.#ring.length) {
+      const grown = Buffer.allocUnsafe(
+        Math.min(this.#capacity, Math.max(4096, 2 * (this.#length + data.length))),
+      );
+      this.copyTo(grown, this.#length);
+      this.#ring = grown;
+      this.#start = 0;
+    }
+    const size = this.#ring.length;
+    let end = (this.#start + this.#length) % size;
+    const first = Math.min(data.length, size - end);
+    data.copy(this.#ring, end, 0, first);
+    data.copy(this.#ring, 0, first);
+    end = (end + data.length) % size;
+    this.#length = Math.min(size, this.#length + data.length);
+    this.#start = (end - this.#length + size) % size;
+  }
+
+  /** The last `count` bytes (all when larger), in order, copied into `target` from its start. */
+  copyTo(target: Buffer, count: number): number {
+    const n = Math.min(count, this.#length);
+    const size = this.#ring.length;
+    const from = (this.#start + this.#length - n) % (size || 1);
+    const first = Math.min(n, size - from);
+    this.#ring.copy(target, 0, from, from + first);
+    this.#ring.copy(target, first, 0, n - first);
+    return n;
+  }
+
+  /** The last `count` bytes (all by default), as one new buffer. */
+  tail(count: number = this.#length): Buffer {
+    const out = Buffer.allocUnsafe(Math.min(count, this.#length));
+    this.copyTo(out, out.length);
+    return out;
+  }
+}
+
+interface Tracked {
+  origin: SessionOrigin;
+  readonly output: TailBuffer;
+  readonly watchers: Set<(event: WatchEvent) => void>;
+}
+
+export class SessionMonitor {
+  readonly #store: SessionStore;
+  readonly #tracked = new Map<number, Tracked>();
+  readonly #pendingOrigins = new Map<number, SessionOrigin>();
+  readonly #listeners = new Set<() => void>();
+
+  constructor(store: SessionStore) {
+    this.#store = store;
+    store.observe((event) => this.#on(event));
+  }
+
+  /** Says where session `id` came from: called by the orchestrator as the session is stored. */
+  describe(id: number, origin: SessionOrigin): void {
+    const tracked = this.#tracked.get(id);
+    if (tracked === undefined) this.#pendingOrigins.set(id, origin);
+    else tracked.origin = origin;
+  }
+
+  /** Calls `listener` whenever a session is listed, exits, is resized or leaves the list. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** The sessions listed now, oldest first. */
+  list(): SessionView[] {
+    const views: SessionView[] = [];
+    for (const info of this.#store.list()) {
+      const tracked = this.#tracked.get(info.id);
+      if (tracked === undefined) continue;
+      views.push({ ...info, ...tracked.origin, lastLine: lastLine(tracked) });
+    }
+    return views.sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  /**
+   * The session's recent raw output, then every event of it as it happens, until `stop`. Null when no
+   * such session is listed.
+   */
+  watch(id: number, watcher: (event: WatchEvent) => void): { scrollback: Buffer; stop(): void } | null {
+    const tracked = this.#tracked.get(id);
+    if (tracked === undefined) return null;
+    tracked.watchers.add(watcher);
+    return {
+      scrollback: tracked.output.tail(),
+      stop: () => {
+        tracked.watchers.delete(watcher);
+      },
+    };
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener();
+  }
+
+  #on(event: SessionEvent): void {
+    if (event.type === "started") {
+      const origin = this.#pendingOrigins.get(event.id) ?? {
+        tool: "unknown",
+        cwd: "",
+        sandbox: "none",
+        client: null,
+      };
+      this.#pendingOrigins.delete(event.id);
+      this.#tracked.set(event.id, { origin, output: new TailBuffer(SCROLLBACK_BYTES), watchers: new Set() });
+      this.#changed();
+      return;
+    }
+    const tracked = this.#tracked.get(event.id);
+    if (tracked === undefined) return;
+    switch (event.type) {
+      case "output":
+        tracked.output.push(event.data);
+        for (const watcher of tracked.watchers) watcher({ type: "output", data: event.data });
+        return;
+      case "resized":
+        for (const watcher of tracked.watchers) watcher(event);
+        this.#changed();
+        return;
+      case "exited":
+        for (const watcher of tracked.watchers) watcher({ type: "exited", exitCode: event.exitCode });
+        this.#changed();
+        return;
+      case "removed":
+        for (const watcher of tracked.watchers) watcher({ type: "removed" });
+        this.#tracked.delete(event.id);
+        this.#changed();
+        return;
+    }
+  }
+}
+
+function lastLine(tracked: Tracked): string {
+  if (tracked.output.length === 0) return "";
+  const window = tracked.output.tail(LAST_LINE_WINDOW).toString("utf8");
+  const { text } = cleanTerminalText(window);
+  const lines = text.split("\n");
+  for (let index = lines.length - 1; index >= 0; index--) {
+    const line = (lines[index] as string).trim();
+    if (line !== "") return line.length > LAST_LINE_CHARS ? `${line.slice(0, LAST_LINE_CHARS)}…` : line;
+  }
+  return "";
+}
