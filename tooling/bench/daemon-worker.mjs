@@ -1,6 +1,7 @@
 // `pnpm bench` rows for conchd: a warm tools/call round trip over stdio (and over HTTP when conchd
-// serves it), and conchd's RSS idle and with 64 live sessions. Uses the MCP SDK's own client, from
-// apps/daemon's dependencies. Prints one JSON object.
+// serves it), alternating with a raw spawn of exactly what conchd spawns for it (the baseline), and
+// conchd's RSS idle and with 64 live sessions. Uses the MCP SDK's own client, from apps/daemon's
+// dependencies. Prints one JSON object.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -88,21 +89,77 @@ async function stdioClient() {
   return { client, pid: transport.pid, close: () => client.close() };
 }
 
+/**
+ * What conchd spawns for `shell_command true`: a runtime built here as conchd builds its own (same cwd,
+ * same environment, hence the same config, sandbox, private /tmp and argv), its one spawn captured.
+ * Returns a function that spawns that raw and fails unless it succeeds.
+ */
+async function conchdSpawn() {
+  for (const name of Object.keys(process.env)) delete process.env[name];
+  Object.assign(process.env, env);
+  const { run } = await import("@conch/exec-core");
+  const { createRuntime } = await import("@conch/orchestrator");
+  let spawned = null;
+  const runtime = await createRuntime({
+    cwd,
+    execute: (request, options) =>
+      run(request, {
+        ...options,
+        prepare: async (spec) => (spawned ??= await options.prepare(spec)),
+      }),
+  });
+  const set = await runtime.toolSet();
+  const { result } = await set.call("shell_command", { command: "true" });
+  if (result.exit_code !== 0 || spawned === null)
+    throw new Error(`baseline capture: ${JSON.stringify(result)}`);
+  await runtime.close();
+  const spec = spawned;
+  const raw = () =>
+    new Promise((resolve, reject) => {
+      const [file, ...args] = spec.argv;
+      const child = spawn(file, args, {
+        cwd: spec.cwd,
+        env: spec.env,
+        stdio: ["ignore", "pipe", "pipe", ...spec.extraFds.map(() => "pipe")],
+      });
+      spec.extraFds.forEach((data, index) => child.stdio[3 + index].end(data));
+      let stderr = "";
+      child.stdout.resume();
+      child.stderr.on("data", (chunk) => {
+        stderr += chunk;
+      });
+      child.on("error", reject);
+      child.on("close", (code) =>
+        code === 0 ? resolve() : reject(new Error(`baseline exited ${code}: ${stderr}`)),
+      );
+    });
+  return { raw, command: spec.argv.slice(spec.argv.lastIndexOf("conch") + 1).join(" ") };
+}
+
 try {
   const { client, pid, close } = mode === "http" ? await httpClient() : await stdioClient();
+  const baseline = await conchdSpawn();
   const call = async () => {
     const result = await client.callTool({ name: "shell_command", arguments: { command: "true" } });
     if (result.structuredContent?.exit_code !== 0)
       throw new Error(`shell_command true: ${JSON.stringify(result)}`);
   };
-  for (let i = 0; i < 10; i++) await call();
+  for (let i = 0; i < 10; i++) {
+    await baseline.raw();
+    await call();
+  }
   const times = [];
+  const raws = [];
+  // Alternating, so that machine noise falls on both alike.
   for (let i = 0; i < iterations; i++) {
-    const started = performance.now();
+    let started = performance.now();
+    await baseline.raw();
+    raws.push(performance.now() - started);
+    started = performance.now();
     await call();
     times.push(performance.now() - started);
   }
-  const out = { medianMs: median(times) };
+  const out = { medianMs: median(times), baselineMs: median(raws), spawned: baseline.command };
   if (mode === "stdio") {
     out.idleRssKiB = rssKiB(pid);
     for (let i = 0; i < 64; i++) {
