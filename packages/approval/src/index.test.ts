@@ -15,6 +15,7 @@ describe("@conch/approval public surface", () => {
       "ScriptedApprover",
       "allowPrefixRule",
       "approvalFields",
+      "approvalQuestionKey",
       "approvalRequirement",
       "bannedPrefixRuleReason",
       "checkExecPolicy",

@@ -13,6 +13,7 @@ export { checkPolicy, loadPolicy, loadPolicyFiles } from "./deprecated.js";
 export { APPROVAL_ERROR_CODES, ApprovalError, type ApprovalErrorCode, isApprovalError } from "./errors.js";
 export { type ExplainOptions, type ExplainReport, explainCommand } from "./explain/explain-command.js";
 export {
+  approvalQuestionKey,
   type LiveQuestion,
   PENDING_APPROVAL_TTL_MS,
   type PendingApproval,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ApprovalRequest } from "../src/index.js";
-import { PENDING_APPROVAL_TTL_MS, PendingApprovals } from "../src/index.js";
+import { approvalQuestionKey, PENDING_APPROVAL_TTL_MS, PendingApprovals } from "../src/index.js";
 
 const request = (script: string, extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   argv: ["/bin/bash", "-lc", script],
@@ -83,6 +83,18 @@ describe("PendingApprovals", () => {
     pending.answer(late, { decision: "approve", scope: "once" });
     advance(PENDING_APPROVAL_TTL_MS);
     expect(pending.ask(request("touch x"), "c", hint).outcome).toBe("pending");
+  });
+
+  it("a retry outside the sandbox is the same question however the denied run's output varied", () => {
+    const { pending } = store();
+    const retry = (output: string) =>
+      request("touch x", { sandboxPermissions: "require_escalated", sandboxDenial: output });
+    const id = (pending.ask(retry("touch: x-123: Read-only file system"), "c", hint).reason as string).slice(
+      8,
+    );
+    expect(approvalQuestionKey(retry("a"))).toBe(approvalQuestionKey(retry("b")));
+    pending.answer(id, { decision: "approve", scope: "once" });
+    expect(pending.ask(retry("touch: x-456: Read-only file system"), "c", hint).decision).toBe("approved");
   });
 
   it("holds at most `max` questions, dropping the oldest", () => {

@@ -8,6 +8,7 @@ import {
   type ApprovalRequest,
   type Approver,
   approvalFields,
+  approvalQuestionKey,
   type PendingApprovals,
   proposedRuleText,
   visibleText,
@@ -216,20 +217,9 @@ interface RoundState {
   readonly askedAt: number;
 }
 
+/** The question a round asks, as its signed state names it (see approvalQuestionKey). */
 function requestKey(request: ApprovalRequest): string {
-  return createHash("sha256")
-    .update(
-      JSON.stringify([
-        request.argv,
-        request.cwd,
-        request.sandboxMode,
-        request.sandboxPermissions,
-        request.tty,
-        request.reason,
-        request.sandboxDenial ?? null,
-      ]),
-    )
-    .digest("base64url");
+  return createHash("sha256").update(approvalQuestionKey(request)).digest("base64url");
 }
 
 /**

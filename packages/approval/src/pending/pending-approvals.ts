@@ -78,8 +78,12 @@ export interface PendingApprovalsOptions {
   readonly policy?: ApprovalPolicy;
 }
 
-/** What the same command is: the same argv, cwd, permissions, sandbox and tty ask the same question. */
-function keyOf(request: ApprovalRequest): string {
+/**
+ * Which question a request asks, whichever route asks it: the same argv, cwd, permissions, sandbox, tty
+ * and reason ask the same question. What a denied run printed (`sandboxDenial`) is not part of it: a
+ * retry outside the sandbox is the same question however its output varied.
+ */
+export function approvalQuestionKey(request: ApprovalRequest): string {
   return JSON.stringify([
     request.argv,
     request.cwd,
@@ -215,7 +219,7 @@ export class PendingApprovals {
   }
 
   #find(request: ApprovalRequest): Entry | undefined {
-    const key = keyOf(request);
+    const key = approvalQuestionKey(request);
     for (const entry of this.#entries.values()) {
       if (entry.key === key && entry.onAnswer === null) return entry;
     }
@@ -252,7 +256,13 @@ export class PendingApprovals {
       createdAt: now,
       expiresAt: now + this.#ttl,
     };
-    const entry: Entry = { key: keyOf(request), shown, verdict: null, expiresAt: shown.expiresAt, onAnswer };
+    const entry: Entry = {
+      key: approvalQuestionKey(request),
+      shown,
+      verdict: null,
+      expiresAt: shown.expiresAt,
+      onAnswer,
+    };
     this.#entries.set(id, entry);
     this.#changed();
     return entry;
