@@ -8,7 +8,7 @@ import type { HttpAddress } from "./args.js";
 export const MCP_PATH = "/mcp";
 
 /** Why a request is answered before it reaches MCP. */
-export interface Rejection {
+interface Rejection {
   readonly status: 401 | 403 | 404;
   readonly message: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -50,18 +50,30 @@ function bearerToken(value: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
+/** The checks of conchd's HTTP server, in the order a request meets them. */
+export interface Guard {
+  /**
+   * Every request first: the Host header names this server (DNS rebinding: a page on another name must
+   * not reach a loopback server through the browser), and an Origin header, when there is one, is this
+   * server's own.
+   */
+  checkAddress(request: GuardedRequest): Rejection | null;
+  /** Then, for /mcp: the bearer token is the server's. */
+  checkToken(request: GuardedRequest): Rejection | null;
+  /** Whether `origin` is this server's own (for the console's changes, which must carry one). */
+  isOwnOrigin(origin: string): boolean;
+}
+
 /**
- * The checks every request passes before MCP sees it, in this order: the Host header names this server
- * (DNS rebinding: a page on another name must not reach a loopback server through the browser), an
- * Origin header, when there is one, is this server's own, the path is /mcp, and the bearer token is the
- * server's. Bound to loopback, the loopback names (localhost, 127.0.0.1, [::1]) all count as this
- * server's; bound to 0.0.0.0 or ::, so do this machine's addresses. The port must match either way.
+ * The checks every request passes (see Guard). Bound to loopback, the loopback names (localhost,
+ * 127.0.0.1, [::1]) all count as this server's; bound to 0.0.0.0 or ::, so do this machine's addresses.
+ * The port must match either way.
  */
 export function createGuard(
   address: Pick<HttpAddress, "host" | "loopback">,
   port: number,
   token: string,
-): (request: GuardedRequest) => Rejection | null {
+): Guard {
   const expected = digest(token);
   const bound = urlHostname(address.host);
   const wildcard = WILDCARDS.has(address.host);
@@ -78,48 +90,53 @@ export function createGuard(
       )
     );
   };
+  const isOwnOrigin = (origin: string): boolean => {
+    try {
+      const url = new URL(origin);
+      return (
+        url.protocol === "http:" &&
+        url.origin === origin.toLowerCase() &&
+        isOwn(url.hostname, url.port === "" ? 80 : Number(url.port))
+      );
+    } catch {
+      // "null" (a sandboxed frame, a file:// page) and anything else unparsable is no one's origin.
+      return false;
+    }
+  };
   const forbidden = (message: string): Rejection => ({ status: 403, message, headers: {} });
 
-  return (request) => {
-    const host = request.headers.host;
-    const authority = host !== undefined && AUTHORITY.test(host) ? parseAuthority(host) : null;
-    if (authority === null || !isOwn(authority.hostname, authority.port)) {
-      return forbidden(`Forbidden: Host ${JSON.stringify(host ?? "")} is not this server's address`);
-    }
-    const origin = request.headers.origin;
-    if (origin !== undefined) {
-      let own = false;
-      try {
-        const url = new URL(origin);
-        own =
-          url.protocol === "http:" &&
-          url.origin === origin.toLowerCase() &&
-          isOwn(url.hostname, url.port === "" ? 80 : Number(url.port));
-      } catch {
-        // "null" (a sandboxed frame, a file:// page) and anything else unparsable is no one's origin.
+  return {
+    isOwnOrigin,
+    checkAddress(request) {
+      const host = request.headers.host;
+      const authority = host !== undefined && AUTHORITY.test(host) ? parseAuthority(host) : null;
+      if (authority === null || !isOwn(authority.hostname, authority.port)) {
+        return forbidden(`Forbidden: Host ${JSON.stringify(host ?? "")} is not this server's address`);
       }
-      if (!own) return forbidden(`Forbidden: Origin ${JSON.stringify(origin)} is not this server's origin`);
-    }
-    const path = (request.url ?? "").split("?")[0];
-    if (path !== MCP_PATH) {
-      return { status: 404, message: `Not Found: conchd serves MCP at ${MCP_PATH}`, headers: {} };
-    }
-    const given = bearerToken(request.headers.authorization);
-    if (given === null) {
-      return {
-        status: 401,
-        message: 'Unauthorized: send the token as "Authorization: Bearer TOKEN"',
-        headers: { "www-authenticate": "Bearer" },
-      };
-    }
-    // Digests are the same length whatever was sent, so the comparison takes the same time.
-    if (!timingSafeEqual(digest(given), expected)) {
-      return {
-        status: 401,
-        message: "Unauthorized: wrong bearer token",
-        headers: { "www-authenticate": 'Bearer error="invalid_token"' },
-      };
-    }
-    return null;
+      const origin = request.headers.origin;
+      if (origin !== undefined && !isOwnOrigin(origin)) {
+        return forbidden(`Forbidden: Origin ${JSON.stringify(origin)} is not this server's origin`);
+      }
+      return null;
+    },
+    checkToken(request) {
+      const given = bearerToken(request.headers.authorization);
+      if (given === null) {
+        return {
+          status: 401,
+          message: 'Unauthorized: send the token as "Authorization: Bearer TOKEN"',
+          headers: { "www-authenticate": "Bearer" },
+        };
+      }
+      // Digests are the same length whatever was sent, so the comparison takes the same time.
+      if (!timingSafeEqual(digest(given), expected)) {
+        return {
+          status: 401,
+          message: "Unauthorized: wrong bearer token",
+          headers: { "www-authenticate": 'Bearer error="invalid_token"' },
+        };
+      }
+      return null;
+    },
   };
 }

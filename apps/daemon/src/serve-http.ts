@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { visibleText } from "@conch/approval";
 import { createDaemon, type Daemon, type ServeOptions, say, watchParent } from "@conch/mcp";
 import { type NodeIncomingMessageLike, toNodeHandler } from "@modelcontextprotocol/node";
@@ -14,6 +15,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { HttpAddress } from "./args.js";
+import { createConsole } from "./console/console-server.js";
 import { StartError } from "./errors.js";
 import { createGuard, MCP_PATH } from "./http-guard.js";
 import { loadToken } from "./token.js";
@@ -158,6 +160,14 @@ class LegacySessions {
   }
 }
 
+/** The console's files, built by build-console.mjs beside this module's dist. */
+const CONSOLE_ASSETS = fileURLToPath(new URL("./console-ui/", import.meta.url));
+
+/** The host a login link names: the bound one, or loopback when bound to every address. */
+function linkHost(host: string): string {
+  return host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+}
+
 /** `host` as it goes in a URL or a message: IPv6 in brackets. */
 function displayHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
@@ -237,8 +247,10 @@ export async function serveOnHttp(options: ServeOptions, address: HttpAddress): 
   const port = await listen(server, address);
   server.on("error", (error) => say(`error: ${visibleText(error.message)}`));
   let daemon: Daemon;
+  // Set once the console is up: `conch console` then gets a fresh login link over the channel socket.
+  let consoleLink: () => string | null = () => null;
   try {
-    daemon = await createDaemon(options);
+    daemon = await createDaemon(options, { consoleLink: () => consoleLink() });
   } catch (error) {
     const closed = stopListening(server);
     server.closeAllConnections();
@@ -258,24 +270,49 @@ export async function serveOnHttp(options: ServeOptions, address: HttpAddress): 
     { onerror },
   );
   const guard = createGuard(address, port, token);
+  const origin = `http://${displayHost(linkHost(address.host))}:${port}`;
+  const web = createConsole({
+    daemon,
+    origin,
+    isOwnOrigin: guard.isOwnOrigin,
+    assetsDir: CONSOLE_ASSETS,
+    version: options.version,
+    pid: process.pid,
+  });
+  consoleLink = web.loginLink;
   let stopping = false;
   ready((req, res) => {
     if (stopping) {
       reply(res, 503, "Service Unavailable: conchd is stopping", { connection: "close" });
       return;
     }
-    const rejection = guard(req);
+    const rejection = guard.checkAddress(req);
     if (rejection !== null) {
       reply(res, rejection.status, rejection.message, rejection.headers);
+      return;
+    }
+    const path = (req.url ?? "").split("?")[0];
+    if (path !== MCP_PATH) {
+      if (!web.handle(req, res)) {
+        reply(res, 404, `Not Found: conchd serves MCP at ${MCP_PATH} and its console at /`, {});
+      }
+      return;
+    }
+    const unauthorized = guard.checkToken(req);
+    if (unauthorized !== null) {
+      reply(res, unauthorized.status, unauthorized.message, unauthorized.headers);
       return;
     }
     // The adapter's duck type spells `method?: string`, which exactOptionalPropertyTypes reads strictly.
     void serveMcp(req as NodeIncomingMessageLike, res);
   });
   say(`listening on http://${displayHost(address.host)}:${port}${MCP_PATH} (token: ${visibleText(source)})`);
+  say(`console at ${web.loginLink()}`);
 
   await stopped;
   stopping = true;
+  consoleLink = () => null;
+  web.close();
   const closed = stopListening(server);
   await Promise.all([modern.close(), legacy.close()]);
   server.closeAllConnections();

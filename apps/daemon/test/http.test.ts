@@ -358,7 +358,9 @@ describe("conchd --http: who may connect", () => {
     for (const path of ["/", "/mcp/", "/other", "/mcp/x", "/MCP"]) {
       const response = await post(postHeaders(daemon.token), INITIALIZE, path);
       expect(response.status).toBe(404);
-      expect(await response.json()).toEqual(errorBody("Not Found: conchd serves MCP at /mcp"));
+      expect(await response.json()).toEqual(
+        errorBody("Not Found: conchd serves MCP at /mcp and its console at /"),
+      );
     }
     const huge = JSON.stringify({
       jsonrpc: "2.0",
@@ -401,11 +403,13 @@ describe("conchd --http: who may connect", () => {
 
 describe("createGuard", () => {
   const TOKEN = "t".repeat(43);
-  const check = (guard: ReturnType<typeof createGuard>, host: string, origin?: string) =>
-    guard({
+  const check = (guard: ReturnType<typeof createGuard>, host: string, origin?: string) => {
+    const request = {
       url: "/mcp",
       headers: { host, authorization: `Bearer ${TOKEN}`, ...(origin === undefined ? {} : { origin }) },
-    })?.status ?? 200;
+    };
+    return (guard.checkAddress(request) ?? guard.checkToken(request))?.status ?? 200;
+  };
 
   it("takes the loopback spellings when bound to [::1], and only the address when bound elsewhere", () => {
     const v6 = createGuard({ host: "::1", loopback: true }, 4000, TOKEN);

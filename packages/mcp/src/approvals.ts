@@ -279,11 +279,14 @@ export interface CallApprovals {
   readonly serverOptions: {
     readonly requestState: { readonly verify: RequestStateCodec<RoundState>["verify"] };
   };
-  /** The approver for one call, and afterwards what the call must return instead of its result, if anything. */
+  /**
+   * The approver for one call, the client's name (as it gave it: untrusted), and afterwards what the
+   * call must return instead of its result, if anything.
+   */
   forCall(
     ctx: ServerContext,
     server: McpServer,
-  ): { approver: Approver; inputRequired(): Promise<InputRequiredResult | null> };
+  ): { approver: Approver; client: string; inputRequired(): Promise<InputRequiredResult | null> };
 }
 
 export function createCallApprovals(options: {
@@ -307,17 +310,19 @@ export function createCallApprovals(options: {
           request: async (request) =>
             options.pending.ask(request, client.name, (id) => pendingText(request, id)),
         };
-        return { approver, inputRequired: async () => null };
+        return { approver, client: client.name, inputRequired: async () => null };
       }
       if (!client.modern) {
         return {
           approver: elicitingApprover(ctx, client, options.policy, timeoutMs, options.pending),
+          client: client.name,
           inputRequired: async () => null,
         };
       }
       const round = new RoundApprover(ctx, timeoutMs, options.pending, client.name);
       return {
         approver: round,
+        client: client.name,
         async inputRequired() {
           if (round.asked === null) return null;
           return inputRequired({

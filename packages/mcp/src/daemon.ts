@@ -1,6 +1,7 @@
 import { PendingApprovals, visibleText } from "@conch/approval";
 import {
   type ApprovalChannel,
+  type ChannelServices,
   type ConchRuntime,
   createRuntime,
   loadConfig,
@@ -76,7 +77,11 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-export async function createDaemon(options: ServeOptions): Promise<Daemon> {
+/**
+ * Builds the daemon: its runtime, pending approvals and approval channel. `services` are what else the
+ * channel answers (a fresh console login link, when conchd serves a console).
+ */
+export async function createDaemon(options: ServeOptions, services: ChannelServices = {}): Promise<Daemon> {
   const runtime = await createRuntime({
     cwd: options.cwd,
     ...(options.configPath === undefined
@@ -102,7 +107,7 @@ export async function createDaemon(options: ServeOptions): Promise<Daemon> {
   });
   let channel: ApprovalChannel;
   try {
-    channel = await serveApprovalChannel(pending);
+    channel = await serveApprovalChannel(pending, { services });
   } catch (error) {
     await runtime.close();
     throw error;

@@ -122,11 +122,12 @@ export function registerTools(
       // A cancelled request (notifications/cancelled) aborts the wait as an interrupted turn does: a
       // one-shot command is killed, a live session keeps running.
       async (args, ctx) => {
-        const { approver, inputRequired } = approvals.forCall(ctx, server);
+        const { approver, client, inputRequired } = approvals.forCall(ctx, server);
         const progress = progressReporter(ctx);
         const result = await set.call(tool.name, args, {
           signal: ctx.mcpReq.signal,
           approver,
+          client,
           ...(progress === null ? {} : { onOutput: progress.onOutput }),
         });
         progress?.stop();

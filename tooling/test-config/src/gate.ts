@@ -14,8 +14,12 @@ export const NEEDS = [
   "python3",
   "git",
   "less",
+  "chromium",
 ] as const;
 export type Need = (typeof NEEDS)[number];
+
+/** The browser the console's tests drive: Debian's chromium, or the one `CONCH_CHROMIUM` names. */
+export const CHROMIUM: string = process.env.CONCH_CHROMIUM ?? "/usr/bin/chromium";
 
 interface Probe {
   /** Where the need makes sense at all; elsewhere a suite that has it is not for this platform. */
@@ -99,6 +103,11 @@ const PROBES: Readonly<Record<Need, Probe>> = {
   },
   git: { platforms: "any", missing: programMissing("git", ["--version"]), fix: "apt-get install git" },
   less: { platforms: "any", missing: programMissing("less", ["--version"]), fix: "apt-get install less" },
+  chromium: {
+    platforms: ["linux"],
+    missing: programMissing(CHROMIUM, ["--version"]),
+    fix: "apt-get install chromium (Debian's; the tests drive it with playwright-core, and download no browser)",
+  },
 };
 
 /** What the gate found out about this machine, injectable so the decision is testable. */

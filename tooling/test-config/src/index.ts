@@ -1,3 +1,13 @@
 // Anything exported here is used by the workspace's tests (this package is private and dev-only).
 export { CORPORA, type CorpusName, readCorpus } from "./corpus.js";
-export { describeWith, type Gate, gate, itWith, type Machine, NEEDS, type Need, whyMissing } from "./gate.js";
+export {
+  CHROMIUM,
+  describeWith,
+  type Gate,
+  gate,
+  itWith,
+  type Machine,
+  NEEDS,
+  type Need,
+  whyMissing,
+} from "./gate.js";

@@ -152,6 +152,11 @@ export class SessionMonitor {
     };
   }
 
+  /** The session's recent raw output now (what `watch` starts with), or null when it is not listed. */
+  scrollback(id: number): Buffer | null {
+    return this.#tracked.get(id)?.output.tail() ?? null;
+  }
+
   #changed(): void {
     for (const listener of this.#listeners) listener();
   }

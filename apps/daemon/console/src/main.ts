@@ -1,0 +1,94 @@
+// The console page: signs in with the one-time secret in the address (then removes it from the address
+// bar and history), loads the daemon's state and follows it live.
+import type { PendingApproval } from "@conch/approval";
+import type { AuditEntry, RecordingInfo } from "@conch/orchestrator";
+import { ApiError, api, setCsrf } from "./api.js";
+import { setUpNotifications, showApprovals } from "./approvals.js";
+import { addAudit, setAudit, setUpAuditFilters } from "./audit.js";
+import { byId } from "./dom.js";
+import { stampStyleNonce } from "./nonce.js";
+import { showRecordings } from "./recordings.js";
+import { type ListedSession, showSessions } from "./sessions.js";
+import { openTerminalText } from "./terminal-view.js";
+
+interface State {
+  readonly csrf: string;
+  readonly daemon: {
+    readonly pid: number;
+    readonly version: string;
+    readonly cwd: string;
+    readonly profile: string;
+    readonly approvalPolicy: string;
+    readonly sandbox: string;
+  };
+  readonly sessions: readonly ListedSession[];
+  readonly approvals: readonly PendingApproval[];
+  readonly audit: readonly AuditEntry[];
+  readonly recordings: readonly RecordingInfo[];
+}
+
+const TABS = ["sessions", "approvals", "audit", "recordings"] as const;
+
+function showTab(name: string): void {
+  for (const tab of TABS) {
+    byId(tab).hidden = tab !== name;
+    document.querySelector(`[data-tab="${tab}"]`)?.setAttribute("aria-pressed", String(tab === name));
+  }
+}
+
+async function signIn(): Promise<void> {
+  const match = /^#login=([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (match === null) return;
+  // Out of the address bar and the history before anything else: the secret works once anyway.
+  history.replaceState(null, "", location.pathname);
+  const { csrf } = await api<{ csrf: string }>("POST", "login", { secret: match[1] });
+  setCsrf(csrf);
+}
+
+function follow(): void {
+  const events = new EventSource("/console/api/events");
+  events.addEventListener("sessions", (event) => showSessions(JSON.parse(event.data) as ListedSession[]));
+  events.addEventListener("approvals", (event) => showApprovals(JSON.parse(event.data) as PendingApproval[]));
+  events.addEventListener("audit", (event) => addAudit(JSON.parse(event.data) as AuditEntry));
+  events.addEventListener("recordings", (event) => showRecordings(JSON.parse(event.data) as RecordingInfo[]));
+}
+
+async function start(): Promise<void> {
+  try {
+    await signIn();
+    const state = await api<State>("GET", "state");
+    setCsrf(state.csrf);
+    const { daemon } = state;
+    byId("daemon").textContent =
+      `pid ${daemon.pid} · ${daemon.cwd} · ${daemon.profile} tools · approval ${daemon.approvalPolicy} · sandbox ${daemon.sandbox}`;
+    byId("tabs").hidden = false;
+    for (const button of document.querySelectorAll<HTMLButtonElement>("[data-tab]")) {
+      button.onclick = () => showTab(button.dataset.tab ?? "sessions");
+    }
+    setUpAuditFilters();
+    setUpNotifications();
+    showSessions(state.sessions);
+    showApprovals(state.approvals);
+    setAudit(state.audit);
+    showRecordings(state.recordings);
+    showTab("sessions");
+    follow();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      byId("login").hidden = false;
+      return;
+    }
+    byId("login").hidden = false;
+    byId("login")
+      .querySelector("p")
+      ?.replaceChildren(
+        `The console could not load: ${error instanceof Error ? error.message : String(error)}`,
+      );
+  }
+}
+
+// What the open terminal holds, for anyone looking from outside the page (a test, a person in devtools).
+Object.assign(window, { conchConsole: { terminalText: openTerminalText } });
+
+stampStyleNonce();
+void start();

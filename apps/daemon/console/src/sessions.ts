@@ -1,0 +1,49 @@
+// The live session list: id, command, cwd, sandbox, state, exit code, age, last line and the client
+// that started it, updated as the daemon pushes it.
+import type { SessionView } from "@conch/orchestrator";
+import { age, byId, el } from "./dom.js";
+import { openSession, openSessionId } from "./terminal-view.js";
+
+export type ListedSession = SessionView & { readonly now: number };
+
+let sessions: readonly ListedSession[] = [];
+
+export function showSessions(list: readonly ListedSession[]): void {
+  sessions = list;
+  render();
+}
+
+export function knownSession(id: number): ListedSession | undefined {
+  return sessions.find((session) => session.id === id);
+}
+
+function state(session: ListedSession): string {
+  if (session.running) return "running";
+  return session.exitCode === null ? "exited" : `exited ${session.exitCode}`;
+}
+
+function render(): void {
+  const selected = openSessionId();
+  byId("no-sessions").hidden = sessions.length > 0;
+  byId("session-rows").replaceChildren(
+    ...sessions.map((session) => {
+      const open = el("button", { type: "button", "aria-label": `Open session ${session.id}` }, "Open");
+      open.onclick = () => openSession(session.id, `Session ${session.id}: ${session.command}`);
+      const row = el(
+        "tr",
+        { "data-session": String(session.id) },
+        el("td", {}, String(session.id)),
+        el("td", { class: "code" }, session.command),
+        el("td", { class: "code" }, session.cwd),
+        el("td", {}, session.sandbox),
+        el("td", {}, state(session)),
+        el("td", {}, age(session.now - session.startedAt)),
+        el("td", { class: "code" }, session.lastLine),
+        el("td", {}, session.client ?? ""),
+        el("td", {}, open),
+      );
+      if (session.id === selected) row.classList.add("selected");
+      return row;
+    }),
+  );
+}

@@ -1,0 +1,136 @@
+// One session's terminal, streamed to one browser tab: its scrollback first, then its raw output as it
+// comes (base64 in server-sent events), its resizes and its end. The tab is throttled, never the
+// session: past a rate budget, or while the tab has not taken what was sent, output is dropped and
+// counted, and once the tab can take more it gets a `reset`: the session's current scrollback, to redraw
+// from (what it shows is then the terminal's latest state, with a note of how much it skipped).
+import type { SessionMonitor, SessionView, WatchEvent } from "@conch/orchestrator";
+import type { EventStream } from "./sse.js";
+
+/** Bytes per second one tab is sent of one terminal, and the burst it may take at once. */
+const RATE_BYTES_PER_S = 2 * 1024 * 1024;
+const BURST_BYTES = 1024 * 1024;
+
+export class TerminalStream {
+  readonly #stream: EventStream;
+  readonly #monitor: SessionMonitor;
+  readonly #id: number;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #flushScheduled = false;
+  #skipped = 0;
+  #budget = BURST_BYTES;
+  #refilledAt = performance.now();
+  #retry: NodeJS.Timeout | null = null;
+  #stop: (() => void) | null = null;
+
+  constructor(stream: EventStream, monitor: SessionMonitor, id: number) {
+    this.#stream = stream;
+    this.#monitor = monitor;
+    this.#id = id;
+  }
+
+  start(view: SessionView): void {
+    const watch = this.#monitor.watch(this.#id, (event) => this.#on(event));
+    if (watch === null) {
+      this.#stream.send("removed", {});
+      this.#stream.close();
+      return;
+    }
+    this.#stop = watch.stop;
+    this.#stream.onClose(() => this.#end());
+    this.#stream.send("init", {
+      id: this.#id,
+      tty: view.tty,
+      cols: view.cols,
+      rows: view.rows,
+      running: view.running,
+      exitCode: view.exitCode,
+      data: watch.scrollback.toString("base64"),
+    });
+  }
+
+  #end(): void {
+    this.#stop?.();
+    this.#stop = null;
+    if (this.#retry !== null) clearTimeout(this.#retry);
+  }
+
+  #on(event: WatchEvent): void {
+    switch (event.type) {
+      case "output":
+        this.#output(event.data);
+        return;
+      case "resized":
+        this.#flush();
+        this.#stream.send("resized", { cols: event.cols, rows: event.rows });
+        return;
+      case "exited":
+        this.#flush();
+        this.#stream.send("exited", { exitCode: event.exitCode });
+        return;
+      case "removed":
+        this.#flush();
+        this.#stream.send("removed", {});
+        this.#end();
+        this.#stream.close();
+        return;
+    }
+  }
+
+  #refill(): void {
+    const now = performance.now();
+    this.#budget = Math.min(BURST_BYTES, this.#budget + ((now - this.#refilledAt) / 1000) * RATE_BYTES_PER_S);
+    this.#refilledAt = now;
+  }
+
+  #output(data: Buffer): void {
+    this.#refill();
+    if (this.#skipped > 0 || this.#stream.behind || this.#budget < data.length) {
+      // Dropped: the tab gets the terminal's state again once it can take more.
+      this.#skipped += data.length;
+      this.#scheduleReset();
+      return;
+    }
+    this.#budget -= data.length;
+    // Chunks that arrive together go out as one event.
+    this.#pending.push(data);
+    this.#pendingBytes += data.length;
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.#flush());
+    }
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#pendingBytes === 0) return;
+    const data = Buffer.concat(this.#pending, this.#pendingBytes);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#stream.send("output", { data: data.toString("base64") });
+  }
+
+  #scheduleReset(): void {
+    if (this.#retry !== null) return;
+    // When the tab has taken what it has, and the budget has room for a scrollback, send the state now.
+    const attempt = (): void => {
+      this.#retry = null;
+      if (this.#stream.closed) return;
+      this.#refill();
+      if (this.#stream.behind || this.#budget < BURST_BYTES / 2) {
+        this.#retry = setTimeout(attempt, 100);
+        return;
+      }
+      this.#stream.onDrain(() => {
+        if (this.#stream.closed || this.#skipped === 0) return;
+        this.#pending = [];
+        this.#pendingBytes = 0;
+        const scrollback = this.#monitor.scrollback(this.#id) ?? Buffer.alloc(0);
+        this.#budget -= scrollback.length;
+        this.#stream.send("reset", { skipped: this.#skipped, data: scrollback.toString("base64") });
+        this.#skipped = 0;
+      });
+    };
+    this.#retry = setTimeout(attempt, 100);
+  }
+}

@@ -1,0 +1,438 @@
+/// <reference lib="dom" />
+// The web console in a real headless Chromium (Debian's, driven by playwright-core) against a real
+// `conchd --http` with real MCP clients, real PTYs and real bwrap: logging in, sessions live, taking
+// over, interrupt and kill, approvals from every route, the audit log, recordings, and the page's
+// defences (no cookie, no data; foreign origins; CSP; accessibility).
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { describeWith } from "@conch/test-config";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  accessibilityProblems,
+  eventually,
+  type LaunchedBrowser,
+  launchBrowser,
+  screenshot,
+  terminalText,
+  watchCsp,
+} from "./console-harness.js";
+import { type CallResult, makeWorkspace, textOf, type Workspace } from "./harness.js";
+import { type HttpDaemon, rawRequest, startHttp } from "./http-harness.js";
+
+const CONSOLE_LINK = /^conchd: console at (http:\/\/\S+\/#login=[A-Za-z0-9_-]+)$/m;
+
+let ws: Workspace;
+let daemon: HttpDaemon;
+let origin: string;
+let launched: LaunchedBrowser;
+const clients: Client[] = [];
+
+interface Mcp {
+  call(name: string, args: Record<string, unknown>): Promise<CallResult>;
+}
+
+/** A 2025-era v2 client over HTTP, named `name`, answering forms with `elicit` when given. */
+async function mcp(name: string, elicit?: () => Promise<Record<string, unknown>>): Promise<Mcp> {
+  const transport = new StreamableHTTPClientTransport(daemon.url, {
+    requestInit: { headers: { Authorization: `Bearer ${daemon.token}` } },
+  });
+  const client = new Client(
+    { name, version: "0" },
+    elicit === undefined ? {} : { capabilities: { elicitation: { form: {} } } },
+  );
+  if (elicit !== undefined) client.setRequestHandler("elicitation/create", async () => elicit() as never);
+  await client.connect(transport);
+  clients.push(client);
+  return {
+    call: async (tool, args) =>
+      (await client.callTool({ name: tool, arguments: args }, { timeout: 60_000 })) as CallResult,
+  };
+}
+
+/** A fresh login link, as `conch console` gets one (the startup line's is used by the first login). */
+function loginLink(): Promise<string> {
+  return import("@conch/orchestrator").then(async ({ consoleLinks }) => {
+    const { links } = await consoleLinks({ env: ws.env });
+    const link = links.find((entry) => entry.daemon === daemon.pid);
+    if (link === undefined) throw new Error("no console link from the daemon");
+    return link.url;
+  });
+}
+
+async function signedIn(context: BrowserContext, link?: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(link ?? (await loginLink()));
+  await page.getByRole("button", { name: "Sessions" }).waitFor();
+  return page;
+}
+
+function audit(): Record<string, unknown>[] {
+  return readFileSync(join(ws.env.XDG_STATE_HOME as string, "conch", "audit.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
+  beforeAll(async () => {
+    ws = makeWorkspace();
+    daemon = await startHttp(ws, ["--http", "127.0.0.1:0", "--approval", "untrusted"]);
+    origin = `http://127.0.0.1:${daemon.port}`;
+    await eventually(
+      async () => daemon.stderr(),
+      (text) => CONSOLE_LINK.test(text),
+      "the console line",
+    );
+    launched = await launchBrowser();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => {});
+    await launched?.close();
+    daemon?.child.kill("SIGTERM");
+    await daemon?.exited;
+    ws?.remove();
+  }, 60_000);
+
+  it("without the cookie the page shows a login hint and the API gives no data", async () => {
+    const context = await launched.browser.newContext();
+    const page = await context.newPage();
+    const violations = await watchCsp(page);
+    await page.goto(`${origin}/`);
+    await page.getByRole("heading", { name: "Not signed in" }).waitFor();
+    expect(await page.getByRole("button", { name: "Sessions" }).isVisible()).toBe(false);
+    const state = await page.evaluate(async () => (await fetch("/console/api/state")).status);
+    expect(state).toBe(401);
+    await screenshot(page, "login-hint");
+    expect(await accessibilityProblems(page)).toEqual([]);
+    expect(await violations()).toEqual([]);
+    await context.close();
+  });
+
+  it("logs in through the printed link once, and takes the secret out of the address bar", async () => {
+    const link = (CONSOLE_LINK.exec(daemon.stderr()) as RegExpExecArray)[1] as string;
+    const context = await launched.browser.newContext();
+    const page = await signedIn(context, link);
+    expect(page.url()).toBe(`${origin}/`);
+    // The login entry was replaced in the history, not added: back is where the tab was before.
+    await page.goBack();
+    expect(page.url()).toBe("about:blank");
+    const cookies = await context.cookies();
+    expect(cookies).toMatchObject([
+      { name: "conch_console", httpOnly: true, sameSite: "Strict", path: "/console" },
+    ]);
+    // Used: the same link again signs nobody in.
+    const other = await launched.browser.newContext();
+    const again = await other.newPage();
+    await again.goto(link);
+    await again.getByRole("heading", { name: "Not signed in" }).waitFor();
+    await Promise.all([context.close(), other.close()]);
+  });
+
+  it("shows a session an MCP client started, live; a person takes it over, interrupts and kills it", async () => {
+    const agent = await mcp("claude-code", async () => ({
+      action: "accept",
+      content: { decision: "approve_session" },
+    }));
+    const started = await agent.call("exec_command", {
+      cmd: "bash --norc --noprofile -i",
+      tty: true,
+      yield_time_ms: 1000,
+    });
+    const id = started.structuredContent?.session_id as number;
+    expect(typeof id).toBe("number");
+
+    const context = await launched.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await signedIn(context);
+    const violations = await watchCsp(page);
+    const row = page.locator(`tr[data-session="${id}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain("claude-code");
+    expect(await row.textContent()).toContain("bwrap");
+    await page.getByRole("button", { name: `Open session ${id}` }).click();
+
+    await agent.call("write_stdin", {
+      session_id: id,
+      chars: "echo agent-says-$((6*7))\n",
+      yield_time_ms: 1000,
+    });
+    await eventually(
+      () => terminalText(page),
+      (text) => text.includes("agent-says-42"),
+      "the agent's output",
+    );
+    // The list follows the session's last line without a reload.
+    await eventually(
+      async () => (await row.textContent()) ?? "",
+      (text) => text.includes("bash-"),
+      "the last line",
+    );
+
+    // Taking over: the person's keystrokes reach the shell, and the agent sees what they did.
+    await page.getByRole("button", { name: "Take over" }).click();
+    await page.keyboard.type("echo hi-from-human\n");
+    await eventually(
+      () => terminalText(page),
+      (text) => /echo hi-from-human\s*\n\s*hi-from-human/.test(text),
+      "the person's command and its output",
+    );
+    const seen = await agent.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 5000 });
+    expect(textOf(seen)).toContain("hi-from-human");
+    await screenshot(page, "sessions-terminal");
+
+    // Resizing the page does not resize the agent's terminal; the person's button does.
+    const size = async (): Promise<string> => {
+      const answer = await agent.call("write_stdin", {
+        session_id: id,
+        chars: "stty size\n",
+        yield_time_ms: 1500,
+      });
+      return /(\d+ \d+)/.exec(textOf(answer))?.[1] ?? "";
+    };
+    expect(await size()).toBe("24 80");
+    await page.setViewportSize({ width: 700, height: 500 });
+    expect(await size()).toBe("24 80");
+    await page.getByRole("button", { name: "Stop taking over" }).click();
+    await page.getByRole("button", { name: "Resize the session to this view" }).click();
+    await eventually(size, (value) => value !== "24 80", "the resize the person asked for");
+
+    // Interrupt: Ctrl-C reaches the foreground program, the shell lives on.
+    await agent.call("write_stdin", { session_id: id, chars: "sleep 300\n", yield_time_ms: 500 });
+    await page.getByRole("button", { name: "Interrupt (Ctrl-C)" }).click();
+    const after = await agent.call("write_stdin", {
+      session_id: id,
+      chars: "echo still-$((1+1))\n",
+      yield_time_ms: 3000,
+    });
+    expect(textOf(after)).toContain("still-2");
+
+    // Kill: the session is gone for the agent too.
+    await page.getByRole("button", { name: "Kill" }).click();
+    await row.waitFor({ state: "detached" });
+    const gone = await agent.call("write_stdin", { session_id: id, chars: "echo x\n" });
+    expect(gone.isError).toBe(true);
+    expect(textOf(gone)).toContain(`Unknown process id ${id}`);
+
+    // The audit log says who did what: the person's input as the person's, the kill too.
+    const lines = await eventually(
+      async () => audit(),
+      (entries) => entries.some((line) => line.type === "session-closed"),
+      "the kill's audit line",
+    );
+    const person = lines.filter((line) => line.type === "input" && line.by === "person");
+    expect(person.every((line) => line.tool === "console" && line.client === undefined)).toBe(true);
+    // Keystrokes typed while one is being sent go with the next: together, in order, the line typed.
+    expect(
+      person
+        .filter((line) => "text" in line)
+        .map((line) => line.text)
+        .join(""),
+    ).toBe("echo hi-from-human\\u{0d}");
+    expect(person.filter((line) => "signal" in line).map((line) => line.signal)).toEqual(["SIGINT"]);
+    expect(lines.find((line) => line.type === "session-closed")).toMatchObject({
+      tool: "console",
+      sessionId: id,
+      reason: "closed",
+      by: "person",
+    });
+    expect(lines.find((line) => line.type === "execution" && line.sessionId === id)).toMatchObject({
+      client: "claude-code",
+    });
+    expect(await violations()).toEqual([]);
+    await context.close();
+  });
+
+  it("answers approvals from every route: approve once, deny with a note, and first over a form in flight", async () => {
+    const context = await launched.browser.newContext();
+    const page = await signedIn(context);
+    await page.getByRole("button", { name: /^Approvals/ }).click();
+    // A desktop notification when a question arrives while the tab is hidden.
+    await page.evaluate(() => {
+      const shown: string[] = [];
+      class Recorded {
+        static permission = "granted";
+        static requestPermission = async () => "granted";
+        constructor(title: string, options: { body: string }) {
+          shown.push(`${title}: ${options.body}`);
+        }
+      }
+      Object.assign(window, { Notification: Recorded, notificationsShown: shown });
+      Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
+    });
+
+    const quiet = await mcp("gemini-cli");
+    const first = await quiet.call("shell_command", { command: "touch approved-file" });
+    expect(first.structuredContent).toMatchObject({ rejection: "approval-pending" });
+    const card = page.locator("article.approval").first();
+    await card.waitFor();
+    expect(await card.textContent()).toContain("touch approved-file");
+    expect(await card.textContent()).toContain("gemini-cli");
+    await screenshot(page, "approvals");
+    expect(await accessibilityProblems(page)).toEqual([]);
+    expect(
+      await page.evaluate(() => (window as unknown as { notificationsShown: string[] }).notificationsShown),
+    ).toEqual([expect.stringContaining("gemini-cli: touch approved-file")]);
+    await card.getByRole("button", { name: "Approve once" }).click();
+    await card.waitFor({ state: "detached" });
+    const retried = await quiet.call("shell_command", { command: "touch approved-file" });
+    expect(textOf(retried)).toContain("Exit code: 0");
+    expect(existsSync(join(ws.cwd, "approved-file"))).toBe(true);
+
+    await quiet.call("shell_command", { command: "touch denied-file" });
+    const denyCard = page.locator("article.approval").first();
+    await denyCard.waitFor();
+    await denyCard.getByLabel("Note to the agent (optional)").fill("use the build dir instead");
+    await denyCard.getByRole("button", { name: "Deny" }).click();
+    await denyCard.waitFor({ state: "detached" });
+    const refused = await quiet.call("shell_command", { command: "touch denied-file" });
+    expect(textOf(refused)).toBe("rejected by user: use the build dir instead");
+    expect(existsSync(join(ws.cwd, "denied-file"))).toBe(false);
+
+    // A client's form still open: the console's answer comes first, and the call runs.
+    const waiting = await mcp("vscode", () => new Promise(() => {}));
+    const call = waiting.call("shell_command", { command: "touch raced-file" });
+    const raced = page.locator("article.approval").first();
+    await raced.waitFor();
+    expect(await raced.textContent()).toContain("the client's own form asks this too");
+    // "Always allow" is offered with the rule it would store.
+    expect(await raced.getByRole("button", { name: "Always allow" }).count()).toBe(1);
+    expect(await raced.textContent()).toContain("Always allow stores the rule: touch …");
+    await raced.getByRole("button", { name: "Approve once" }).click();
+    expect(textOf(await call)).toContain("Exit code: 0");
+    expect(existsSync(join(ws.cwd, "raced-file"))).toBe(true);
+    await context.close();
+  });
+
+  it("shows the audit log live, filtered by client, session and decision", async () => {
+    const context = await launched.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await signedIn(context);
+    await page.getByRole("button", { name: "Audit" }).click();
+    const quiet = await mcp("audit-client");
+    await quiet.call("shell_command", { command: "touch audited-file" });
+    const rows = page.locator("#audit-rows tr");
+    await eventually(
+      async () => (await rows.allTextContents()).join("\n"),
+      (text) => text.includes("touch audited-file"),
+      "the new entry",
+    );
+    // A run whose output was cut links to its whole output.
+    const long = await quiet.call("shell_command", { command: "seq 1 100000" });
+    expect(long.structuredContent).toMatchObject({ truncated: true });
+    const link = page.getByRole("link", { name: "full output" }).first();
+    await link.waitFor();
+    const spilled = await page.evaluate(
+      async (href) => (await fetch(href ?? "")).text(),
+      await link.getAttribute("href"),
+    );
+    expect(spilled.trimEnd().split("\n").at(-1)).toBe("100000");
+    await page.getByLabel("Client", { exact: true }).selectOption("audit-client");
+    const shown = await rows.allTextContents();
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.every((text) => text.includes("audit-client"))).toBe(true);
+    await page.getByLabel("Client", { exact: true }).selectOption("");
+    await page.getByLabel("Decision", { exact: true }).selectOption("denied");
+    expect((await rows.allTextContents()).every((text) => text.includes("denied"))).toBe(true);
+    await page.getByLabel("Decision", { exact: true }).selectOption("");
+    await page.getByRole("textbox", { name: "Session", exact: true }).fill("1");
+    expect(await rows.count()).toBe(0);
+    await page.getByRole("textbox", { name: "Session", exact: true }).fill("");
+    await screenshot(page, "audit");
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("lists the recordings, plays one back and offers it for download", async () => {
+    const agent = await mcp("recorder", async () => ({
+      action: "accept",
+      content: { decision: "approve_session" },
+    }));
+    const started = await agent.call("exec_command", {
+      cmd: "printf 'played-back-%s\\n' 1 2 3; sleep 0.2",
+      tty: true,
+      yield_time_ms: 5000,
+    });
+    expect(started.structuredContent?.running).toBe(false);
+    const context = await launched.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await signedIn(context);
+    await page.getByRole("button", { name: "Recordings" }).click();
+    const play = page.getByRole("button", { name: /^Play the recording of session/ }).first();
+    await play.waitFor();
+    await play.click();
+    await eventually(
+      () => page.locator("#player .xterm-rows").textContent(),
+      (text) => (text ?? "").includes("played-back-3"),
+      "the played-back output",
+    );
+    const href = await page.getByRole("link", { name: "Download" }).first().getAttribute("href");
+    const download = await page.evaluate(async (url) => {
+      const response = await fetch(url ?? "");
+      return {
+        status: response.status,
+        disposition: response.headers.get("content-disposition"),
+        text: await response.text(),
+      };
+    }, href);
+    expect(download.status).toBe(200);
+    expect(download.disposition).toMatch(/^attachment; filename="\d+-\d{8}T\d{9}Z\.cast"$/);
+    expect(JSON.parse(download.text.split("\n")[0] as string)).toMatchObject({ version: 2 });
+    await screenshot(page, "recordings");
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("refuses a foreign origin, a missing CSRF token, and a page on another port of this machine", async () => {
+    const agent = await mcp("victim", async () => ({
+      action: "accept",
+      content: { decision: "approve_session" },
+    }));
+    const started = await agent.call("exec_command", { cmd: "sleep 300", yield_time_ms: 250 });
+    const id = started.structuredContent?.session_id as number;
+    const context = await launched.browser.newContext();
+    const page = await signedIn(context);
+    const cookie = (await context.cookies()).map((entry) => `${entry.name}=${entry.value}`).join("; ");
+
+    const kill = (headers: Record<string, string>) =>
+      rawRequest(daemon.port, {
+        method: "POST",
+        path: `/console/api/sessions/${id}/kill`,
+        headers: { host: `127.0.0.1:${daemon.port}`, cookie, "content-type": "application/json", ...headers },
+        body: "{}",
+      });
+    expect((await kill({ origin: "http://evil.example" })).status).toBe(403);
+    expect((await kill({ origin: "http://127.0.0.1:1" })).status).toBe(403);
+    const noCsrf = await kill({ origin });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body).toContain("CSRF");
+    expect((await kill({})).status).toBe(403);
+
+    // The same site but another port: the cookie goes along (SameSite looks past ports), so the console
+    // itself must say no.
+    const evil: Server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(`<script>
+        Promise.all([
+          fetch(${JSON.stringify(`${origin}/console/api/sessions/${id}/kill`)}, { method: "POST", credentials: "include", mode: "no-cors", body: "{}" }).then(() => "sent", () => "failed"),
+          fetch(${JSON.stringify(`${origin}/console/api/state`)}, { credentials: "include" }).then(r => r.text(), () => "unreadable"),
+        ]).then((results) => { document.title = JSON.stringify(results); });
+      </script>`);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
+    try {
+      const attacker = await context.newPage();
+      await attacker.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      await attacker.waitForFunction(() => document.title.startsWith("["));
+      expect(JSON.parse(await attacker.title())[1]).toBe("unreadable");
+    } finally {
+      await new Promise((resolve) => evil.close(resolve));
+    }
+    const still = await agent.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 250 });
+    expect(still.structuredContent).toMatchObject({ running: true });
+    expect(audit().some((line) => line.type === "session-closed" && line.sessionId === id)).toBe(false);
+    await page.close();
+    await context.close();
+  });
+});
