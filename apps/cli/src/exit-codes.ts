@@ -13,8 +13,11 @@ export const EXIT_USAGE = 2;
 const EXIT_SANDBOX_UNAVAILABLE = 3;
 /** The command did not run: a rule, the approval policy or the person asked said no. */
 const EXIT_REJECTED = 4;
-/** `conch approve` / `conch deny`: no running conchd holds that approval. */
-export const EXIT_NO_SUCH_APPROVAL = 5;
+/**
+ * Nothing matches: no running conchd holds that approval (`conch approve`, `conch deny`) or serves a
+ * console (`conch console`), or there is no recording of that session (`conch record path`).
+ */
+export const EXIT_NONE_FOUND = 5;
 /** As a shell reports them: the program exists but cannot be run, or does not exist. */
 const EXIT_CANNOT_RUN = 126;
 const EXIT_NOT_FOUND = 127;

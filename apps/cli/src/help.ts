@@ -12,7 +12,10 @@ Usage:
   conch replay FILE|-                run JSON lines of tool calls in one process (sessions persist)
   conch trust [--revoke] [DIR]       let the project's own rules (.conch) load, as they are now
   conch pending [--json]             the approvals running conchd daemons wait for
-  conch approve ID [--session]       grant one (the model's retry runs); conch deny ID [--note TEXT]
+  conch approve ID [--session|--always]
+                                     grant one (the model's retry runs); conch deny ID [--note TEXT]
+  conch console [--print]            open a running conchd's web console (a fresh one-time login link)
+  conch record list|path ID          the recordings of PTY sessions (asciicast files)
   conch mcp [options]                Conch's tools as an MCP server on stdio (the same server as conchd)
   conch --version                    print the version
 
@@ -248,4 +251,35 @@ conch approve ID. Add it to a client as its command, e.g. claude mcp add conch -
   --sandbox MODE     read-only, workspace-write (default) or danger-full-access
   --config FILE      read FILE as the user config instead of ~/.config/conch/config.toml
   -h, --help         show this help
+`;
+
+export const CONSOLE_HELP: string = `Usage: conch console [--print] [--pid PID]
+
+Opens the web console of a running conchd (one started with --http PORT) in a browser: the
+sessions live (take over, interrupt, kill), the approvals waiting, the audit log, recordings.
+It asks the daemon, over its channel socket in your state dir, for a fresh login link that
+works once, for 15 minutes. The browser is $BROWSER, else xdg-open where a display is (open on
+macOS); when none can be opened, the link is printed instead.
+
+  --print     print the link, open nothing
+  --pid PID   the conchd to open, when several serve a console (without it, each link is printed)
+  -h, --help  show this help
+
+Exit status: 0 when opened or printed; 5 when no running conchd serves a console; 2 for a usage
+error.
+`;
+
+export const RECORD_HELP: string = `Usage: conch record list [--json]
+       conch record path ID
+
+Every PTY session is recorded as an asciicast v2 file (asciinema's format: play one with
+\`asciinema play FILE\`, or in conchd's console) in your state dir, up to record_max_mb (16 MiB
+by default) each; \`record = false\` in ~/.config/conch/config.toml turns it off.
+
+  list        the recordings, newest first: session, start (UTC), size, command
+  path ID     the file of session ID's newest recording
+  --json      list as one JSON object
+  -h, --help  show this help
+
+Exit status: 0; 5 when there is no recording of session ID; 2 for a usage error.
 `;

@@ -20,6 +20,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   pending: async () => (await import("./commands/approvals.js")).pendingCommand,
   approve: async () => (await import("./commands/approvals.js")).approveCommand,
   deny: async () => (await import("./commands/approvals.js")).denyCommand,
+  console: async () => (await import("./commands/console.js")).consoleCommand,
+  record: async () => (await import("./commands/record.js")).recordCommand,
   mcp: async () => {
     const { mcpCommand } = await import("./commands/mcp.js");
     return (args) => mcpCommand(args, version());

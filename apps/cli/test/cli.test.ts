@@ -230,7 +230,7 @@ describe("errors and help", () => {
     [
       ["frob"],
       2,
-      "conch: unknown command \"frob\" (expected one of run, exec, explain, policy, sandbox, tool, replay, trust, pending, approve, deny, mcp)\nRun 'conch --help' for usage.\n",
+      "conch: unknown command \"frob\" (expected one of run, exec, explain, policy, sandbox, tool, replay, trust, pending, approve, deny, console, record, mcp)\nRun 'conch --help' for usage.\n",
     ],
     [["run", "conch-no-such-program"], 127, 'conch: cannot start "conch-no-such-program": no such program\n'],
     [["run", "/etc/passwd"], 126, 'conch: cannot start "/etc/passwd": permission denied\n'],

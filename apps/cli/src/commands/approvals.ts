@@ -5,7 +5,7 @@ import { visibleText } from "@conch/approval";
 import { answerPendingApproval, type ListedApproval, listPendingApprovals } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
-import { EXIT_NO_SUCH_APPROVAL } from "../exit-codes.js";
+import { EXIT_NONE_FOUND } from "../exit-codes.js";
 import { APPROVE_HELP, DENY_HELP, PENDING_HELP } from "../help.js";
 
 const ID = /^[0-9a-z]{1,32}$/;
@@ -152,12 +152,12 @@ function answered(
     process.stderr.write(
       `conch ${command}: ${visibleText(result.refused)}; approve it once or for the session\n`,
     );
-    return EXIT_NO_SUCH_APPROVAL;
+    return EXIT_NONE_FOUND;
   }
   process.stderr.write(
     result.daemons === 0
       ? `conch ${command}: no conchd is running, so no approval ${id} waits\n`
       : `conch ${command}: no pending approval ${id} (it may have been answered, or lapsed after 10 minutes; see conch pending)\n`,
   );
-  return EXIT_NO_SUCH_APPROVAL;
+  return EXIT_NONE_FOUND;
 }
