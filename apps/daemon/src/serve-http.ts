@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { visibleText } from "@conch/approval";
 import { createDaemon, type Daemon, type ServeOptions, say, watchParent } from "@conch/mcp";
@@ -16,6 +17,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { HttpAddress } from "./args.js";
 import { createConsole } from "./console/console-server.js";
+import { refuseUpgrade } from "./console/websocket.js";
 import { StartError } from "./errors.js";
 import { createGuard, MCP_PATH } from "./http-guard.js";
 import { loadToken } from "./token.js";
@@ -241,8 +243,17 @@ export async function serveOnHttp(options: ServeOptions, address: HttpAddress): 
   const handler = new Promise<(req: IncomingMessage, res: ServerResponse) => void>((resolve) => {
     ready = resolve;
   });
+  let readyUpgrade: (listener: (req: IncomingMessage, socket: Duplex, head: Buffer) => void) => void =
+    () => {};
+  const upgrader = new Promise<(req: IncomingMessage, socket: Duplex, head: Buffer) => void>((resolve) => {
+    readyUpgrade = resolve;
+  });
   const server = createServer((req, res) => {
     void handler.then((listener) => listener(req, res));
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    void upgrader.then((listener) => listener(req, socket, head));
   });
   const port = await listen(server, address);
   server.on("error", (error) => say(`error: ${visibleText(error.message)}`));
@@ -305,6 +316,14 @@ export async function serveOnHttp(options: ServeOptions, address: HttpAddress): 
     }
     // The adapter's duck type spells `method?: string`, which exactOptionalPropertyTypes reads strictly.
     void serveMcp(req as NodeIncomingMessageLike, res);
+  });
+  readyUpgrade((req, socket, head) => {
+    const rejection = stopping ? { status: 503, message: "conchd is stopping" } : guard.checkAddress(req);
+    if (rejection !== null) {
+      refuseUpgrade(socket, rejection.status, rejection.message);
+      return;
+    }
+    if (!web.upgrade(req, socket, head)) refuseUpgrade(socket, 404, "Not Found: no WebSocket here");
   });
   say(`listening on http://${displayHost(address.host)}:${port}${MCP_PATH} (token: ${visibleText(source)})`);
   say(`console at ${web.loginLink()}`);

@@ -3,7 +3,7 @@
 // `conchd --http` with real MCP clients, real PTYs and real bwrap: logging in, sessions live, taking
 // over, interrupt and kill, approvals from every route, the audit log, recordings, and the page's
 // defences (no cookie, no data; foreign origins; CSP; accessibility).
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -381,6 +381,118 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     expect(JSON.parse(download.text.split("\n")[0] as string)).toMatchObject({ version: 2 });
     await screenshot(page, "recordings");
     expect(await accessibilityProblems(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("eight tabs each follow a terminal over one connection apiece, and still answer a click", async () => {
+    const agent = await mcp("many-tabs", async () => ({
+      action: "accept",
+      content: { decision: "approve_session" },
+    }));
+    const started = await agent.call("exec_command", {
+      cmd: "bash --norc --noprofile -i",
+      tty: true,
+      yield_time_ms: 1000,
+    });
+    const id = started.structuredContent?.session_id as number;
+    const context = await launched.browser.newContext();
+    const pages: Page[] = [];
+    for (let i = 0; i < 8; i++) {
+      const page = await signedIn(context);
+      await page.getByRole("button", { name: `Open session ${id}` }).click();
+      pages.push(page);
+    }
+    await agent.call("write_stdin", { session_id: id, chars: "echo seen-by-all\n", yield_time_ms: 1000 });
+    for (const page of pages) {
+      await eventually(
+        () => terminalText(page),
+        (text) => text.includes("seen-by-all\n"),
+        "the output in every tab",
+      );
+    }
+    // Six HTTP/1.1 connections to a host at most: with a stream per tab, this click would never be sent.
+    const last = pages.at(-1) as Page;
+    await agent.call("write_stdin", { session_id: id, chars: "sleep 300\n", yield_time_ms: 300 });
+    await last.getByRole("button", { name: "Interrupt (Ctrl-C)" }).click();
+    const after = await agent.call("write_stdin", {
+      session_id: id,
+      chars: "echo back\n",
+      yield_time_ms: 3000,
+    });
+    expect(textOf(after)).toContain("back");
+    await context.close();
+  });
+
+  it("sends a tab too slow to draw less, and the session loses nothing", async () => {
+    const agent = await mcp("flood", async () => ({
+      action: "accept",
+      content: { decision: "approve_session" },
+    }));
+    // It floods once the tab watches it (the test makes `go`).
+    const started = await agent.call("exec_command", {
+      cmd: "while [ ! -e go ]; do sleep 0.05; done; yes | head -c 5M",
+      tty: true,
+      yield_time_ms: 250,
+    });
+    const id = started.structuredContent?.session_id as number;
+    const context = await launched.browser.newContext();
+    const page = await signedIn(context);
+    await page.getByRole("button", { name: `Open session ${id}` }).click();
+    await page.locator("#terminal-state", { hasText: "running" }).waitFor();
+    await (await context.newCDPSession(page)).send("Emulation.setCPUThrottlingRate", { rate: 20 });
+    writeFileSync(join(ws.cwd, "go"), "");
+    let result = started;
+    while (result.structuredContent?.running !== false) {
+      result = await agent.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 5000 });
+    }
+    expect(result.structuredContent?.exit_code).toBe(0);
+    // Every byte reached conchd, whatever the tab took: the recording holds all 5 MiB of "y\n" (each
+    // "y\r\n" on a terminal).
+    const { listRecordings } = await import("@conch/orchestrator");
+    const recording = listRecordings(join(ws.env.XDG_STATE_HOME as string, "conch", "recordings")).find(
+      (entry) => entry.sessionId === id,
+    );
+    const shown = readFileSync(recording?.path as string, "utf8")
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((line) => JSON.parse(line) as [number, string, string])
+      .filter(([, kind]) => kind === "o")
+      .map(([, , text]) => text)
+      .join("");
+    expect(shown.split("y\r\n").length - 1).toBe((5 * 1024 * 1024) / 2);
+    // The tab says what it did not draw.
+    await eventually(
+      () => page.locator("#terminal-skipped").textContent(),
+      (text) => /^\d+ bytes came too fast to draw and were skipped$/.test(text ?? ""),
+      "the skip note",
+      30_000,
+    );
+    await context.close();
+  });
+
+  it("opens a tab's WebSocket only with the cookie and this server's origin", async () => {
+    const context = await launched.browser.newContext();
+    await signedIn(context);
+    const cookie = (await context.cookies()).map((entry) => `${entry.name}=${entry.value}`).join("; ");
+    const upgrade = (headers: Record<string, string>) =>
+      rawRequest(daemon.port, {
+        method: "GET",
+        path: "/console/api/ws",
+        headers: {
+          host: `127.0.0.1:${daemon.port}`,
+          connection: "Upgrade",
+          upgrade: "websocket",
+          "sec-websocket-version": "13",
+          "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+          ...headers,
+        },
+      }).catch((error: Error) => ({ status: 101, headers: {}, body: error.message }));
+    expect((await upgrade({ origin })).status).toBe(401);
+    expect((await upgrade({ origin: "http://evil.example", cookie })).status).toBe(403);
+    expect((await upgrade({ origin: "http://127.0.0.1:1", cookie })).status).toBe(403);
+    expect((await upgrade({ cookie })).status).toBe(403);
+    expect((await upgrade({ origin, cookie, "sec-fetch-site": "same-site" })).status).toBe(403);
     await context.close();
   });
 

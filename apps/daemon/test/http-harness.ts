@@ -12,6 +12,7 @@ const STARTUP_TIMEOUT_MS = 30_000;
 const CALL_TIMEOUT_MS = 60_000;
 const CLIENT_INFO = { name: "conchd-http-test", version: "0.0.0" };
 const LISTENING = /^conchd: listening on (http:\/\/\S+) \(token: (.*)\)$/m;
+const CONSOLE_LINE = /^conchd: console at \S+\n/m;
 
 /** A conchd --http this test started, once its startup line is out. */
 export interface HttpDaemon {
@@ -29,7 +30,7 @@ export interface HttpDaemon {
   stderr(): string;
 }
 
-/** Starts `conchd --cwd WORKSPACE ARGS` (ARGS holding --http) and waits for its startup line. */
+/** Starts `conchd --cwd WORKSPACE ARGS` (ARGS holding --http) and waits for its startup lines. */
 export async function startHttp(
   workspace: Workspace,
   args: readonly string[],
@@ -52,7 +53,8 @@ export async function startHttp(
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
       const found = LISTENING.exec(stderr);
-      if (found !== null) {
+      // Ready once the console's login line is out too: it comes right after.
+      if (found !== null && CONSOLE_LINE.test(stderr)) {
         clearTimeout(timer);
         resolve(found);
       }
@@ -75,6 +77,17 @@ export async function startHttp(
     exited,
     stderr: () => stderr,
   };
+}
+
+/**
+ * All a conchd --http says on stderr when nothing goes wrong: its startup line and its console's
+ * one-time login link.
+ */
+export function quietStderr(daemon: HttpDaemon): RegExp {
+  const line = daemon.line.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(
+    `^${line}\nconchd: console at http://127\\.0\\.0\\.1:${daemon.port}/#login=[A-Za-z0-9_-]{43}\n$`,
+  );
 }
 
 /** Runs a conchd that is expected to refuse to start, bounded, and returns how it ended. */

@@ -6,6 +6,7 @@ import { ApiError, api, setCsrf } from "./api.js";
 import { setUpNotifications, showApprovals } from "./approvals.js";
 import { addAudit, setAudit, setUpAuditFilters } from "./audit.js";
 import { byId } from "./dom.js";
+import { connect, on } from "./live.js";
 import { stampStyleNonce } from "./nonce.js";
 import { showRecordings } from "./recordings.js";
 import { type ListedSession, showSessions } from "./sessions.js";
@@ -46,11 +47,32 @@ async function signIn(): Promise<void> {
 }
 
 function follow(): void {
-  const events = new EventSource("/console/api/events");
-  events.addEventListener("sessions", (event) => showSessions(JSON.parse(event.data) as ListedSession[]));
-  events.addEventListener("approvals", (event) => showApprovals(JSON.parse(event.data) as PendingApproval[]));
-  events.addEventListener("audit", (event) => addAudit(JSON.parse(event.data) as AuditEntry));
-  events.addEventListener("recordings", (event) => showRecordings(JSON.parse(event.data) as RecordingInfo[]));
+  on("sessions", (data) => showSessions(data as ListedSession[]));
+  on("approvals", (data) => showApprovals(data as PendingApproval[]));
+  on("audit", (data) => addAudit(data as AuditEntry));
+  on("recordings", (data) => showRecordings(data as RecordingInfo[]));
+  // Dropped (conchd restarted, or the login lapsed): the state is read again once it is back.
+  let first = true;
+  on("hello", () => {
+    if (first) {
+      first = false;
+      return;
+    }
+    void api<State>("GET", "state").then(
+      (state) => {
+        showSessions(state.sessions);
+        showApprovals(state.approvals);
+        setAudit(state.audit);
+        showRecordings(state.recordings);
+      },
+      () => {
+        byId("login").hidden = false;
+      },
+    );
+  });
+  connect(() => {
+    byId("daemon").dataset.connection = "lost";
+  });
 }
 
 async function start(): Promise<void> {

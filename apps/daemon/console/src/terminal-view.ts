@@ -5,9 +5,9 @@ import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import { api, bytesOf } from "./api.js";
 import { byId } from "./dom.js";
+import { type TerminalMessage, unwatchTerminal, watchTerminal } from "./live.js";
 
-interface Init {
-  readonly id: number;
+interface Init extends TerminalMessage {
   readonly tty: boolean;
   readonly cols: number;
   readonly rows: number;
@@ -39,12 +39,13 @@ function closeSessionView(): void {
 
 class TerminalView {
   readonly id: number;
-  readonly #events: EventSource;
   #terminal: Terminal | null = null;
   readonly #fit = new FitAddon();
   readonly #decoder = new TextDecoder();
   #tty = true;
   #taken = false;
+  /** Bytes the daemon did not send this tab because it could not take them in time. */
+  #skipped = 0;
   // Keystrokes typed while one POST is out go together in the next, in order.
   #typed = "";
   #sending = false;
@@ -56,37 +57,7 @@ class TerminalView {
     byId("terminal-title").textContent = title;
     this.#state("connecting…");
     this.#setTaken(false);
-    this.#events = new EventSource(`/console/api/sessions/${id}/stream`);
-    this.#events.addEventListener("init", (event) => this.#init(JSON.parse(event.data) as Init));
-    this.#events.addEventListener("output", (event) =>
-      this.#write(bytesOf((JSON.parse(event.data) as { data: string }).data)),
-    );
-    this.#events.addEventListener("resized", (event) => {
-      const { cols, rows } = JSON.parse(event.data) as { cols: number; rows: number };
-      this.#terminal?.resize(cols, rows);
-    });
-    this.#events.addEventListener("reset", (event) => {
-      const { skipped, data } = JSON.parse(event.data) as { skipped: number; data: string };
-      if (this.#terminal !== null) {
-        this.#terminal.reset();
-        this.#terminal.write(
-          `\x1b[2m[console: ${skipped} bytes shown too fast to draw were skipped]\x1b[0m\r\n`,
-        );
-      } else {
-        byId("pipe-output").textContent = "";
-      }
-      this.#write(bytesOf(data));
-    });
-    this.#events.addEventListener("exited", (event) => {
-      this.#state(`exited with code ${(JSON.parse(event.data) as { exitCode: number }).exitCode}`);
-    });
-    this.#events.addEventListener("removed", () => {
-      this.#state("closed");
-      this.#events.close();
-    });
-    this.#events.onerror = () => {
-      if (this.#events.readyState === EventSource.CLOSED) this.#state("disconnected");
-    };
+    watchTerminal(id, (message) => this.#on(message));
     const on = (id: string, handler: () => void): void => {
       const button = byId<HTMLButtonElement>(id);
       button.onclick = handler;
@@ -114,7 +85,7 @@ class TerminalView {
   }
 
   close(): void {
-    this.#events.close();
+    unwatchTerminal();
     for (const cleanup of this.#cleanup) cleanup();
     this.#terminal?.dispose();
     this.#terminal = null;
@@ -124,8 +95,46 @@ class TerminalView {
     byId("terminal-panel").hidden = true;
   }
 
+  #on(message: TerminalMessage): void {
+    switch (message.event) {
+      case "init":
+        this.#init(message as Init);
+        return;
+      case "output":
+        this.#write(bytesOf(message.data as string));
+        return;
+      case "resized":
+        this.#terminal?.resize(message.cols as number, message.rows as number);
+        return;
+      case "reset": {
+        // The tab could not take the output as fast as it came: it redraws from the latest scrollback.
+        this.#skipped += message.skipped as number;
+        if (this.#terminal !== null) this.#terminal.reset();
+        else byId("pipe-output").textContent = "";
+        this.#write(bytesOf(message.data as string));
+        this.#terminal?.write(
+          "\r\n\x1b[2m[console: output came too fast to draw; showing the latest]\x1b[0m\r\n",
+        );
+        this.#showSkipped();
+        return;
+      }
+      case "exited":
+        this.#state(`exited with code ${message.exitCode as number}`);
+        return;
+      case "removed":
+        this.#state("closed");
+        return;
+    }
+  }
+
   #state(text: string): void {
     byId("terminal-state").textContent = text;
+    this.#showSkipped();
+  }
+
+  #showSkipped(): void {
+    byId("terminal-skipped").textContent =
+      this.#skipped === 0 ? "" : `${this.#skipped} bytes came too fast to draw and were skipped`;
   }
 
   #init(init: Init): void {
@@ -135,6 +144,9 @@ class TerminalView {
     byId("fit").hidden = !init.tty;
     byId("pipe-output").hidden = init.tty;
     byId("terminal").hidden = !init.tty;
+    // Sent again after a reconnect: the scrollback starts over.
+    this.#terminal?.reset();
+    if (!init.tty) byId("pipe-output").textContent = "";
     if (init.tty && this.#terminal === null) {
       const terminal = new Terminal({
         cols: init.cols,

@@ -1,20 +1,23 @@
-// The web console on conchd's HTTP port: the page at `/`, its bundled files under /console/assets/, and
-// its API under /console/api/ (sessions live, take over, interrupt, kill; the approvals queue; the audit
-// log; recordings). Every API request needs the session cookie a login link gave; every request that
-// changes anything also needs this server's Origin and the session's CSRF token. A browser's
-// Sec-Fetch-Site, when sent, must say same-origin: a page on another port of this machine is the same
-// site, and would otherwise send the cookie along.
+// The web console on conchd's HTTP port: the page at `/`, its bundled files under /console/assets/, its
+// API under /console/api/ (take over, interrupt, kill; answers to approvals; recordings; spill files) and
+// one WebSocket per tab at /console/api/ws, down which the tab follows everything live (the session
+// list, the approvals, the audit log, the recordings, and the terminals it asks to watch). Every API
+// request needs the session cookie a login link gave; every request that changes anything also needs
+// this server's Origin and the session's CSRF token, and so does opening the WebSocket (a browser always
+// sends its Origin then). A browser's Sec-Fetch-Site, when sent, must say same-origin: a page on another
+// port of this machine is the same site, and would otherwise send the cookie along.
 import { randomBytes } from "node:crypto";
 import { constants, createReadStream, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join, sep } from "node:path";
+import type { Duplex } from "node:stream";
 import type { PendingVerdict } from "@conch/approval";
 import type { Daemon } from "@conch/mcp";
 import { listRecordings, recentAuditEntries } from "@conch/orchestrator";
 import type { ConsoleSession } from "./console-auth.js";
 import { ConsoleAuth } from "./console-auth.js";
-import { EventStream } from "./sse.js";
 import { TerminalStream } from "./terminal-stream.js";
+import { isWebSocketRequest, refuseUpgrade, WebSocketConnection } from "./websocket.js";
 
 /** The console's files, built into dist/console-ui by build-console.mjs. */
 const ASSETS: Readonly<Record<string, string>> = {
@@ -126,7 +129,9 @@ export interface Console {
   loginLink(): string;
   /** Serves `req` when it is the console's (the page, its files, its API); false when it is not. */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
-  /** Ends every open stream. */
+  /** Opens a tab's WebSocket when `req` asks for the console's; false when it is not the console's. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Closes every tab's connection. */
   close(): void;
 }
 
@@ -142,15 +147,14 @@ export function createConsole(options: ConsoleOptions): Console {
       { type, body: readFileSync(join(options.assetsDir, name)) },
     ]),
   );
-  const streams = new Set<EventStream>();
-  const terminals = new Set<EventStream>();
+  const tabs = new Set<WebSocketConnection>();
   const spillDir = orchestrator.spillStore?.dir ?? null;
 
-  // What every open page follows: the session list, the approvals, the audit log, the recordings.
+  // What every open tab follows: the session list, the approvals, the audit log, the recordings.
   const broadcast = (event: string, data: () => unknown): void => {
-    if (streams.size === 0) return;
+    if (tabs.size === 0) return;
     const value = data();
-    for (const stream of streams) stream.send(event, value);
+    for (const tab of tabs) tab.send(event, value);
   };
   const sessionList = () => orchestrator.monitor.list().map((view) => ({ ...view, now: Date.now() }));
   const recordingList = () => (runtime.recordings === null ? [] : listRecordings(runtime.recordings));
@@ -240,13 +244,7 @@ export function createConsole(options: ConsoleOptions): Console {
       });
       return;
     }
-    if (method === "GET" && path === "events") {
-      const stream = new EventStream(res, securityHeaders(null));
-      streams.add(stream);
-      stream.onClose(() => streams.delete(stream));
-      stream.send("hello", { now: Date.now() });
-      return;
-    }
+
     if (method === "POST" && path === "logout") {
       auth.logout(session);
       json(res, 200, { ok: true }, { "set-cookie": auth.clearedCookie() });
@@ -283,13 +281,6 @@ export function createConsole(options: ConsoleOptions): Console {
     const known = orchestrator.monitor.list().find((view) => view.id === id);
     if (known === undefined)
       throw new HttpError(404, `no session ${id} (it exited and was read, or was closed)`);
-    if (method === "GET" && action === "stream") {
-      const stream = new EventStream(res, securityHeaders(null));
-      terminals.add(stream);
-      stream.onClose(() => terminals.delete(stream));
-      new TerminalStream(stream, orchestrator.monitor, id).start(known);
-      return;
-    }
     if (method !== "POST") throw new HttpError(404, `Not Found: ${method} sessions/${id}/${action}`);
     const body = await readJson(req);
     const person = { by: "person" } as const;
@@ -413,8 +404,54 @@ export function createConsole(options: ConsoleOptions): Console {
     createReadStream("", { fd }).pipe(res);
   }
 
+  /** One tab: the lists it follows, and the terminals it watches (`watch`/`unwatch` messages). */
+  function openTab(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const terminals = new Map<number, TerminalStream>();
+    const tab: WebSocketConnection = new WebSocketConnection(req, socket, head, (message) => {
+      const { type, id } = (typeof message === "object" && message !== null ? message : {}) as {
+        type?: unknown;
+        id?: unknown;
+      };
+      if (typeof id !== "number") return;
+      terminals.get(id)?.stop();
+      terminals.delete(id);
+      if (type !== "watch") return;
+      const view = orchestrator.monitor.list().find((candidate) => candidate.id === id);
+      const stream = new TerminalStream(tab, orchestrator.monitor, id);
+      if (view === undefined) {
+        tab.send("terminal", { id, event: "removed" });
+        return;
+      }
+      if (stream.start(view)) terminals.set(id, stream);
+    });
+    tabs.add(tab);
+    tab.onClose(() => {
+      tabs.delete(tab);
+      for (const stream of terminals.values()) stream.stop();
+    });
+    tab.send("hello", { now: Date.now() });
+  }
+
   return {
     loginLink: () => `${options.origin}/#login=${auth.mintLink()}`,
+    upgrade(req, socket, head) {
+      const url = new URL(req.url ?? "/", "http://conchd");
+      if (url.pathname !== "/console/api/ws") return false;
+      if (!isWebSocketRequest(req)) {
+        refuseUpgrade(socket, 400, "expected a WebSocket handshake");
+        return true;
+      }
+      try {
+        sameOriginOnly(req);
+        changing(req, null);
+        requireSession(req);
+      } catch (error) {
+        refuseUpgrade(socket, error instanceof HttpError ? error.status : 403, (error as Error).message);
+        return true;
+      }
+      openTab(req, socket, head);
+      return true;
+    },
     handle(req, res) {
       const url = new URL(req.url ?? "/", "http://conchd");
       const path = url.pathname;
@@ -454,7 +491,7 @@ export function createConsole(options: ConsoleOptions): Console {
     close() {
       clearInterval(refresh);
       for (const stop of stops) stop();
-      for (const stream of [...streams, ...terminals]) stream.close();
+      for (const tab of tabs) tab.close();
     },
   };
 }

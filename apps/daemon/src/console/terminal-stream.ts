@@ -1,17 +1,17 @@
 // One session's terminal, streamed to one browser tab: its scrollback first, then its raw output as it
-// comes (base64 in server-sent events), its resizes and its end. The tab is throttled, never the
+// comes (base64, in `terminal` messages naming the session), its resizes and its end. The tab is throttled, never the
 // session: past a rate budget, or while the tab has not taken what was sent, output is dropped and
 // counted, and once the tab can take more it gets a `reset`: the session's current scrollback, to redraw
 // from (what it shows is then the terminal's latest state, with a note of how much it skipped).
 import type { SessionMonitor, SessionView, WatchEvent } from "@conch/orchestrator";
-import type { EventStream } from "./sse.js";
+import type { Sink } from "./websocket.js";
 
 /** Bytes per second one tab is sent of one terminal, and the burst it may take at once. */
 const RATE_BYTES_PER_S = 2 * 1024 * 1024;
 const BURST_BYTES = 1024 * 1024;
 
 export class TerminalStream {
-  readonly #stream: EventStream;
+  readonly #sink: Sink;
   readonly #monitor: SessionMonitor;
   readonly #id: number;
   #pending: Buffer[] = [];
@@ -23,22 +23,22 @@ export class TerminalStream {
   #retry: NodeJS.Timeout | null = null;
   #stop: (() => void) | null = null;
 
-  constructor(stream: EventStream, monitor: SessionMonitor, id: number) {
-    this.#stream = stream;
+  constructor(sink: Sink, monitor: SessionMonitor, id: number) {
+    this.#sink = sink;
     this.#monitor = monitor;
     this.#id = id;
   }
 
-  start(view: SessionView): void {
+  /** Starts streaming `view`'s session; false when it is no longer listed (the tab is told). */
+  start(view: SessionView): boolean {
     const watch = this.#monitor.watch(this.#id, (event) => this.#on(event));
     if (watch === null) {
-      this.#stream.send("removed", {});
-      this.#stream.close();
-      return;
+      this.#send("removed", {});
+      return false;
     }
     this.#stop = watch.stop;
-    this.#stream.onClose(() => this.#end());
-    this.#stream.send("init", {
+    this.#sink.onClose(() => this.stop());
+    this.#send("init", {
       id: this.#id,
       tty: view.tty,
       cols: view.cols,
@@ -47,12 +47,19 @@ export class TerminalStream {
       exitCode: view.exitCode,
       data: watch.scrollback.toString("base64"),
     });
+    return true;
   }
 
-  #end(): void {
+  /** Stops streaming (the tab looks elsewhere, or is gone). */
+  stop(): void {
     this.#stop?.();
     this.#stop = null;
     if (this.#retry !== null) clearTimeout(this.#retry);
+    this.#retry = null;
+  }
+
+  #send(event: string, data: Record<string, unknown>): void {
+    this.#sink.send("terminal", { id: this.#id, event, ...data });
   }
 
   #on(event: WatchEvent): void {
@@ -62,17 +69,19 @@ export class TerminalStream {
         return;
       case "resized":
         this.#flush();
-        this.#stream.send("resized", { cols: event.cols, rows: event.rows });
+        this.#send("resized", { cols: event.cols, rows: event.rows });
         return;
       case "exited":
+        // The end of the output is what the person most wants to see: drawn now, whatever was skipped.
         this.#flush();
-        this.#stream.send("exited", { exitCode: event.exitCode });
+        this.#resetNow();
+        this.#send("exited", { exitCode: event.exitCode });
         return;
       case "removed":
         this.#flush();
-        this.#stream.send("removed", {});
-        this.#end();
-        this.#stream.close();
+        this.#resetNow();
+        this.#send("removed", {});
+        this.stop();
         return;
     }
   }
@@ -85,7 +94,8 @@ export class TerminalStream {
 
   #output(data: Buffer): void {
     this.#refill();
-    if (this.#skipped > 0 || this.#stream.behind || this.#budget < data.length) {
+    if (this.#stop === null) return;
+    if (this.#skipped > 0 || this.#sink.behind || this.#budget < data.length) {
       // Dropped: the tab gets the terminal's state again once it can take more.
       this.#skipped += data.length;
       this.#scheduleReset();
@@ -107,7 +117,18 @@ export class TerminalStream {
     const data = Buffer.concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
     this.#pendingBytes = 0;
-    this.#stream.send("output", { data: data.toString("base64") });
+    this.#send("output", { data: data.toString("base64") });
+  }
+
+  /** When output was skipped: the session's current scrollback, for the tab to redraw from. */
+  #resetNow(): void {
+    if (this.#skipped === 0) return;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    const scrollback = this.#monitor.scrollback(this.#id) ?? Buffer.alloc(0);
+    this.#budget -= scrollback.length;
+    this.#send("reset", { skipped: this.#skipped, data: scrollback.toString("base64") });
+    this.#skipped = 0;
   }
 
   #scheduleReset(): void {
@@ -115,20 +136,15 @@ export class TerminalStream {
     // When the tab has taken what it has, and the budget has room for a scrollback, send the state now.
     const attempt = (): void => {
       this.#retry = null;
-      if (this.#stream.closed) return;
+      if (this.#sink.closed || this.#stop === null) return;
       this.#refill();
-      if (this.#stream.behind || this.#budget < BURST_BYTES / 2) {
+      if (this.#sink.behind || this.#budget < BURST_BYTES / 2) {
         this.#retry = setTimeout(attempt, 100);
         return;
       }
-      this.#stream.onDrain(() => {
-        if (this.#stream.closed || this.#skipped === 0) return;
-        this.#pending = [];
-        this.#pendingBytes = 0;
-        const scrollback = this.#monitor.scrollback(this.#id) ?? Buffer.alloc(0);
-        this.#budget -= scrollback.length;
-        this.#stream.send("reset", { skipped: this.#skipped, data: scrollback.toString("base64") });
-        this.#skipped = 0;
+      this.#sink.onDrain(() => {
+        if (this.#sink.closed || this.#stop === null) return;
+        this.#resetNow();
       });
     };
     this.#retry = setTimeout(attempt, 100);

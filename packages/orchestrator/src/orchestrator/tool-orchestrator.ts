@@ -43,6 +43,7 @@ export class ToolOrchestrator {
   readonly #steps: PipelineSteps;
   readonly #attempts: AttemptOptions;
   #sessions: { store: SessionStore; monitor: SessionMonitor } | null = null;
+  readonly #closingIdle = new Set<Promise<unknown>>();
 
   constructor(options: ToolOrchestratorOptions) {
     this.cwd = options.cwd;
@@ -226,6 +227,8 @@ export class ToolOrchestrator {
   /** Kills every live session (daemon shutdown, end of a replay). */
   async terminateSessions(): Promise<void> {
     await this.#sessions?.store.terminateAll();
+    // An idle sweep still killing its sessions records them once done: before the audit log is flushed.
+    await Promise.allSettled(this.#closingIdle);
   }
 
   /**
@@ -234,9 +237,15 @@ export class ToolOrchestrator {
    */
   async closeIdleSessions(idleS: number): Promise<number[]> {
     if (this.#sessions === null) return [];
-    const closed = await this.#sessions.store.closeIdle(idleS * 1000);
-    for (const session of closed) this.#audit.sessionClosed(session.id, session.command, idleS);
-    return closed.map((session) => session.id);
+    const closing = this.#sessions.store.closeIdle(idleS * 1000);
+    this.#closingIdle.add(closing);
+    try {
+      const closed = await closing;
+      for (const session of closed) this.#audit.sessionClosed(session.id, session.command, idleS);
+      return closed.map((session) => session.id);
+    } finally {
+      this.#closingIdle.delete(closing);
+    }
   }
 
   #isRunning(id: number): boolean {
