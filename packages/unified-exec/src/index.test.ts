@@ -7,12 +7,14 @@ describe("@conch/unified-exec public surface", () => {
       "DEFAULT_MAX_SESSIONS",
       "DEFAULT_PROTECTED_RECENT",
       "DEFAULT_RETAINED_BYTES",
+      "DEFAULT_SETTLE_MS",
       "ScreenRenderer",
       "SessionStore",
       "UNIFIED_EXEC_ERROR_CODES",
       "UnifiedExecError",
       "clampEmptyPoll",
       "clampYield",
+      "interactiveShell",
       "isUnifiedExecError",
     ]);
   });

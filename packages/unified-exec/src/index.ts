@@ -7,12 +7,14 @@ export {
 } from "./errors.js";
 export { ScreenRenderer, type ScreenRendererOptions } from "./render/screen-renderer.js";
 export { DEFAULT_RETAINED_BYTES, type SessionSpec } from "./session/session.js";
+export { interactiveShell } from "./session/shell-prompt.js";
 export {
   type CallOptions,
   clampEmptyPoll,
   clampYield,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_PROTECTED_RECENT,
+  DEFAULT_SETTLE_MS,
   type SessionEvent,
   type SessionInfo,
   type SessionResponse,

@@ -11,6 +11,7 @@ import type { EnvPolicy } from "@conch/protocol";
 import { stdinClosed, UnifiedExecError } from "../errors.js";
 import { ScreenRenderer } from "../render/screen-renderer.js";
 import { type ProcessHandle, pipeHandle, spawnPty } from "./process-handle.js";
+import { ShellPrompt } from "./shell-prompt.js";
 
 /** Bytes of output kept between two reads of a session: half head, half tail (DESIGN.md §3). */
 export const DEFAULT_RETAINED_BYTES: number = 1024 * 1024;
@@ -19,6 +20,10 @@ const KILL_GRACE_MS = 500;
 const DRAIN_QUIET_MS = 20;
 const DRAIN_MAX_MS = 2000;
 const CTRL_C = "\u0003";
+// A shell back at its prompt has usually printed the whole prompt by then: trailing bytes get this long.
+const SHELL_QUIET_MS = 3;
+// How often a shell seen busy is looked at again while its output is quiet.
+const SHELL_POLL_MS = 10;
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
 // Lines a PTY session's renderer keeps above the screen: about 1 MB at 80 columns, like the raw retention.
@@ -46,6 +51,21 @@ export interface SessionSpec {
   readonly render?: boolean;
   /** Bytes of output kept between reads (default 1 MiB). */
   readonly retainBytes?: number;
+  /**
+   * The interactive shell the session's terminal runs (its program, e.g. `bash`): a call that waits
+   * returns once the shell is back at its prompt (see ShellPrompt). Only with `tty`.
+   */
+  readonly shell?: string;
+}
+
+/**
+ * When a waiting call may return before its deadline: once output came after `since` (an output count,
+ * `Session.outputCount`) and then settled: the session's shell is back at its prompt, or, for anything
+ * else (or a shell that cannot be found), nothing more came for `quietMs`.
+ */
+export interface Settle {
+  readonly since: number;
+  readonly quietMs: number;
 }
 
 /** What a session tells whoever watches it, besides the model's reads. */
@@ -90,7 +110,10 @@ export class Session {
   #rootExitedAt: number | null = null;
   #terminated = false;
   #quietSince = 0;
+  #outputCount = 0;
+  #readOutputCount = 0;
   readonly #watcher: SessionWatcher | null;
+  readonly #prompt: ShellPrompt | null;
   /** Calls currently waiting on this session: pruning skips it. */
   inFlight = 0;
   /** `performance.now()` of the last call that used it, for LRU pruning. */
@@ -109,6 +132,7 @@ export class Session {
     this.cols = spec.cols ?? DEFAULT_COLS;
     this.rows = spec.rows ?? DEFAULT_ROWS;
     this.#watcher = watcher;
+    this.#prompt = spec.tty && spec.shell !== undefined ? new ShellPrompt(handle.pid, spec.shell) : null;
     this.command = spec.command;
     this.tty = spec.tty;
     this.pid = handle.pid;
@@ -175,6 +199,7 @@ export class Session {
   }
 
   #onData(chunk: Buffer): void {
+    this.#outputCount++;
     this.#pending.push(chunk);
     this.#renderer?.write(chunk);
     this.#watcher?.output(chunk);
@@ -229,6 +254,16 @@ export class Session {
     return this.#exit === null || this.#rootExitedAt === null ? null : this.#rootExitedAt - this.#startedPerf;
   }
 
+  /** How many chunks of output have come so far: a call's `Settle.since`. */
+  get outputCount(): number {
+    return this.#outputCount;
+  }
+
+  /** How many chunks of output had come when the last read took them (what the reader has seen). */
+  get readOutputCount(): number {
+    return this.#readOutputCount;
+  }
+
   /** `Date.now()` of the last output, or null. */
   get lastOutputAt(): number | null {
     return this.#lastOutputAt;
@@ -272,10 +307,14 @@ export class Session {
 
   /**
    * Waits until the process has exited and its output is drained, `deadline` (a `performance.now()`
-   * time) passes, or `signal` aborts; never kills anything.
+   * time) passes, `signal` aborts, or, with `settle`, the answer has settled (see Settle); never kills
+   * anything.
    */
-  async waitUntil(deadline: number, signal?: AbortSignal): Promise<void> {
+  async waitUntil(deadline: number, signal?: AbortSignal, settle: Settle | null = null): Promise<void> {
     while (!this.#drained && performance.now() < deadline && signal?.aborted !== true) {
+      const check = settle === null ? null : this.#settledOrNext(settle);
+      if (check === true) return;
+      const wakeAt = check === null || check === false ? deadline : Math.min(deadline, check);
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);
@@ -283,18 +322,39 @@ export class Session {
           signal?.removeEventListener("abort", done);
           resolve();
         };
+        // Output matters too when settling: it moves the settle check.
         const onExitOrOutput = (): void => {
-          if (this.#drained) done();
+          if (this.#drained || settle !== null) done();
         };
-        const timer = setTimeout(done, Math.max(0, deadline - performance.now()));
+        const timer = setTimeout(done, Math.max(0, wakeAt - performance.now()));
         this.#waiters.add(onExitOrOutput);
         signal?.addEventListener("abort", done, { once: true });
       });
     }
   }
 
+  /**
+   * True when the answer has settled; otherwise when to look again (a `performance.now()` time), or
+   * false when only new output can change it.
+   */
+  #settledOrNext(settle: Settle): true | number | false {
+    if (this.#outputCount <= settle.since) return false;
+    const now = performance.now();
+    const quiet = now - this.#quietSince;
+    if (this.#prompt !== null) {
+      if (quiet < SHELL_QUIET_MS) return this.#quietSince + SHELL_QUIET_MS;
+      const atPrompt = this.#prompt.atPrompt();
+      if (atPrompt === true) return true;
+      // A shell seen running is looked at again: its prompt may come with no more output at all.
+      if (atPrompt === false) return now + SHELL_POLL_MS;
+    }
+    if (settle.quietMs <= 0) return false;
+    return quiet >= settle.quietMs ? true : this.#quietSince + settle.quietMs;
+  }
+
   /** The output since the previous read, and forgets it. `raw` skips rendering for this read. */
   async read(raw = false): Promise<SessionOutput> {
+    this.#readOutputCount = this.#outputCount;
     const pending = this.#pending;
     this.#pending = new HeadTailBuffer(this.#retain);
     // A character split between two reads goes whole into the later one; after the end, as it is.

@@ -6,6 +6,8 @@ import { Session, type SessionSpec, type SessionWatcher } from "../session/sessi
 /** DESIGN.md §3: at most 64 live sessions; the 8 most recently used are never pruned. */
 export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_PROTECTED_RECENT = 8;
+/** How long output must be quiet before a call's answer counts as settled (config `settle_ms`). */
+export const DEFAULT_SETTLE_MS = 100;
 const MIN_ID = 1000;
 const MAX_ID = 99_999;
 // The largest terminal a resize accepts, in columns or rows.
@@ -14,6 +16,12 @@ const MAX_TERMINAL_SIZE = 1000;
 export interface SessionStoreOptions {
   readonly maxSessions?: number;
   readonly protectedRecent?: number;
+  /**
+   * A waiting call returns once its answer has settled: the session's shell is back at its prompt, or
+   * output came and then nothing more for this many ms (default 100). 0 turns settling off: calls wait
+   * their whole window, unless the process exits.
+   */
+  readonly settleMs?: number;
 }
 
 export interface CallOptions {
@@ -21,6 +29,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Raw output instead of the rendered screen text, for this call (PTY sessions). */
   readonly raw?: boolean;
+  /** False: wait the whole window (or until the exit) even when the answer settles sooner. Default true. */
+  readonly settle?: boolean;
 }
 
 export interface StartOptions extends CallOptions {
@@ -100,12 +110,20 @@ export class SessionStore {
   readonly #starting = new Set<number>();
   readonly #max: number;
   readonly #protected: number;
+  readonly #settleMs: number;
   readonly #observers = new Set<(event: SessionEvent) => void>();
   #closed = false;
 
   constructor(options: SessionStoreOptions = {}) {
     this.#max = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.#protected = options.protectedRecent ?? DEFAULT_PROTECTED_RECENT;
+    this.#settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
+    if (!Number.isSafeInteger(this.#settleMs) || this.#settleMs < 0) {
+      throw new UnifiedExecError(
+        "INVALID_REQUEST",
+        `settleMs: expected an integer >= 0, received ${this.#settleMs}`,
+      );
+    }
     if (!Number.isSafeInteger(this.#max) || this.#max < 1) {
       throw new UnifiedExecError(
         "INVALID_REQUEST",
@@ -185,7 +203,8 @@ export class SessionStore {
     }
     this.#emit({ type: "started", id: session.id, info: infoOf(session) });
     const wait = options.unclampedYield === true ? Math.max(0, yieldTimeMs) : clampYield(yieldTimeMs);
-    return this.#collect(session, started + wait, started, options, pruned);
+    // Any output of the new process is the answer.
+    return this.#collect(session, started + wait, started, options, pruned, 0);
   }
 
   /**
@@ -200,9 +219,11 @@ export class SessionStore {
   ): Promise<SessionResponse> {
     const session = this.#get(id);
     const started = performance.now();
+    // After input, the answer is what comes next; a poll's is also what came since the last read.
+    const since = chars === "" ? session.readOutputCount : session.outputCount;
     session.write(chars);
     const wait = chars === "" ? clampEmptyPoll(yieldTimeMs) : clampYield(yieldTimeMs);
-    return this.#collect(session, started + wait, started, options, null);
+    return this.#collect(session, started + wait, started, options, null, since);
   }
 
   /** Output since the last call, waiting up to `waitMs` (0–300000) unless the process exits. */
@@ -210,7 +231,7 @@ export class SessionStore {
     const session = this.#get(id);
     const started = performance.now();
     const wait = Math.min(Math.max(waitMs, 0), TOOL_LIMITS.emptyPollMaxMs);
-    return this.#collect(session, started + wait, started, options, null);
+    return this.#collect(session, started + wait, started, options, null, session.readOutputCount);
   }
 
   async #collect(
@@ -219,11 +240,14 @@ export class SessionStore {
     started: number,
     options: CallOptions,
     pruned: number | null,
+    since: number,
   ): Promise<SessionResponse> {
     session.inFlight++;
     session.lastUsed = performance.now();
+    const settle =
+      options.settle === false || this.#settleMs === 0 ? null : { since, quietMs: this.#settleMs };
     try {
-      await session.waitUntil(deadline, options.signal);
+      await session.waitUntil(deadline, options.signal, settle);
       const { text, bytes } = await session.read(options.raw === true);
       const running = session.running;
       if (!running && !this.#kept.has(session.id)) this.#forget(session);

@@ -1,0 +1,113 @@
+// Whether an interactive shell on a session's terminal is back at its prompt, read from the kernel: the
+// terminal's foreground process group is the shell's own again, and the shell is asleep (waiting for a
+// line in select/poll or read), not running a builtin nor between a fork and handing the terminal to its
+// child. Under the sandbox the shell is in a pid namespace of its own; /proc as this process sees it
+// names it, and every pid in its stat, in this process's namespace, so the same reads work.
+import { readFileSync } from "node:fs";
+
+/** The shell program names whose prompt can end a call's wait. */
+const SHELLS: ReadonlySet<string> = new Set(["bash", "zsh", "sh", "dash", "fish", "ksh", "mksh"]);
+// How deep under the session's root the shell is looked for (bwrap, its init, a login shell's -c).
+const MAX_DEPTH = 8;
+
+interface Stat {
+  readonly name: string;
+  readonly state: string;
+  readonly pgrp: number;
+  /** The foreground process group of the process's controlling terminal. */
+  readonly tpgid: number;
+  readonly startTime: number;
+}
+
+function stat(pid: number): Stat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return null;
+  }
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  const fields = text.slice(close + 2).split(" ");
+  return {
+    name: text.slice(open + 1, close),
+    state: fields[0] ?? "?",
+    pgrp: Number(fields[2]),
+    tpgid: Number(fields[5]),
+    startTime: Number(fields[19]),
+  };
+}
+
+function children(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "latin1")
+      .split(" ")
+      .filter((word) => word !== "")
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `name` (a program name or path) is a shell whose prompt this module reads. */
+export function isShellName(name: string): boolean {
+  return SHELLS.has(name.slice(name.lastIndexOf("/") + 1));
+}
+
+/**
+ * The interactive shell of one session: found under the session's root as the deepest process named
+ * like `shell` that leads its own process group (an interactive shell with job control does; a `bash -c`
+ * wrapping it does not, unless it is the root), and kept while it lives.
+ */
+export class ShellPrompt {
+  readonly #root: number;
+  readonly #name: string;
+  #shell: { pid: number; startTime: number } | null = null;
+
+  constructor(root: number, shell: string) {
+    this.#root = root;
+    this.#name = shell.slice(shell.lastIndexOf("/") + 1);
+  }
+
+  /** True when the shell is at its prompt; null when no such shell can be found (then nobody knows). */
+  atPrompt(): boolean | null {
+    let shell = this.#shell === null ? null : stat(this.#shell.pid);
+    if (shell === null || shell.startTime !== this.#shell?.startTime) {
+      this.#shell = this.#find();
+      shell = this.#shell === null ? null : stat(this.#shell.pid);
+    }
+    if (shell === null) return null;
+    return shell.tpgid === shell.pgrp && shell.state === "S";
+  }
+
+  #find(): { pid: number; startTime: number } | null {
+    let found: { pid: number; startTime: number } | null = null;
+    let level = [this.#root];
+    for (let depth = 0; depth < MAX_DEPTH && level.length > 0; depth++) {
+      const next: number[] = [];
+      for (const pid of level) {
+        const info = stat(pid);
+        if (info !== null && info.name === this.#name && info.pgrp === pid) {
+          found = { pid, startTime: info.startTime };
+        }
+        next.push(...children(pid));
+      }
+      level = next;
+    }
+    return found;
+  }
+}
+
+/**
+ * The shell `command` runs interactively on a terminal (`bash`, `bash -i`, `zsh -l`, `bash --norc -i`,
+ * `fish`: a shell with options only, no script to run), as its program name; null for anything else.
+ */
+export function interactiveShell(command: string): string | null {
+  const [program, ...args] = command.trim().split(/\s+/);
+  if (program === undefined || !isShellName(program)) return null;
+  const runsScript = args.some(
+    (arg) =>
+      !arg.startsWith("-") || /^-[A-Za-z]*c/.test(arg) || arg === "--command" || arg.startsWith("--command="),
+  );
+  return runsScript ? null : program.slice(program.lastIndexOf("/") + 1);
+}
