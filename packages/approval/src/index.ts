@@ -60,4 +60,5 @@ export type {
   PrefixRule,
   PrefixRuleMatch,
   RuleMatch,
+  RuleSource,
 } from "./rules/types.js";

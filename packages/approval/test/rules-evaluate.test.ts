@@ -161,7 +161,13 @@ describe("withPrefixRule", () => {
     const policy = policyOf('prefix_rule(pattern = ["ls"], decision = "forbidden")');
     const amended = withPrefixRule(policy, ["ls", "-l"], "prompt");
     expect(amended.rulesByProgram.get("ls")).toEqual([
-      { program: "ls", rest: [], decision: "forbidden", justification: null },
+      {
+        program: "ls",
+        rest: [],
+        decision: "forbidden",
+        justification: null,
+        source: { path: "test.rules", line: 1 },
+      },
       { program: "ls", rest: ["-l"], decision: "prompt", justification: null },
     ]);
     expect(policy.rulesByProgram.get("ls")).toHaveLength(1);

@@ -79,6 +79,7 @@ prefix_rule(
         rest: ["reset", "--hard"],
         decision: "forbidden",
         justification: "destructive operation",
+        source: { path: "example.codexpolicy", line: 4 },
       },
     ]);
     expect(evaluateExecPolicy(policy, ["git", "reset", "--hard", "HEAD~1"], { fallback: "allow" })).toEqual({
@@ -100,7 +101,13 @@ prefix_rule(
       { path: "p.rules", text: 'prefix_rule(["git", "push"], "prompt", None, ["git pull"], "asks first")' },
     ]);
     expect(policy.rulesByProgram.get("git")).toEqual([
-      { program: "git", rest: ["push"], decision: "prompt", justification: "asks first" },
+      {
+        program: "git",
+        rest: ["push"],
+        decision: "prompt",
+        justification: "asks first",
+        source: { path: "p.rules", line: 1 },
+      },
     ]);
   });
 
@@ -108,9 +115,10 @@ prefix_rule(
     const policy = loadExecPolicy([
       { path: "p.rules", text: 'prefix_rule(pattern = [["bash", "sh"], ["-c"], ["-l", "-i"]])' },
     ]);
+    const source = { path: "p.rules", line: 1 };
     expect(Object.fromEntries(policy.rulesByProgram)).toEqual({
-      bash: [{ program: "bash", rest: ["-c", ["-l", "-i"]], decision: "allow", justification: null }],
-      sh: [{ program: "sh", rest: ["-c", ["-l", "-i"]], decision: "allow", justification: null }],
+      bash: [{ program: "bash", rest: ["-c", ["-l", "-i"]], decision: "allow", justification: null, source }],
+      sh: [{ program: "sh", rest: ["-c", ["-l", "-i"]], decision: "allow", justification: null, source }],
     });
   });
 
@@ -316,11 +324,36 @@ justification = "no"
           rest: [["push", "fetch"]],
           decision: "prompt",
           justification: "Talks to the network.",
+          source: { path: "conch.toml", line: 2 },
         },
       ],
-      rm: [{ program: "rm", rest: [], decision: "forbidden", justification: null }],
-      rmdir: [{ program: "rmdir", rest: [], decision: "forbidden", justification: null }],
-      ls: [{ program: "ls", rest: [], decision: "allow", justification: null }],
+      rm: [
+        {
+          program: "rm",
+          rest: [],
+          decision: "forbidden",
+          justification: null,
+          source: { path: "conch.toml", line: 9 },
+        },
+      ],
+      rmdir: [
+        {
+          program: "rmdir",
+          rest: [],
+          decision: "forbidden",
+          justification: null,
+          source: { path: "conch.toml", line: 9 },
+        },
+      ],
+      ls: [
+        {
+          program: "ls",
+          rest: [],
+          decision: "allow",
+          justification: null,
+          source: { path: "conch.toml", line: 13 },
+        },
+      ],
     });
     expect(Object.fromEntries(policy.hostExecutables)).toEqual({ git: ["/usr/bin/git"] });
     expect(policy.networkRules).toEqual([
@@ -458,7 +491,14 @@ describe("a rule's sandbox", () => {
     ]) {
       const policy = loadExecPolicy([file]);
       expect(policy.rulesByProgram.get("npm")).toEqual([
-        { program: "npm", rest: ["test"], decision: "allow", justification: null, sandbox: "none" },
+        {
+          program: "npm",
+          rest: ["test"],
+          decision: "allow",
+          justification: null,
+          sandbox: "none",
+          source: { path: file.path, line: 1 },
+        },
       ]);
       expect(evaluateExecPolicy(policy, ["npm", "test"], { fallback: "prompt" }).matchedRules).toEqual([
         {
@@ -484,7 +524,13 @@ describe("a rule's sandbox", () => {
       { path: "p.rules", text: 'prefix_rule(pattern = ["ls"], sandbox = None)' },
     ]);
     expect(policy.rulesByProgram.get("ls")).toEqual([
-      { program: "ls", rest: [], decision: "allow", justification: null },
+      {
+        program: "ls",
+        rest: [],
+        decision: "allow",
+        justification: null,
+        source: { path: "p.rules", line: 1 },
+      },
     ]);
     expect(checkExecPolicy(policy, ["ls"])).toEqual({
       matchedRules: [{ prefixRuleMatch: { matchedPrefix: ["ls"], decision: "allow" } }],

@@ -1,7 +1,7 @@
 import { ApprovalError } from "../errors.js";
 import { DECISIONS, type Decision, parseDecision } from "./decision.js";
 import { RuleProblem } from "./problem.js";
-import type { ExecPolicy, NetworkRule, PatternToken, PrefixRule } from "./types.js";
+import type { ExecPolicy, NetworkRule, PatternToken, PrefixRule, RuleSource } from "./types.js";
 
 /** Checks a pattern and returns it with one-alternative lists reduced to their single token. */
 export function normalizePattern(pattern: readonly PatternToken[]): PatternToken[] {
@@ -19,7 +19,8 @@ export function expandPattern(
   pattern: readonly PatternToken[],
   decision: Decision,
   justification: string | null,
-  sandbox?: "none",
+  sandbox: "none" | undefined,
+  source: RuleSource,
 ): PrefixRule[] {
   const [first, ...rest] = normalizePattern(pattern);
   const programs = typeof first === "string" ? [first] : (first as readonly string[]);
@@ -29,6 +30,7 @@ export function expandPattern(
     decision,
     justification,
     ...(sandbox === undefined ? {} : { sandbox }),
+    source,
   }));
 }
 

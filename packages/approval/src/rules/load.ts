@@ -27,8 +27,8 @@ export function loadExecPolicy(files: readonly RulesFile[]): ExecPolicy {
     try {
       const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
       const pending: LocatedExamples[] = path.toLowerCase().endsWith(".toml")
-        ? readTomlFile(source, builder)
-        : readRulesFile(source, builder);
+        ? readTomlFile(source, builder, path)
+        : readRulesFile(source, builder, path);
       for (const examples of pending) {
         try {
           validateExamples(examples, builder.hostExecutables);

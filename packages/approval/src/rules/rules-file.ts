@@ -140,6 +140,7 @@ function prefixRule(
   call: StarlarkCall,
   args: Map<string, StarlarkValue>,
   builder: ExecPolicyBuilder,
+  path: string,
 ): PendingExamples {
   const fn = "prefix_rule";
   const decisionValue = args.get("decision");
@@ -160,7 +161,7 @@ function prefixRule(
   const sandbox = atLine(sandboxValue?.line ?? call.line, () =>
     parseRuleSandbox(stringArg(fn, args, "sandbox"), decision),
   );
-  const rules = expandPattern(pattern, decision, justification, sandbox);
+  const rules = expandPattern(pattern, decision, justification, sandbox, { path, line: call.line });
   for (const rule of rules) builder.addRule(rule);
   return { rules, pattern, matches, notMatches };
 }
@@ -200,9 +201,10 @@ function networkRule(call: StarlarkCall, args: Map<string, StarlarkValue>, build
 
 /**
  * Reads a Codex `.rules` file into the builder and returns the examples still to check (Codex checks
- * them once the whole file is read, so a later `host_executable()` counts). Throws RuleProblem.
+ * them once the whole file is read, so a later `host_executable()` counts). Each rule keeps `path` and
+ * the line of its `prefix_rule(` call. Throws RuleProblem.
  */
-export function readRulesFile(text: string, builder: ExecPolicyBuilder): LocatedExamples[] {
+export function readRulesFile(text: string, builder: ExecPolicyBuilder, path: string): LocatedExamples[] {
   let calls: StarlarkCall[];
   try {
     calls = parseStarlarkCalls(text);
@@ -215,7 +217,7 @@ export function readRulesFile(text: string, builder: ExecPolicyBuilder): Located
     atLine(call.line, () => {
       const { name, args } = bindArguments(call);
       if (name === "prefix_rule")
-        pending.push({ ...prefixRule(call, args, builder), line: call.line, label: null });
+        pending.push({ ...prefixRule(call, args, builder, path), line: call.line, label: null });
       else if (name === "host_executable") hostExecutable(args, builder);
       else networkRule(call, args, builder);
     });

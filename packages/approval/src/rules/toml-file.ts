@@ -239,8 +239,11 @@ function example(value: unknown): string[] {
   );
 }
 
-/** Reads a TOML rules file into the builder and returns the examples still to check. Throws RuleProblem. */
-export function readTomlFile(text: string, builder: ExecPolicyBuilder): LocatedExamples[] {
+/**
+ * Reads a TOML rules file into the builder and returns the examples still to check. Each rule keeps
+ * `path` and the line of its `[[rule]]` header. Throws RuleProblem.
+ */
+export function readTomlFile(text: string, builder: ExecPolicyBuilder, path: string): LocatedExamples[] {
   let document: Record<string, unknown>;
   try {
     document = parse(text);
@@ -273,16 +276,10 @@ export function readTomlFile(text: string, builder: ExecPolicyBuilder): LocatedE
     const matches = read.at("match", () => (read.array("match") ?? []).map(example));
     const notMatches = read.at("not_match", () => (read.array("not_match") ?? []).map(example));
     const sandbox = read.at("sandbox", () => parseRuleSandbox(read.string("sandbox"), decision));
-    const rules = expandPattern(pattern, decision, justification, sandbox);
+    const line = source.header("rule", index) ?? 1;
+    const rules = expandPattern(pattern, decision, justification, sandbox, { path, line });
     for (const rule of rules) builder.addRule(rule);
-    pending.push({
-      rules,
-      pattern,
-      matches,
-      notMatches,
-      label: `rule ${index + 1}`,
-      line: source.header("rule", index) ?? 1,
-    });
+    pending.push({ rules, pattern, matches, notMatches, label: `rule ${index + 1}`, line });
   });
 
   readTables(source, document, "host_executable").forEach((table, index) => {

@@ -3,6 +3,12 @@ import type { Decision } from "./decision.js";
 /** One pattern position: a literal token, or two or more alternatives any of which matches. */
 export type PatternToken = string | readonly string[];
 
+/** Where a rule was written: its file and the 1-based line of its `prefix_rule(` call or `[[rule]]` header. */
+export interface RuleSource {
+  readonly path: string;
+  readonly line: number;
+}
+
 /**
  * A prefix rule keyed by its program. A pattern whose first position lists alternatives becomes one
  * rule per alternative (Codex does the same); later positions keep their alternatives.
@@ -17,6 +23,8 @@ export interface PrefixRule {
    * Absent: the command runs in the sandbox, whatever the decision.
    */
   readonly sandbox?: "none";
+  /** Where the rule was read from; absent for a rule made in memory (`withPrefixRule`). */
+  readonly source?: RuleSource;
 }
 
 export type NetworkProtocol = "http" | "https" | "socks5_tcp" | "socks5_udp";
