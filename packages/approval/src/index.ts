@@ -30,10 +30,15 @@ export {
 } from "./prompt/approval-fields.js";
 export { type VisibleTextOptions, visibleText } from "./prompt/visible-text.js";
 export { BANNED_PREFIX_SUGGESTIONS } from "./requirement/amendment.js";
-export { approvalRequirement } from "./requirement/approval-requirement.js";
+export {
+  approvalRequirement,
+  explainedApprovalRequirement,
+} from "./requirement/approval-requirement.js";
+export { ESCALATION_EXPLANATION, type RequirementExplanation } from "./requirement/reasons.js";
 export {
   type ApprovalRequirement,
   type ApprovalRequirementInput,
+  type ExplainedRequirement,
   type ProgramLookup,
   REQUIREMENT_TYPES,
   type RequirementType,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { approvalRequirement, loadExecPolicy } from "../src/index.js";
+import { approvalRequirement, explainedApprovalRequirement, loadExecPolicy } from "../src/index.js";
 import { renderCommand } from "../src/requirement/render-command.js";
 
 // A rule that forbids a program must hold however the program is reached. Classification only.
@@ -240,13 +240,18 @@ describe("a command line that cannot be read never passes a restrictive rule", (
         proposedRule: null,
         bypassSandbox: false,
       });
-      expect(await approvalRequirement({ ...input, approvalPolicy: "never" })).toEqual({
-        type: "forbidden",
-        reason:
-          `${RENDER(argv)} rejected: ${because}, and AskForApproval is set to Never. ` +
-          "Write it so that every command is named literally",
-        proposedRule: null,
-        bypassSandbox: false,
+      expect(await explainedApprovalRequirement({ ...input, approvalPolicy: "never" })).toEqual({
+        requirement: {
+          type: "forbidden",
+          reason: `${RENDER(argv)} rejected: ${because}, and AskForApproval is set to Never`,
+          proposedRule: null,
+          bypassSandbox: false,
+        },
+        explanation: {
+          why: because,
+          advice: "Write it so that every command it runs is named literally.",
+          notAsked: "the approval policy is never",
+        },
       });
     });
   }

@@ -10,28 +10,46 @@ import {
 import { type Decision, strictestDecision } from "../rules/decision.js";
 import { evaluateExecPolicy } from "../rules/evaluate.js";
 import { executableName, normalizeAbsolutePath } from "../rules/host-executable.js";
-import { matchCommand, possibleRestrictiveMatches } from "../rules/match.js";
+import { matchCommand, possibleRestrictiveMatches, ruleOfMatch } from "../rules/match.js";
 import type { ExecPolicy, PrefixRule, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
 import { deriveRequestedPrefixRule, prefixRuleForAllow, prefixRuleForPrompt } from "./amendment.js";
 import { commandsForExecPolicy } from "./exec-policy-commands.js";
 import { programResolver, type UntrustedProgram } from "./program-resolution.js";
 import {
+  dangerExplanation,
+  ESCALATION_EXPLANATION,
   escalationRejectedReason,
   forbiddenReason,
+  mostSpecific,
+  notKnownSafeExplanation,
   PROMPT_CONFLICT_REASON,
+  policyExplanation,
+  possibleRuleExplanation,
   possibleRuleReason,
   possibleRuleRejectedReason,
   promptReason,
+  type RequirementExplanation,
+  ruleExplanation,
+  unreadExplanation,
   unreadPromptReason,
   unreadRejectedReason,
+  untrustedProgramExplanation,
   untrustedProgramReason,
 } from "./reasons.js";
 import { renderCommand } from "./render-command.js";
-import type { ApprovalRequirement, ApprovalRequirementInput, ProgramLookup } from "./types.js";
+import type {
+  ApprovalRequirement,
+  ApprovalRequirementInput,
+  ExplainedRequirement,
+  ProgramLookup,
+} from "./types.js";
 import { type HeuristicVerdict, judgeUnmatchedCommand } from "./unmatched-command.js";
 
-function forbidden(reason: string): ApprovalRequirement {
-  return { type: "forbidden", reason, proposedRule: null, bypassSandbox: false };
+function forbidden(reason: string, explanation: RequirementExplanation | null): ExplainedRequirement {
+  return {
+    requirement: { type: "forbidden", reason, proposedRule: null, bypassSandbox: false },
+    explanation,
+  };
 }
 
 /**
@@ -48,9 +66,21 @@ function forbidden(reason: string): ApprovalRequirement {
  * resolved by reading file metadata only.
  */
 export async function approvalRequirement(input: ApprovalRequirementInput): Promise<ApprovalRequirement> {
+  return (await explainedApprovalRequirement(input)).requirement;
+}
+
+/**
+ * `approvalRequirement`, with what decided a requirement other than `skip` in words a model can act on
+ * (see `RequirementExplanation`): the part of the command line, the rule and where it is written, the
+ * danger, or the policy, and what to do instead. The explanation is null for `skip`, and for an
+ * escalation refused outright, whose reason already says what to do.
+ */
+export async function explainedApprovalRequirement(
+  input: ApprovalRequirementInput,
+): Promise<ExplainedRequirement> {
   const { argv, execPolicy: policy, approvalPolicy, sandboxMode, sandboxPermissions, programs } = input;
   if (sandboxPermissions === "require_escalated" && approvalPolicy !== "on-request") {
-    return forbidden(escalationRejectedReason(approvalPolicy));
+    return forbidden(escalationRejectedReason(approvalPolicy), null);
   }
 
   const parsed = await commandsForExecPolicy(argv);
@@ -128,6 +158,36 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
     if (first === undefined) return null;
     return rejected ? possibleRuleRejectedReason(argv, first) : possibleRuleReason(argv, first);
   };
+  const uncertainExplanation = (): RequirementExplanation | null => {
+    if (unread !== null) return unreadExplanation(unread, approvalPolicy);
+    const [first] = possible;
+    return first === undefined ? null : possibleRuleExplanation(first, approvalPolicy);
+  };
+  // The rule that decided it, with the simple command it matched (none when only named where the
+  // command line cannot be read).
+  const ruleDecided = (decision: "prompt" | "forbidden"): RequirementExplanation | null => {
+    const match = mostSpecific(matchedRules, decision);
+    if (match === null) return null;
+    const part =
+      [...parsed.commands, ...reached.map((command) => command.argv)].find((command) =>
+        matchCommand(policy, command, "restrictive").some((found) => sameRule(found, match)),
+      ) ?? null;
+    return ruleExplanation(part, match, ruleOfMatch(policy, match), approvalPolicy);
+  };
+  // What the heuristics asked about: a dangerous command first, then the first command they asked for.
+  const heuristicsDecided = (): RequirementExplanation | null => {
+    const asked = matchedRules.flatMap((match) =>
+      match.type === "heuristicsRuleMatch" && match.decision !== "allow" ? [match.command] : [],
+    );
+    for (const command of asked) {
+      const danger = verdictOf(command).dangerous;
+      if (danger !== null) return dangerExplanation(danger, approvalPolicy);
+    }
+    const [first] = asked;
+    if (first === undefined) return null;
+    if (sandboxPermissions === "require_escalated") return ESCALATION_EXPLANATION;
+    return approvalPolicy === "untrusted" ? notKnownSafeExplanation(first) : null;
+  };
 
   switch (decision) {
     case "forbidden": {
@@ -136,43 +196,71 @@ export async function approvalRequirement(input: ApprovalRequirementInput): Prom
       );
       const dangerous =
         refused?.type === "heuristicsRuleMatch" ? verdictOf(refused.command).dangerous : lineDanger;
-      return forbidden(forbiddenReason(argv, matchedRules, dangerous));
+      const explanation =
+        ruleDecided("forbidden") ??
+        (dangerous === null ? null : dangerExplanation(dangerous, approvalPolicy)) ??
+        policyExplanation(argv, approvalPolicy);
+      return forbidden(forbiddenReason(argv, matchedRules, dangerous), explanation);
     }
     case "prompt": {
       const ruleReason = promptReason(argv, matchedRules);
+      const explanation =
+        ruleDecided("prompt") ??
+        uncertainExplanation() ??
+        (untrusted === null ? null : untrustedProgramExplanation(untrusted)) ??
+        (lineDanger === null ? null : dangerExplanation(lineDanger, approvalPolicy)) ??
+        heuristicsDecided() ??
+        policyExplanation(argv, approvalPolicy);
       if (approvalPolicy === "never") {
         return forbidden(
           ruleReason === null ? (uncertainReason(true) ?? PROMPT_CONFLICT_REASON) : PROMPT_CONFLICT_REASON,
+          explanation,
         );
       }
       const requested = proposalsAllowed
         ? deriveRequestedPrefixRule(input.prefixRule, matchedRules, policy, parsed.commands, fallback)
         : null;
       return {
-        type: "needs-approval",
-        reason:
-          ruleReason ??
-          uncertainReason(false) ??
-          (untrusted === null ? null : untrustedProgramReason(argv, untrusted)) ??
-          (lineDanger === null ? null : `\`${renderCommand(argv)}\` is dangerous: ${lineDanger.reason}`),
-        proposedRule: requested ?? (proposalsAllowed ? prefixRuleForPrompt(matchedRules) : null),
-        bypassSandbox: false,
+        requirement: {
+          type: "needs-approval",
+          reason:
+            ruleReason ??
+            uncertainReason(false) ??
+            (untrusted === null ? null : untrustedProgramReason(argv, untrusted)) ??
+            (lineDanger === null ? null : `\`${renderCommand(argv)}\` is dangerous: ${lineDanger.reason}`),
+          proposedRule: requested ?? (proposalsAllowed ? prefixRuleForPrompt(matchedRules) : null),
+          bypassSandbox: false,
+        },
+        explanation,
       };
     }
     case "allow":
       return {
-        type: "skip",
-        reason: null,
-        proposedRule: proposalsAllowed ? prefixRuleForAllow(matchedRules) : null,
-        bypassSandbox:
-          parsed.mayBeKnownSafe &&
-          reach.unread.length === 0 &&
-          (resolved === null || (untrusted === null && resolved.certain)) &&
-          [...parsed.commands, ...reached.map((command) => command.argv)].every((command) =>
-            liftsSandbox(policy, command),
-          ),
+        requirement: {
+          type: "skip",
+          reason: null,
+          proposedRule: proposalsAllowed ? prefixRuleForAllow(matchedRules) : null,
+          bypassSandbox:
+            parsed.mayBeKnownSafe &&
+            reach.unread.length === 0 &&
+            (resolved === null || (untrusted === null && resolved.certain)) &&
+            [...parsed.commands, ...reached.map((command) => command.argv)].every((command) =>
+              liftsSandbox(policy, command),
+            ),
+        },
+        explanation: null,
       };
   }
+}
+
+/** The same rule's match: the one the requirement names, found again on the command it came from. */
+function sameRule(a: PrefixRuleMatch, b: PrefixRuleMatch): boolean {
+  return (
+    a.decision === b.decision &&
+    a.justification === b.justification &&
+    a.matchedPrefix.length === b.matchedPrefix.length &&
+    a.matchedPrefix.every((token, index) => token === b.matchedPrefix[index])
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
 // The texts a model reads when a command is refused or waits for approval. Where Codex has a text, it
 // is Codex's word for word, so a model trained on Codex recognises it.
-import type { DangerousMatch, UnreadPart, UnreadReason } from "@conch/arity-rules";
+import type { DangerousKind, DangerousMatch, UnreadPart, UnreadReason } from "@conch/arity-rules";
 import type { ApprovalPolicy } from "@conch/protocol";
-import type { PrefixRuleMatch, RuleMatch } from "../rules/types.js";
+import type { PrefixRule, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
 import type { UntrustedProgram } from "./program-resolution.js";
 import { renderCommand } from "./render-command.js";
 
@@ -17,7 +17,7 @@ export function escalationRejectedReason(approvalPolicy: ApprovalPolicy): string
 }
 
 /** The matching rule with the longest prefix, the last of equals (Rust's `max_by_key`). */
-function mostSpecific(
+export function mostSpecific(
   matchedRules: readonly RuleMatch[],
   decision: "prompt" | "forbidden",
 ): PrefixRuleMatch | null {
@@ -98,12 +98,9 @@ export function unreadPromptReason(argv: readonly string[], unread: UnreadPart):
   return `\`${renderCommand(argv)}\` requires approval: ${unreadText(unread)}`;
 }
 
-/** The same under `never`, where nobody can approve it. */
+/** The same under `never`, where nobody can approve it; what to do is the explanation's advice. */
 export function unreadRejectedReason(argv: readonly string[], unread: UnreadPart): string {
-  return (
-    `\`${renderCommand(argv)}\` rejected: ${unreadText(unread)}, and AskForApproval is set to Never. ` +
-    "Write it so that every command is named literally"
-  );
+  return `\`${renderCommand(argv)}\` rejected: ${unreadText(unread)}, and AskForApproval is set to Never`;
 }
 
 function possibleRuleText(match: PrefixRuleMatch): string {
@@ -120,12 +117,9 @@ export function possibleRuleReason(argv: readonly string[], match: PrefixRuleMat
   return `\`${renderCommand(argv)}\` requires approval: ${possibleRuleText(match)}`;
 }
 
-/** The same under `never`. */
+/** The same under `never`; what to do is the explanation's advice. */
 export function possibleRuleRejectedReason(argv: readonly string[], match: PrefixRuleMatch): string {
-  return (
-    `\`${renderCommand(argv)}\` rejected: ${possibleRuleText(match)}, and AskForApproval is set to Never. ` +
-    "Write the word literally"
-  );
+  return `\`${renderCommand(argv)}\` rejected: ${possibleRuleText(match)}, and AskForApproval is set to Never`;
 }
 
 /** What a program that is not the one its name says resolved to, in words a model can act on. */
@@ -155,4 +149,151 @@ function untrustedText(program: UntrustedProgram): string {
 /** Why a command that reaches a program that is not the one its name says needs approval. */
 export function untrustedProgramReason(argv: readonly string[], program: UntrustedProgram): string {
   return `\`${renderCommand(argv)}\` requires approval: ${untrustedText(program)}`;
+}
+
+/**
+ * Why a command was refused or needs a yes, and what the model can do about it: what the orchestrator
+ * adds below the reason, which stays Codex's text where Codex has one.
+ */
+export interface RequirementExplanation {
+  /**
+   * One sentence naming what decided it: the part of the command line (a simple command, or the text
+   * that could not be read) and the rule with the file and line it was written at, the danger, or the
+   * approval policy.
+   */
+  readonly why: string;
+  /** What the model can do instead, as an instruction; ends with a full stop. */
+  readonly advice: string;
+  /** For a refusal: why no person was asked (a rule forbids it, or the policy is never); else null. */
+  readonly notAsked: string | null;
+}
+
+const NEVER_ASKS = "the approval policy is never";
+const RULE_FORBIDS = "what a rule forbids cannot be approved";
+
+function neverAsks(approvalPolicy: ApprovalPolicy): string | null {
+  return approvalPolicy === "never" ? NEVER_ASKS : null;
+}
+
+function where(rule: PrefixRule | null): string {
+  return rule?.source === undefined ? "" : ` (${rule.source.path}:${rule.source.line})`;
+}
+
+/**
+ * A prompt or forbidden rule decided it: `part` is the simple command it matched (null when the
+ * command line only names the program where it cannot be read), `rule` the rule, for its file and line.
+ */
+export function ruleExplanation(
+  part: readonly string[] | null,
+  match: PrefixRuleMatch,
+  rule: PrefixRule | null,
+  approvalPolicy: ApprovalPolicy,
+): RequirementExplanation {
+  const prefix = renderCommand(match.matchedPrefix);
+  const forbids = match.decision === "forbidden";
+  const verb = forbids ? "forbids" : "asks first for";
+  const because = forbids || match.justification === null ? "" : `: ${match.justification}`;
+  const why =
+    part === null
+      ? `the command line names \`${prefix}\` where it cannot be read, and a rule${where(rule)} ${verb} it${because}`
+      : `\`${renderCommand(part)}\` matches a rule${where(rule)} that ${verb} \`${prefix}\`${because}`;
+  return {
+    why,
+    advice: forbids
+      ? `Do the task without \`${prefix}\`, or tell the user that a rule forbids it.`
+      : `Do the task without \`${prefix}\`, or tell the user that it needs their approval.`,
+    notAsked: forbids ? RULE_FORBIDS : neverAsks(approvalPolicy),
+  };
+}
+
+// What to do instead of each dangerous command, as the model can do it.
+const DANGER_ADVICE: Readonly<Record<DangerousKind, string>> = {
+  "forced-rm": "Drop -f/--force and name each path to delete, or tell the user what should be deleted.",
+  "git-reset-hard":
+    "Keep the changes: stash them (git stash) or restore named files (git restore PATH), or tell the user.",
+  "git-clean-force": "Delete untracked files by name with rm (without -f), or tell the user.",
+  "git-push-force": "Push without forcing, or tell the user that a force push is needed.",
+  "dd-write": "Write the file another way (cp, tee, a redirect), or tell the user.",
+  mkfs: "Tell the user that a file system needs to be created.",
+  "recursive-chmod-root": "Change the permissions of named paths only.",
+  "recursive-chown-root": "Change the ownership of named paths only.",
+  "find-delete": "List the matches with find first, then delete them by name with rm (without -f).",
+  "remote-script": "Download the script to a file, read it, then run that file.",
+};
+
+/** A dangerous command decided it (asked about under most policies, refused under never). */
+export function dangerExplanation(
+  danger: DangerousMatch,
+  approvalPolicy: ApprovalPolicy,
+): RequirementExplanation {
+  return {
+    why: `\`${renderCommand(danger.argv)}\` is dangerous: ${danger.reason}`,
+    advice: DANGER_ADVICE[danger.kind],
+    notAsked: neverAsks(approvalPolicy),
+  };
+}
+
+/** A command line that could not be read completely, while rules restrict what may run. */
+export function unreadExplanation(
+  unread: UnreadPart,
+  approvalPolicy: ApprovalPolicy,
+): RequirementExplanation {
+  return {
+    why: unreadText(unread),
+    advice: "Write it so that every command it runs is named literally.",
+    notAsked: neverAsks(approvalPolicy),
+  };
+}
+
+/** A command that only may match a restrictive rule: a word of it is known only when it runs. */
+export function possibleRuleExplanation(
+  match: PrefixRuleMatch,
+  approvalPolicy: ApprovalPolicy,
+): RequirementExplanation {
+  const word = match.matchedPrefix.at(-1) as string;
+  return {
+    why: possibleRuleText(match),
+    advice: `Write \`${word}\` as the literal word it stands for.`,
+    notAsked: neverAsks(approvalPolicy),
+  };
+}
+
+/** A program that is not the one its name says (only ever asked about, never refused). */
+export function untrustedProgramExplanation(program: UntrustedProgram): RequirementExplanation {
+  return {
+    why: untrustedText(program),
+    advice: "Run the program by an absolute path outside the workspace, or tell the user.",
+    notAsked: null,
+  };
+}
+
+/** `untrusted` asks about every command not known to be read-only. */
+export function notKnownSafeExplanation(part: readonly string[]): RequirementExplanation {
+  return {
+    why:
+      `\`${renderCommand(part)}\` is not known to be read-only, and under the approval policy untrusted ` +
+      "only commands known to be read-only run unasked",
+    advice: "Use read-only commands only, or tell the user what you need to run and why.",
+    notAsked: null,
+  };
+}
+
+/** The model asked to leave the sandbox (`require_escalated`), which only a person can allow. */
+export const ESCALATION_EXPLANATION: RequirementExplanation = {
+  why: 'the command asks to run outside the sandbox (sandbox_permissions: "require_escalated"), which only a person can allow',
+  advice:
+    'Run it again without sandbox_permissions "require_escalated" to run it in the sandbox, or tell the user why it must run outside.',
+  notAsked: null,
+};
+
+/** A refusal or prompt with nothing more specific to say: the policy's, not a rule's or a danger's. */
+export function policyExplanation(
+  argv: readonly string[],
+  approvalPolicy: ApprovalPolicy,
+): RequirementExplanation {
+  return {
+    why: `\`${renderCommand(argv)}\` needs approval under the approval policy ${approvalPolicy}`,
+    advice: "Tell the user what you need to run and why.",
+    notAsked: neverAsks(approvalPolicy),
+  };
 }

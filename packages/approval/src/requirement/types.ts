@@ -1,5 +1,6 @@
 import type { ApprovalPolicy, SandboxMode, SandboxPermissions } from "@conch/protocol";
 import type { ExecPolicy } from "../rules/types.js";
+import type { RequirementExplanation } from "./reasons.js";
 
 export const REQUIREMENT_TYPES: readonly ["skip", "needs-approval", "forbidden"] = [
   "skip",
@@ -32,6 +33,12 @@ export interface ApprovalRequirement {
    * heuristics never lift the sandbox.
    */
   bypassSandbox: boolean;
+}
+
+/** A requirement, and what decided it when it is not `skip` (`explainedApprovalRequirement`). */
+export interface ExplainedRequirement {
+  readonly requirement: ApprovalRequirement;
+  readonly explanation: RequirementExplanation | null;
 }
 
 export interface ApprovalRequirementInput {

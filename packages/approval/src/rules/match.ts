@@ -145,3 +145,25 @@ export function possibleRestrictiveMatches(
   }
   return matches;
 }
+
+/**
+ * The rule a match came from, to say where it was written: the first rule of the matched program (by
+ * name, as `matchedPrefix` gives it after host-executable resolution) with the match's decision and
+ * justification whose pattern matches `matchedPrefix` whole. Null for a match no rule of the policy
+ * makes (one built by hand).
+ */
+export function ruleOfMatch(policy: ExecPolicy, match: PrefixRuleMatch): PrefixRule | null {
+  const [program, ...words] = match.matchedPrefix;
+  if (program === undefined) return null;
+  const name = executableName(program) ?? program;
+  for (const rule of policy.rulesByProgram.get(name) ?? []) {
+    if (rule.decision !== match.decision || rule.justification !== match.justification) continue;
+    if (rule.rest.length !== words.length) continue;
+    const agrees = rule.rest.every((expected, index) => {
+      const actual = words[index] as string;
+      return typeof expected === "string" ? expected === actual : expected.includes(actual);
+    });
+    if (agrees) return rule;
+  }
+  return null;
+}
