@@ -89,21 +89,24 @@ describeWith(["linux", "pty"], "the model text of command output", () => {
     );
   });
 
-  it("one-shot: the budget counts the cleaned text, and the spill file keeps the raw bytes", async () => {
+  it("one-shot: the budget counts the cleaned text, which the spill file holds, so its lines are the cut's", async () => {
     const set = await tools("codex", 20);
     const command =
       "i=0; while [ $i -lt 50 ]; do printf '\\033[31mline %02d\\033[0m\\n' $i; i=$((i+1)); done";
     const result = await set.call("shell_command", { command, login: false });
     const spill = result.result.spill_path as string;
-    const raw = await readFile(spill, "utf8");
-    expect(raw.slice(0, 34)).toBe("\x1b[31mline 00\x1b[0m\n\x1b[31mline 01\x1b[0m\n");
-    expect(Buffer.byteLength(raw)).toBe(50 * 17);
-    // 50 lines of 8 bytes: 400 bytes, 100 tokens, cut to 20 (80 bytes) with 80 removed.
+    const saved = await readFile(spill, "utf8");
+    expect(saved).toBe(Array.from({ length: 50 }, (_, i) => `line ${String(i).padStart(2, "0")}\n`).join(""));
+    // 50 lines of 8 bytes: 400 bytes, 100 tokens, cut to 20 (40 bytes a side): five whole lines each.
     expect(steady(result.text)).toBe(
       "Exit code: 0\nWall time: T seconds\nTotal output lines: 50\nOutput:\n" +
-        "line 00\nline 01\nline 02\nline 03\nline 04\n…80 tokens truncated…line 45\nline 46\nline 47\nline 48\nline 49\n" +
-        `[Full output (850 bytes) saved to ${spill}; read a range of lines with: sed -n '1,200p' ${spill}]\n` +
-        "[Conch removed 100 terminal control codes from this output; the saved file keeps them]",
+        "line 00\nline 01\nline 02\nline 03\nline 04\n" +
+        `[… lines 6–45 omitted (320 bytes); full output: ${spill} — read a range with: sed -n '6,45p' ${spill}]\n` +
+        "line 45\nline 46\nline 47\nline 48\nline 49\n" +
+        "[Conch removed 100 terminal control codes from this output]",
+    );
+    expect(saved.split("\n").slice(5, 45)).toEqual(
+      Array.from({ length: 40 }, (_, i) => `line ${String(i + 5).padStart(2, "0")}`),
     );
   });
 

@@ -20,6 +20,7 @@ import { type AuditLog, createAuditLog } from "../src/audit/audit-log.js";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
 import type { Execute, ToolOrchestratorOptions } from "../src/orchestrator/types.js";
 import { sessionSandbox } from "../src/runtime/session-sandbox.js";
+import { formatCount, formatSize } from "../src/spill/spill-notice.js";
 import { createSpillStore } from "../src/spill/spill-store.js";
 import { bwrapSandbox } from "./bwrap-sandbox.js";
 import { checkedToolSet } from "./checked-tool-set.js";
@@ -268,7 +269,7 @@ describeWith("bwrap", "ToolOrchestrator", () => {
     expect(existsSync(join(work, "z"))).toBe(false);
   });
 
-  it("a 5 MB output: bounded text with head, tail, exact omitted count, and a spill file holding all of it", async () => {
+  it("a 5 MB output: bounded text with whole lines at each end, a marker naming the rest, a spill file holding all", async () => {
     const set = await tools("on-request", null);
     const lines = 800_000;
     const expected = `${Array.from({ length: lines }, (_, i) => i + 1).join("\n")}\n`;
@@ -276,20 +277,27 @@ describeWith("bwrap", "ToolOrchestrator", () => {
     expect(totalBytes).toBeGreaterThan(5_000_000);
 
     const result = await set.call("shell_command", { command: `seq 1 ${lines}`, login: false });
-    const budget = 10_000 * 4;
-    const omittedTokens = Math.ceil((totalBytes - budget) / 4);
     expect(result.result).toMatchObject({ status: "ok", exit_code: 0, truncated: true });
     const spillPath = result.result.spill_path as string;
     expect((await readFile(spillPath)).equals(Buffer.from(expected))).toBe(true);
     const [header, output] = result.text.split("\nOutput:\n") as [string, string];
     expect(header).toMatch(/^Exit code: 0\nWall time: [\d.]+ seconds\nTotal output lines: 800000$/);
-    const marker = `…${omittedTokens} tokens truncated…`;
-    const [head, rest] = output.split(marker) as [string, string];
-    expect(head).toBe(expected.slice(0, budget / 2));
-    const [tail, notice] = rest.split("\n[Full output") as [string, string];
-    expect(tail).toBe(expected.slice(totalBytes - budget / 2, -1));
-    expect(`[Full output${notice}`).toBe(
-      `[Full output (${totalBytes} bytes) saved to ${spillPath}; read a range of lines with: sed -n '1,200p' ${spillPath}]`,
+    // Whole lines a side, about 20,000 bytes each (10,000 tokens), then the marker on a line of its own.
+    const shown = output.split("\n");
+    const at = shown.findIndex((line) => line.startsWith("[… "));
+    const head = shown.slice(0, at);
+    const tail = shown.slice(at + 1, -1);
+    expect(head).toEqual(Array.from({ length: head.length }, (_, i) => String(i + 1)));
+    expect(tail).toEqual(Array.from({ length: tail.length }, (_, i) => String(lines - tail.length + i + 1)));
+    expect(Buffer.byteLength(`${head.join("\n")}\n`)).toBeGreaterThan(19_990);
+    expect(Buffer.byteLength(`${head.join("\n")}\n`)).toBeLessThanOrEqual(20_001);
+    expect(Buffer.byteLength(`${tail.join("\n")}\n`)).toBeGreaterThan(19_990);
+    const first = head.length + 1;
+    const last = lines - tail.length;
+    const omitted = totalBytes - Buffer.byteLength(`${head.join("\n")}\n${tail.join("\n")}\n`);
+    expect(shown[at]).toBe(
+      `[… lines ${formatCount(first)}–${formatCount(last)} omitted (${formatSize(omitted)}); full output: ${spillPath} — ` +
+        `read a range with: sed -n '${first},${first + 199}p' ${spillPath}]`,
     );
   });
 

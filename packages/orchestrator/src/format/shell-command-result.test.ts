@@ -5,12 +5,12 @@ describe("formatShellCommandResult", () => {
   it("formats a short result", () => {
     expect(
       formatShellCommandResult({ exitCode: 0, durationMs: 1234, output: "hello\n", maxTokens: 10_000 }),
-    ).toBe("Exit code: 0\nWall time: 1.2 seconds\nOutput:\nhello\n");
+    ).toEqual({ text: "Exit code: 0\nWall time: 1.2 seconds\nOutput:\nhello\n", truncated: false });
   });
 
   it("prints one decimal, whole seconds too, as Codex's {:.1} does", () => {
     const wall = (durationMs: number) =>
-      formatShellCommandResult({ exitCode: 1, durationMs, output: "", maxTokens: 10 }).split("\n")[1];
+      formatShellCommandResult({ exitCode: 1, durationMs, output: "", maxTokens: 10 }).text.split("\n")[1];
     expect(wall(0)).toBe("Wall time: 0.0 seconds");
     expect(wall(49)).toBe("Wall time: 0.0 seconds");
     expect(wall(2000)).toBe("Wall time: 2.0 seconds");
@@ -26,7 +26,7 @@ describe("formatShellCommandResult", () => {
         output: "partial\n",
         maxTokens: 10_000,
         timedOut: true,
-      }),
+      }).text,
     ).toBe(
       "Exit code: 124\nWall time: 10.0 seconds\nOutput:\ncommand timed out after 10003 milliseconds\npartial\n",
     );
@@ -40,38 +40,51 @@ describe("formatShellCommandResult", () => {
         output: "",
         maxTokens: 10_000,
         timedOut: true,
-      }),
+      }).text,
     ).toBe("Exit code: 124\nWall time: 10.0 seconds\nOutput:\ncommand timed out after 10000 milliseconds\n");
   });
 
-  it("adds the total line count when truncation changed it", () => {
+  it("cuts whole lines, names them with the whole output's line count, and points to the file", () => {
+    const result = formatShellCommandResult({
+      exitCode: 0,
+      durationMs: 100,
+      output: "aaaa\nbbbb\ncccc\ndddd\n",
+      maxTokens: 2,
+      spill: { kind: "file", path: "/s/out.txt", gap: null },
+    });
+    expect(result).toEqual({
+      text:
+        "Exit code: 0\nWall time: 0.1 seconds\nTotal output lines: 4\nOutput:\naaaa\n" +
+        "[… lines 2–3 omitted (10 bytes); full output: /s/out.txt — read a range with: sed -n '2,3p' /s/out.txt]\n" +
+        "dddd\n",
+      truncated: true,
+    });
+  });
+
+  it("cuts a single line longer than the budget inside itself, and says when nothing was saved", () => {
     expect(
-      formatShellCommandResult({
-        exitCode: 0,
-        durationMs: 100,
-        output: "aaaa\nbbbb\ncccc\ndddd\n",
-        maxTokens: 2,
-      }),
+      formatShellCommandResult({ exitCode: 0, durationMs: 100, output: "abcdefghij", maxTokens: 1 }).text,
     ).toBe(
-      "Exit code: 0\nWall time: 0.1 seconds\nTotal output lines: 4\nOutput:\naaaa…3 tokens truncated…ddd\n",
+      "Exit code: 0\nWall time: 0.1 seconds\nTotal output lines: 1\nOutput:\n" +
+        "ab\n[… line 1 omitted (6 bytes); the full output was not saved]\nij",
     );
   });
 
-  it("omits the total line count when truncation kept it", () => {
-    expect(
-      formatShellCommandResult({ exitCode: 0, durationMs: 100, output: "abcdefghij", maxTokens: 1 }),
-    ).toBe("Exit code: 0\nWall time: 0.1 seconds\nOutput:\nab…2 tokens truncated…ij");
-  });
-
-  it("truncates the timeout line with the rest of the content (44 bytes, budget 0)", () => {
-    expect(
-      formatShellCommandResult({
-        exitCode: 124,
-        durationMs: 5000,
-        output: "x\n",
-        maxTokens: 0,
-        timedOut: true,
-      }),
-    ).toBe("Exit code: 124\nWall time: 5.0 seconds\nTotal output lines: 2\nOutput:\n…11 tokens truncated…");
+  it("numbers lines as the saved output does: the timeout notice is none of its lines", () => {
+    const output = Array.from({ length: 50 }, (_, i) => `line ${i + 1}\n`).join("");
+    const result = formatShellCommandResult({
+      exitCode: 124,
+      durationMs: 5000,
+      output,
+      maxTokens: 30,
+      timedOut: true,
+      spill: { kind: "file", path: "/s/out.txt", gap: null },
+    });
+    expect(result.text).toBe(
+      "Exit code: 124\nWall time: 5.0 seconds\nTotal output lines: 51\nOutput:\n" +
+        "command timed out after 5000 milliseconds\nline 1\nline 2\n" +
+        "[… lines 3–43 omitted (321 bytes); full output: /s/out.txt — read a range with: sed -n '3,43p' /s/out.txt]\n" +
+        "line 44\nline 45\nline 46\nline 47\nline 48\nline 49\nline 50\n",
+    );
   });
 });

@@ -1,7 +1,10 @@
 // Port of Codex's shell_command text (codex-rs/core/src/tools/mod.rs: format_exec_output_for_model,
-// build_content_with_timeout).
+// build_content_with_timeout), with Conch's cut: whole lines left out, and one marker line saying
+// which and where they are.
 
 import { CollectedOutput } from "../output/collected-output.js";
+import { omissionMarker, type SpillPointer, UNSAVED } from "../spill/spill-notice.js";
+import { joinCut } from "./truncate.js";
 
 export interface ShellCommandResultInput {
   readonly exitCode: number;
@@ -11,25 +14,49 @@ export interface ShellCommandResultInput {
   readonly output: string | CollectedOutput;
   readonly maxTokens: number;
   readonly timedOut?: boolean;
+  /** Where the whole output is, for the marker of a cut; not saved by default. */
+  readonly spill?: SpillPointer;
+}
+
+export interface ShellCommandText {
+  readonly text: string;
+  /** The output had to be cut to fit `maxTokens`. */
+  readonly truncated: boolean;
+}
+
+/** The text shell_command's output starts with when the command timed out (Codex's words). */
+function timeoutNotice(durationMs: number): string {
+  return `command timed out after ${Math.floor(durationMs)} milliseconds\n`;
+}
+
+/** What the text shows of an output: with the timeout notice in front when the command timed out. */
+export function shellCommandContent(
+  output: CollectedOutput,
+  timedOut: boolean,
+  durationMs: number,
+): CollectedOutput {
+  return timedOut ? output.withPrefix(timeoutNotice(durationMs)) : output;
 }
 
 /**
  * The exact text Codex returns for shell_command: `Exit code`, `Wall time` (rounded to 0.1 s, always
- * with its one decimal, as Codex's `{:.1}` prints it: `1.0`), `Total output lines` only when truncation changed
- * the line count, then `Output:` and the middle-truncated text.
+ * with its one decimal, as Codex's `{:.1}` prints it: `1.0`), `Total output lines` (of the whole
+ * output) only when the cut changed the line count, then `Output:` and the text, cut to the budget.
  */
-export function formatShellCommandResult(input: ShellCommandResultInput): string {
+export function formatShellCommandResult(input: ShellCommandResultInput): ShellCommandText {
   const output = typeof input.output === "string" ? CollectedOutput.of(input.output) : input.output;
-  const content = input.timedOut
-    ? output.withPrefix(`command timed out after ${Math.floor(input.durationMs)} milliseconds\n`)
-    : output;
+  const timedOut = input.timedOut === true;
+  const content = shellCommandContent(output, timedOut, input.durationMs);
   const totalLines = content.lineCount();
-  const formatted = content.truncate(input.maxTokens).text;
+  // The timeout notice is the content's first line, and no line of the saved output.
+  const cut = content.cut(input.maxTokens, timedOut ? -1 : 0);
+  const spill = input.spill ?? UNSAVED;
+  const formatted = joinCut(cut, (omission) => omissionMarker(omission, spill));
 
   const sections = [`Exit code: ${input.exitCode}`, `Wall time: ${formatTenths(input.durationMs)} seconds`];
   if (totalLines !== countLines(formatted)) sections.push(`Total output lines: ${totalLines}`);
   sections.push("Output:", formatted);
-  return sections.join("\n");
+  return { text: sections.join("\n"), truncated: cut.omission !== null };
 }
 
 /** Rust's `str::lines().count()`: a trailing newline does not start another line. */

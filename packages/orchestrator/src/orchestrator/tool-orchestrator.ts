@@ -12,6 +12,8 @@ import { createSandboxRegistry, type PreparedSandbox, type SandboxPolicy } from 
 import type { Shell } from "@conch/shell-detect";
 import { clampYield, type SessionResponse, SessionStore } from "@conch/unified-exec";
 import { OrchestratorError } from "../errors.js";
+import { shellCommandContent } from "../format/shell-command-result.js";
+import { SessionOutputs } from "../output/session-output.js";
 import { sessionSandbox } from "../runtime/session-sandbox.js";
 import { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
@@ -42,7 +44,7 @@ export class ToolOrchestrator {
   readonly #planner: SpawnPlanner;
   readonly #steps: PipelineSteps;
   readonly #attempts: AttemptOptions;
-  #sessions: { store: SessionStore; monitor: SessionMonitor } | null = null;
+  #sessions: SessionState | null = null;
   readonly #closingIdle = new Set<Promise<unknown>>();
 
   constructor(options: ToolOrchestratorOptions) {
@@ -112,10 +114,22 @@ export class ToolOrchestrator {
     return this.#sessionState().monitor;
   }
 
-  #sessionState(): { store: SessionStore; monitor: SessionMonitor } {
+  /** Every session's output, cleaned and counted as it comes: each call's window, each spill file. */
+  get sessionOutputs(): SessionOutputs {
+    return this.#sessionState().outputs;
+  }
+
+  #sessionState(): SessionState {
     if (this.#sessions === null) {
       const store = new SessionStore();
-      this.#sessions = { store, monitor: new SessionMonitor(store) };
+      const monitor = new SessionMonitor(store);
+      // A session's spill file is named after the tool that started it.
+      const label = (id: number): string => monitor.list().find((view) => view.id === id)?.tool ?? "session";
+      this.#sessions = {
+        store,
+        monitor,
+        outputs: new SessionOutputs(store, this.#spill, label),
+      };
     }
     return this.#sessions;
   }
@@ -227,6 +241,8 @@ export class ToolOrchestrator {
   /** Kills every live session (daemon shutdown, end of a replay). */
   async terminateSessions(): Promise<void> {
     await this.#sessions?.store.terminateAll();
+    // Every spill file a text named is complete before the process may end.
+    await this.#sessions?.outputs.close();
     // An idle sweep still killing its sessions records them once done: before the audit log is flushed.
     await Promise.allSettled(this.#closingIdle);
   }
@@ -313,8 +329,10 @@ async function ran(
 ): Promise<RanOutcome> {
   const { result } = attempt;
   const maxTokens = attempt.collected.maxTokens;
+  // Kept when the text will be cut, the timeout notice in front counted (shellStyleResult's text).
   const output = await attempt.collected.finish(
-    (collected, binary) => binary || collected.truncate(maxTokens).truncated,
+    (collected, binary) =>
+      binary || shellCommandContent(collected, result.timedOut, result.durationMs).needsCut(maxTokens),
   );
   attempt.record(output.spill?.path ?? null);
   return {
@@ -331,6 +349,12 @@ async function ran(
     output,
     result,
   };
+}
+
+interface SessionState {
+  readonly store: SessionStore;
+  readonly monitor: SessionMonitor;
+  readonly outputs: SessionOutputs;
 }
 
 /** The model's doing, through a call of `client` when known. */

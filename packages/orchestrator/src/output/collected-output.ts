@@ -1,16 +1,14 @@
 import { Buffer } from "node:buffer";
-import { type TruncationResult, truncateBytes, truncateMiddle } from "../format/truncate.js";
-
-const NEWLINE = 0x0a;
+import { approxBytesForTokens, countNewlines, cutLines, type LineCut } from "../format/truncate.js";
 
 /**
- * A command's output as the model formatting needs it: the whole of it when small, else its head and
- * tail plus exact byte and line counts, so truncating it gives the same text as truncating the whole.
+ * An output as the model formatting needs it: the whole of it when small, else its head and tail plus
+ * exact byte and line counts, so cutting it gives the same text as cutting the whole.
  */
 export class CollectedOutput {
-  /** The first bytes (all of them when `complete`). */
+  /** The first bytes: all of them when `complete` (then the same buffer as `tail`). */
   readonly head: Buffer;
-  /** The last bytes; empty when `complete`. */
+  /** The last bytes. */
   readonly tail: Buffer;
   readonly totalBytes: number;
   /** `\n` bytes in the whole output. */
@@ -25,32 +23,36 @@ export class CollectedOutput {
     this.endsWithNewline = endsWithNewline;
   }
 
-  static of(text: string): CollectedOutput {
-    const bytes = Buffer.from(text, "utf8");
+  /** The whole of `bytes`. */
+  static whole(bytes: Buffer): CollectedOutput {
     return new CollectedOutput(
       bytes,
-      Buffer.alloc(0),
+      bytes,
       bytes.length,
-      countNewlines(bytes),
-      text.endsWith("\n"),
+      countNewlines(bytes, 0, bytes.length),
+      bytes[bytes.length - 1] === 0x0a,
     );
   }
 
+  static of(text: string): CollectedOutput {
+    return CollectedOutput.whole(Buffer.from(text, "utf8"));
+  }
+
   get complete(): boolean {
-    return this.head.length === this.totalBytes;
+    return this.head === this.tail;
   }
 
   /** The same output with `prefix` before it. */
   withPrefix(prefix: string): CollectedOutput {
     if (prefix === "") return this;
     const bytes = Buffer.from(prefix, "utf8");
-    const endsWithNewline = this.totalBytes === 0 ? prefix.endsWith("\n") : this.endsWithNewline;
+    if (this.complete) return CollectedOutput.whole(Buffer.concat([bytes, this.head]));
     return new CollectedOutput(
       Buffer.concat([bytes, this.head]),
       this.tail,
       this.totalBytes + bytes.length,
-      this.newlines + countNewlines(bytes),
-      endsWithNewline,
+      this.newlines + countNewlines(bytes, 0, bytes.length),
+      this.endsWithNewline,
     );
   }
 
@@ -60,20 +62,18 @@ export class CollectedOutput {
     return this.endsWithNewline ? this.newlines : this.newlines + 1;
   }
 
-  /** `truncateMiddle` of the whole output, computed from its head and tail. */
-  truncate(maxTokens: number): TruncationResult {
-    if (this.complete) return truncateMiddle(this.head.toString("utf8"), maxTokens);
-    return truncateBytes(this.head, this.tail, this.totalBytes, maxTokens);
+  /** Whether `cut` leaves anything out. */
+  needsCut(maxTokens: number): boolean {
+    return !this.complete || this.totalBytes > approxBytesForTokens(maxTokens);
+  }
+
+  /** `cutLines` of the whole output, computed from its head and tail; lines numbered from `lineOffset + 1`. */
+  cut(maxTokens: number, lineOffset = 0): LineCut {
+    return cutLines(this, maxTokens, lineOffset);
   }
 
   /** The whole output as text, or null when only its head and tail were kept. */
   text(): string | null {
     return this.complete ? this.head.toString("utf8") : null;
   }
-}
-
-function countNewlines(bytes: Uint8Array): number {
-  let n = 0;
-  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, i + 1)) n++;
-  return n;
 }

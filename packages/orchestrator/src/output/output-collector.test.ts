@@ -1,10 +1,10 @@
 import { Buffer } from "node:buffer";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
-import { truncateMiddle } from "../format/truncate.js";
+import { cutText } from "../format/truncate.js";
 import { createSpillStore } from "../spill/spill-store.js";
 import { OutputCollector } from "./output-collector.js";
 import { cleanTerminalText } from "./terminal-text.js";
@@ -57,7 +57,7 @@ async function collect(text: string, maxTokens: number, random: () => number) {
     await collector.push(bytes.subarray(at, at + n));
     at += n;
   }
-  return collector.finish((output) => output.truncate(maxTokens).truncated);
+  return collector.finish((output) => output.needsCut(maxTokens));
 }
 
 describe("OutputCollector", () => {
@@ -69,20 +69,20 @@ describe("OutputCollector", () => {
       const maxTokens = 1 + Math.floor(random() * 400);
       const { output, spill, rawBytes, removedControls } = await collect(raw, maxTokens, random);
       expect([rawBytes, removedControls], `case ${i}`).toEqual([Buffer.byteLength(raw), removed]);
-      expect(output.truncate(maxTokens), `case ${i}`).toEqual(truncateMiddle(text, maxTokens));
+      expect(output.cut(maxTokens), `case ${i}`).toEqual(cutText(text, maxTokens));
       const prefixed = output.withPrefix("command timed out after 5 milliseconds\n");
-      expect(prefixed.truncate(maxTokens)).toEqual(
-        truncateMiddle(`command timed out after 5 milliseconds\n${text}`, maxTokens),
+      expect(prefixed.cut(maxTokens, -1)).toEqual(
+        cutText(`command timed out after 5 milliseconds\n${text}`, maxTokens, -1),
       );
       expect(
         formatShellCommandResult({ exitCode: 0, durationMs: 5, output, maxTokens, timedOut: true }),
-      ).toBe(
+      ).toEqual(
         formatShellCommandResult({ exitCode: 0, durationMs: 5, output: text, maxTokens, timedOut: true }),
       );
-      // The spill file keeps what the command wrote, control codes and all.
-      if (truncateMiddle(text, maxTokens).truncated) {
+      // The spill file holds the text the model reads a cut of, so the lines the cut names are its own.
+      if (cutText(text, maxTokens).omission !== null) {
         expect(spill).not.toBeNull();
-        expect(await readFile(spill?.path as string, "utf8")).toBe(raw);
+        expect(await readFile(spill?.path as string, "utf8")).toBe(text);
       } else {
         expect(spill).toBeNull();
       }
@@ -108,7 +108,7 @@ describe("OutputCollector", () => {
     const all = Buffer.from(lines.join(""));
     for (let at = 0; at < all.length; at += 65536) await collector.push(all.subarray(at, at + 65536));
     const { output, spill } = await collector.finish(() => true);
-    expect(output.head.length).toBeLessThan(1024);
+    expect(output.head.length).toBe(464);
     expect(output.tail.length).toBe(400);
     expect(output.lineCount()).toBe(300_000);
     expect((await readFile(spill?.path as string)).equals(all)).toBe(true);
@@ -126,5 +126,23 @@ describe("OutputCollector", () => {
     expect(result.binary).toBe(true);
     expect(result.spill).toBeNull();
     expect(await readdir(root)).toEqual([]);
+  });
+
+  it("saves binary output as written, even when text was being saved before its first NUL showed", async () => {
+    const collector = new OutputCollector({
+      maxTokens: 10,
+      spill: createSpillStore({ dir: root }),
+      label: "t",
+    });
+    const text = Buffer.from("\u001b[1mbold\u001b[0m and a long line of text\n".repeat(10));
+    await collector.push(text);
+    // Past the budget: the text went to a spill file.
+    expect(await readdir(root)).toHaveLength(1);
+    const binary = Buffer.concat([Buffer.from([0x00, 0xff]), Buffer.alloc(10_000, 0x42)]);
+    await collector.push(binary);
+    const result = await collector.finish((_, isBinary) => isBinary);
+    expect(result.binary).toBe(true);
+    expect((await readFile(result.spill?.path as string)).equals(Buffer.concat([text, binary]))).toBe(true);
+    expect(await readdir(root)).toEqual([basename(result.spill?.path as string)]);
   });
 });

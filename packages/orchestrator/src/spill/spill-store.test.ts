@@ -3,11 +3,43 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { formatCount } from "./spill-notice.js";
 import { createSpillStore, DEFAULT_SPILL_RETENTION_MS } from "./spill-store.js";
+import type { SpillGap } from "./spill-writer.js";
 
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 678);
 let root: string;
+
+/** `n` numbered lines, `line 1\n` on. */
+function numbered(n: number): string {
+  return Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join("");
+}
+
+/**
+ * The file holds the output's lines 1 to `keptLines` as they are, a marker line, then from `resumeLine`
+ * on, `shift` lines lower; the lines between are the ones the gap names, partly when cut inside.
+ */
+function expectGap(output: string, file: string, gap: SpillGap): void {
+  const lines = output.split("\n");
+  const fileLines = file.split("\n");
+  for (let line = 1; line < gap.keptLines; line++) expect(fileLines[line - 1]).toBe(lines[line - 1]);
+  expect(lines[gap.keptLines - 1]?.startsWith(fileLines[gap.keptLines - 1] as string)).toBe(true);
+  expect(fileLines[gap.keptLines]).toMatch(/^\[… lines? [\d,–]+ omitted here \(/);
+  expect(lines[gap.resumeLine - 1]?.endsWith(fileLines[gap.resumeLine - gap.shift - 1] as string)).toBe(true);
+  for (let line = gap.resumeLine + 1; line <= lines.length; line++) {
+    expect(fileLines[line - gap.shift - 1], `line ${line}`).toBe(lines[line - 1]);
+  }
+  expect(fileLines.length).toBe(lines.length - gap.shift);
+  expect(gap.firstLine).toBe(
+    gap.keptLines + (file.split("\n")[gap.keptLines - 1] === lines[gap.keptLines - 1] ? 1 : 0),
+  );
+  expect(Buffer.byteLength(output) - gap.bytes).toBe(
+    Buffer.byteLength(file) -
+      Buffer.byteLength(`${fileLines[gap.keptLines]}\n`) -
+      (gap.firstLine === gap.keptLines ? 1 : 0),
+  );
+}
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), "conch-spill-"));
@@ -28,7 +60,7 @@ describe("createSpillStore", () => {
     const first = await store.write("hello\nworld\n", { label: "Shell Command!" });
     const second = await store.write(new Uint8Array([0xff, 0x00, 0x41]), { label: "shell_command" });
 
-    expect(first).toEqual({ path: first.path, bytes: 12, fileBytes: 12, omittedBytes: 0 });
+    expect(first).toEqual({ path: first.path, bytes: 12, fileBytes: 12, omittedBytes: 0, gap: null });
     expect(basename(first.path)).toMatch(/^20250102T030405678Z-[0-9a-f]{8}-shell-command\.txt$/);
     expect(basename(second.path)).toMatch(/^20250102T030405678Z-[0-9a-f]{8}-shell_command\.txt$/);
     expect(second.path).not.toBe(first.path);
@@ -50,30 +82,50 @@ describe("createSpillStore", () => {
     expect(paths.map((p) => basename(p)).sort()).toEqual(paths.map((p) => basename(p)));
   });
 
-  it("keeps head and tail within maxFileBytes, with the exact omitted count", async () => {
+  it("keeps head and tail within maxFileBytes, cut on lines, with a marker line saying which it lacks", async () => {
     const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
-    const input = Buffer.alloc(5000, "a");
-    input.fill("z", 2500);
-    const result = await store.write(input);
-    // 40 bytes are set aside for the longest marker; the rest is half head, half tail.
-    expect(result).toEqual({ path: result.path, bytes: 5000, fileBytes: 1012, omittedBytes: 4016 });
+    const output = numbered(500);
+    const result = await store.write(output);
     const onDisk = await readFile(result.path, "utf8");
-    expect(onDisk).toBe(`${"a".repeat(492)}\n... 4016 bytes omitted ...\n${"z".repeat(492)}`);
+    expect(result.fileBytes).toBe(Buffer.byteLength(onDisk));
+    expect(result.fileBytes).toBeLessThanOrEqual(1024);
+    expect(result.bytes).toBe(Buffer.byteLength(output));
+    const gap = result.gap as SpillGap;
+    // About 480 bytes a side: lines 1-54 (7 to 9 bytes each) and 454-500 (9 bytes each).
+    expect(gap).toEqual({
+      firstLine: 55,
+      lastLine: 453,
+      bytes: result.omittedBytes,
+      keptLines: 54,
+      resumeLine: 454,
+      shift: 454 - 56,
+    });
+    expect(onDisk.split("\n")[54]).toBe(
+      `[… lines 55–453 omitted here (${formatCount(result.omittedBytes)} bytes): the file keeps the start and the end of an output this large …]`,
+    );
+    expectGap(output, onDisk, gap);
   });
 
-  it("never cuts a UTF-8 character when capping", async () => {
+  it("cuts a line longer than a half inside it, never inside a UTF-8 character", async () => {
     const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
-    const input = "é".repeat(3000);
-    const result = await store.write(input);
+    const result = await store.write("é".repeat(3000));
     const onDisk = await readFile(result.path, "utf8");
     expect(onDisk).not.toContain("\ufffd");
     expect(result.fileBytes).toBe(Buffer.byteLength(onDisk));
     expect(result.fileBytes).toBeLessThanOrEqual(1024);
-    expect(
-      result.bytes -
-        result.omittedBytes +
-        Buffer.byteLength(`\n... ${result.omittedBytes} bytes omitted ...\n`),
-    ).toBe(result.fileBytes);
+    const [head, marker, tail] = onDisk.split("\n") as [string, string, string];
+    expect(marker).toBe(
+      `[… line 1 omitted here (${formatCount(result.omittedBytes)} bytes): the file keeps the start and the end of an output this large …]`,
+    );
+    expect(Buffer.byteLength(head) + Buffer.byteLength(tail) + result.omittedBytes).toBe(6000);
+    expect(result.gap).toEqual({
+      firstLine: 1,
+      lastLine: 1,
+      bytes: result.omittedBytes,
+      keptLines: 1,
+      resumeLine: 1,
+      shift: -2,
+    });
   });
 
   it("a 5 MB output round-trips exactly under the default cap", async () => {
@@ -81,47 +133,75 @@ describe("createSpillStore", () => {
     const input = Buffer.alloc(5 * 1024 * 1024);
     for (let i = 0; i < input.length; i++) input[i] = i % 251;
     const result = await store.write(input, { label: "shell_command" });
-    expect(result.omittedBytes).toBe(0);
+    expect(result).toMatchObject({ omittedBytes: 0, gap: null });
     expect((await readFile(result.path)).equals(input)).toBe(true);
   });
 
   it("streams output chunk by chunk: the tail is the latest output, however often the ring wraps", async () => {
     const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
     const file = await store.open({ label: "shell_command" });
-    const lines: string[] = [];
-    for (let i = 0; i < 500; i++) lines.push(`line ${i}\n`);
+    const output = numbered(5000);
+    const lines = output.split(/(?<=\n)/);
     for (const line of lines) await file.append(Buffer.from(line));
-    const all = Buffer.from(lines.join(""));
-    expect(file.bytes).toBe(all.length);
+    expect(file.bytes).toBe(Buffer.byteLength(output));
     const result = await file.finish();
-    const onDisk = await readFile(result.path);
-    const omitted = all.length - 984;
-    expect(result).toEqual({
+    const onDisk = await readFile(result.path, "utf8");
+    expect(result).toMatchObject({
       path: file.path,
-      bytes: all.length,
-      fileBytes: onDisk.length,
-      omittedBytes: omitted,
+      bytes: Buffer.byteLength(output),
+      fileBytes: Buffer.byteLength(onDisk),
     });
-    expect(onDisk.toString()).toBe(
-      `${all.subarray(0, 492)}\n... ${omitted} bytes omitted ...\n${all.subarray(all.length - 492)}`,
-    );
+    expect(onDisk.endsWith("line 5000\n")).toBe(true);
+    expectGap(output, onDisk, result.gap as SpillGap);
     expect(await readdir(root)).toEqual([basename(result.path)]);
   });
 
   it("a chunk larger than the ring keeps only its end; a short tail is kept whole", async () => {
     const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
     const big = await store.open();
-    await big.append(Buffer.alloc(10_000, "b"));
+    await big.append(Buffer.from(numbered(2000)));
     await big.append(Buffer.from("END"));
     const bigResult = await big.finish();
-    expect((await readFile(bigResult.path, "utf8")).endsWith(`${"b".repeat(489)}END`)).toBe(true);
-    expect(bigResult.omittedBytes).toBe(10_003 - 984);
+    const bigText = await readFile(bigResult.path, "utf8");
+    expect(bigText.endsWith("line 1999\nline 2000\nEND")).toBe(true);
+    expectGap(`${numbered(2000)}END`, bigText, bigResult.gap as SpillGap);
 
     const small = await store.open();
     await small.append(Buffer.alloc(700, "s"));
     const smallResult = await small.finish();
-    expect(smallResult).toEqual({ path: small.path, bytes: 700, fileBytes: 700, omittedBytes: 0 });
+    expect(smallResult).toEqual({ path: small.path, bytes: 700, fileBytes: 700, omittedBytes: 0, gap: null });
     expect(await readFile(smallResult.path, "utf8")).toBe("s".repeat(700));
+  });
+
+  it("is readable while written, and sync brings an outgrown file up to the latest tail", async () => {
+    const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
+    const file = await store.open({ label: "exec_command" });
+    await file.append(Buffer.from(numbered(10)));
+    await file.append(Buffer.alloc(0));
+    expect(await readFile(file.path, "utf8")).toBe(numbered(10));
+    expect(await file.sync()).toEqual({
+      path: file.path,
+      bytes: 71,
+      fileBytes: 71,
+      omittedBytes: 0,
+      gap: null,
+    });
+
+    const output = numbered(300);
+    await file.append(Buffer.from(output.slice(71)));
+    const first = await file.sync();
+    expectGap(output, await readFile(file.path, "utf8"), first.gap as SpillGap);
+
+    const more = numbered(600);
+    await file.append(Buffer.from(more.slice(output.length)));
+    const second = await file.sync();
+    const onDisk = await readFile(file.path, "utf8");
+    expect(onDisk.endsWith("line 600\n")).toBe(true);
+    expectGap(more, onDisk, second.gap as SpillGap);
+    // Nothing new: the same file.
+    expect(await file.sync()).toEqual(second);
+    expect(await file.finish()).toEqual(second);
+    expect(await readdir(root)).toEqual([basename(file.path)]);
   });
 
   it("abort leaves nothing behind", async () => {
@@ -148,6 +228,19 @@ describe("createSpillStore", () => {
     expect((await readdir(root)).sort()).toEqual(
       [basename(edge.path), basename(fresh.path), "notes.txt"].sort(),
     );
+  });
+
+  it("never sweeps a file still being written, however old", async () => {
+    let now = T0;
+    const store = createSpillStore({ dir: root, now: () => now, retentionMs: 1000, sweepIntervalMs: 0 });
+    const live = await store.open({ label: "exec_command" });
+    await live.append(Buffer.from("still running\n"));
+    now += 5000;
+    expect(await store.sweep()).toBe(0);
+    expect(await readdir(root)).toEqual([basename(live.path)]);
+    // Finished, it is as old as its name says: the sweep its finish runs deletes it.
+    await live.finish();
+    expect(await readdir(root)).toEqual([]);
   });
 
   it("sweeps at most once per interval", async () => {
@@ -183,7 +276,7 @@ describe("createSpillStore", () => {
     expect((await readdir(root)).sort()).toEqual([basename(trap), basename(result.path)].sort());
   });
 
-  it("fails the write, leaving no temp file, when the directory cannot be created", async () => {
+  it("fails the write, leaving no file, when the directory cannot be created", async () => {
     await writeFile(join(root, "file"), "");
     const store = createSpillStore({ dir: join(root, "file", "spill") });
     await expect(store.write("x")).rejects.toMatchObject({ code: "ENOTDIR" });

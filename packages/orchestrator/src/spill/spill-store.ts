@@ -2,7 +2,7 @@ import { Buffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { SpillWriter } from "./spill-writer.js";
+import { type SpillGap, SpillWriter } from "./spill-writer.js";
 import { conchStateDir, type StateDirOptions } from "./state-dir.js";
 
 const DEFAULT_SPILL_MAX_FILE_BYTES: number = 64 * 1024 * 1024;
@@ -12,14 +12,15 @@ const DEFAULT_SPILL_SWEEP_INTERVAL_MS: number = 10 * 60 * 1000;
 // Room for the omission marker plus a useful head and tail.
 const MIN_MAX_FILE_BYTES = 1024;
 const MAX_LABEL_LENGTH = 40;
-// `20250102T030405678Z-1a2b3c4d-shell_command.txt`, or `.<that>.tmp` while being written.
+// `20250102T030405678Z-1a2b3c4d-shell_command.txt`, its `.tail` ring while the output outgrows it, or a
+// `.<that>.tmp` an earlier version wrote first.
 const SPILL_NAME =
-  /^\.?(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z-[0-9a-f]{8}-[a-z0-9_-]+\.txt(?:\.tmp)?$/;
+  /^\.?(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z-[0-9a-f]{8}-[a-z0-9_-]+\.txt(?:\.tmp|\.tail)?$/;
 
 export interface SpillStoreOptions extends StateDirOptions {
   /** Defaults to `<state dir>/spill` (see `conchStateDir`). */
   readonly dir?: string;
-  /** A larger output keeps its head and tail with `... N bytes omitted ...` between. */
+  /** A larger output keeps its head and tail, cut on line boundaries, with a marker line between. */
   readonly maxFileBytes?: number;
   /** Spill files older than this are deleted, lazily, by a later write. */
   readonly retentionMs?: number;
@@ -42,17 +43,23 @@ export interface SpillResult {
   readonly fileBytes: number;
   /** Bytes of the output's middle left out of the file; 0 when the file holds all of it. */
   readonly omittedBytes: number;
+  /** Which lines the file lacks, and how its later lines are numbered; null when it holds all. */
+  readonly gap: SpillGap | null;
 }
 
-/** A spill file being written, chunk by chunk, as output arrives. */
+/** A spill file being written, chunk by chunk, as output arrives; readable at its path all along. */
 export interface SpillFile {
-  /** Where the file will be once finished. */
   readonly path: string;
   /** Bytes appended so far. */
   readonly bytes: number;
   /** Resolves once the chunk is on disk; chunks land in call order. */
   append(chunk: Uint8Array): Promise<void>;
-  /** Completes the file (head, omission marker, tail when over `maxFileBytes`) and moves it into place. */
+  /**
+   * Brings the file up to date with everything appended (head, marker line, latest tail once over
+   * `maxFileBytes`), for a reader told about it while output still comes.
+   */
+  sync(): Promise<SpillResult>;
+  /** Completes the file and closes it. */
   finish(): Promise<SpillResult>;
   /** Deletes what was written; never throws. */
   abort(): Promise<void>;
@@ -62,9 +69,12 @@ export interface SpillStore {
   readonly dir: string;
   /** Starts a spill file that output is streamed into; memory stays bounded whatever its size. */
   open(options?: SpillWriteOptions): Promise<SpillFile>;
-  /** Writes atomically (temp file + rename), mode 0600, in a directory created with mode 0700. */
+  /** Writes a whole output, mode 0600, in a directory created with mode 0700. */
   write(data: Uint8Array | string, options?: SpillWriteOptions): Promise<SpillResult>;
-  /** Deletes expired spill files now; resolves to how many were deleted. Other files are never touched. */
+  /**
+   * Deletes expired spill files now, except those still being written (a long session's); resolves to
+   * how many were deleted. Other files are never touched.
+   */
   sweep(): Promise<number>;
 }
 
@@ -85,6 +95,8 @@ export function createSpillStore(options: SpillStoreOptions = {}): SpillStore {
   );
   const now = options.now ?? Date.now;
   let lastSweep = Number.NEGATIVE_INFINITY;
+  // Files being written, by name: a session can outlive the retention, and its file with it.
+  const writing = new Set<string>();
 
   async function sweep(): Promise<number> {
     lastSweep = now();
@@ -99,7 +111,7 @@ export function createSpillStore(options: SpillStoreOptions = {}): SpillStore {
     let removed = 0;
     for (const name of names) {
       const time = spillNameTime(name);
-      if (time === null || time >= cutoff) continue;
+      if (time === null || time >= cutoff || writing.has(name.replace(/\.tail$/, ""))) continue;
       try {
         await unlink(join(dir, name));
         removed++;
@@ -114,17 +126,26 @@ export function createSpillStore(options: SpillStoreOptions = {}): SpillStore {
     const name = `${timestamp(now())}-${randomBytes(4).toString("hex")}-${sanitizeLabel(writeOptions.label)}.txt`;
     const path = join(dir, name);
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const writer = new SpillWriter(path, join(dir, `.${name}.tmp`), maxFileBytes);
+    const writer = new SpillWriter(path, maxFileBytes);
     await writer.open();
+    writing.add(name);
+    const done = async <T>(result: Promise<T>): Promise<T> => {
+      try {
+        return await result;
+      } finally {
+        writing.delete(name);
+      }
+    };
     return {
       path,
       get bytes() {
         return writer.bytes;
       },
       append: (chunk) => writer.append(chunk),
-      abort: () => writer.abort(),
+      sync: async () => ({ path, ...(await writer.sync()) }),
+      abort: () => done(writer.abort()),
       async finish() {
-        const result = await writer.finish();
+        const result = await done(writer.finish());
         if (now() - lastSweep >= sweepIntervalMs) {
           // Retention is housekeeping: a failed sweep must never fail the write it rides on.
           await sweep().catch(() => 0);

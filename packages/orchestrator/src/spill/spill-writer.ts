@@ -1,111 +1,224 @@
 import { Buffer } from "node:buffer";
-import { type FileHandle, open, rename, unlink } from "node:fs/promises";
+import { type FileHandle, open, unlink } from "node:fs/promises";
+import { countNewlines } from "../format/truncate.js";
+import { formatCount, lineRange } from "./spill-notice.js";
 
-// The longest omission marker any output can need: room for it is set aside before the size is known.
-const MAX_MARKER_BYTES = Buffer.byteLength(omissionMarker(Number.MAX_SAFE_INTEGER));
-// Copying the tail ring into the file goes through a buffer of this size, whatever the ring's size.
+// Room set aside for the marker line that stands for a middle left out of the file (and the line break
+// that ends a head cut inside a line).
+const MAX_MARKER_BYTES =
+  1 +
+  Buffer.byteLength(
+    fileMarker(Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+  );
+// Copying the tail ring goes through a buffer of this size, whatever the ring's size.
 const COPY_CHUNK_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
+
+/** What a file too small for its output lacks, and how its lines map to the output's. */
+export interface SpillGap {
+  /** The first and last line of the output (1-based) the file lacks, at least in part. */
+  readonly firstLine: number;
+  readonly lastLine: number;
+  /** Bytes of the output the file lacks. */
+  readonly bytes: number;
+  /** The file's lines up to this one are the output's lines with the same numbers. */
+  readonly keptLines: number;
+  /** The output's lines from this one on are in the file after the gap's marker line... */
+  readonly resumeLine: number;
+  /** ...each `shift` lines lower: the output's line N is the file's line N − shift. */
+  readonly shift: number;
+}
 
 export interface SpillWriteResult {
   /** Bytes appended. */
   readonly bytes: number;
-  /** Size of the finished file: at most the writer's `maxFileBytes`. */
+  /** Size of the file: at most the writer's `maxFileBytes`. */
   readonly fileBytes: number;
-  /** Bytes of the middle left out of the file; 0 when the file holds all of it. */
+  /** Bytes of the output the file lacks; 0 when it holds all of it. */
   readonly omittedBytes: number;
+  /** What the file lacks; null when it holds all of the output. */
+  readonly gap: SpillGap | null;
 }
 
-function omissionMarker(omitted: number): string {
-  return `\n... ${omitted} bytes omitted ...\n`;
+function fileMarker(firstLine: number, lastLine: number, bytes: number): string {
+  return `[… ${lineRange(firstLine, lastLine)} omitted here (${formatCount(bytes)} bytes): the file keeps the start and the end of an output this large …]\n`;
+}
+
+interface Pending {
+  /** Where `data` starts in the output. */
+  at: number;
+  data: Buffer;
 }
 
 /**
- * Streams output into `temp` and renames it to `path` when finished, never holding more than one chunk
- * in memory. The first half of the budget goes straight to the file; the rest of the output passes
- * through a ring file of the other half, so a file that outgrows `maxFileBytes` keeps its head and its
- * latest tail with `... N bytes omitted ...` between, cut on UTF-8 character boundaries.
+ * Streams output into the file at `path`, which is the output itself, readable at any time, until the
+ * output outgrows `maxFileBytes`. From then on the file keeps the head (the first half of the budget)
+ * and a ring file keeps the latest tail (the other half); `sync` and `finish` write head, one marker
+ * line saying which lines are left out, and tail, cut on line boundaries. A session's file is read
+ * while its output still comes, so the file is never replaced, only completed. Chunks wait in a queue
+ * while a write is in flight, those the ring would overwrite dropped unwritten, so memory stays within
+ * the file's budget however fast the output comes.
  */
 export class SpillWriter {
-  readonly #temp: string;
-  readonly #ringPath: string;
   readonly #path: string;
+  readonly #ringPath: string;
   readonly #headLimit: number;
   readonly #ringSize: number;
+  // Up to here the file takes the output as it is; past it, the output overflows into the ring.
+  readonly #fileLimit: number;
   #file: FileHandle | null = null;
   #ring: FileHandle | null = null;
-  #headBytes = 0;
-  // Bytes written into the ring in all; the next write goes at `#ringWritten % #ringSize`.
-  #ringWritten = 0;
-  #chain: Promise<void> = Promise.resolve();
+  #total = 0;
+  #newlines = 0;
+  // The end of the last line that ends within the head, and the newlines up to it.
+  #headLineEnd = 0;
+  #headNewlines = 0;
+  // The first newline at or after the head limit: where the line crossing it ends.
+  #pastHeadNewline = -1;
+  #queue: Pending[] = [];
+  #draining: Promise<void> | null = null;
   #failure: unknown = null;
   #closed = false;
+  // The file's state as of `#total` bytes, once completed: nothing new to write until more comes.
+  #synced: SpillWriteResult | null = null;
 
-  constructor(path: string, temp: string, maxFileBytes: number) {
+  constructor(path: string, maxFileBytes: number) {
     this.#path = path;
-    this.#temp = temp;
-    this.#ringPath = `${temp}.tail`;
+    this.#ringPath = `${path}.tail`;
     const budget = maxFileBytes - MAX_MARKER_BYTES;
     this.#headLimit = Math.floor(budget / 2);
     this.#ringSize = budget - this.#headLimit;
+    this.#fileLimit = this.#headLimit + this.#ringSize;
   }
 
-  /** Opens the temp file (created 0600, failing if it exists). */
+  /** Creates the file (0600, failing if it exists). */
   async open(): Promise<void> {
-    this.#file = await open(this.#temp, "wx+", 0o600);
+    this.#file = await open(this.#path, "wx+", 0o600);
   }
 
   get bytes(): number {
-    return this.#headBytes + this.#ringWritten;
+    return this.#total;
   }
 
-  /** Queues `chunk`; the promise settles when it is on disk. Chunks land in call order. */
+  /** Counts `chunk` now and queues it; the promise settles once it is on disk. */
   append(chunk: Uint8Array): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("spill writer already finished"));
+    if (chunk.length === 0) return this.#drain();
     const data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    this.#chain = this.#chain
-      .then(() => this.#write(data))
-      .catch((error: unknown) => {
-        this.#failure ??= error;
-      });
-    return this.#chain;
+    const at = this.#total;
+    if (at < this.#headLimit) {
+      const head = data.subarray(0, this.#headLimit - at);
+      const last = head.lastIndexOf(NEWLINE);
+      if (last !== -1) {
+        this.#headLineEnd = at + last + 1;
+        this.#headNewlines += countNewlines(head, 0, head.length);
+      }
+    }
+    if (this.#pastHeadNewline === -1 && at + data.length > this.#headLimit) {
+      const found = data.indexOf(NEWLINE, Math.max(0, this.#headLimit - at));
+      if (found !== -1) this.#pastHeadNewline = at + found;
+    }
+    this.#newlines += countNewlines(data, 0, data.length);
+    this.#total += data.length;
+    this.#synced = null;
+    this.#queue.push({ at, data });
+    this.#dropOverwritten();
+    return this.#drain();
   }
 
-  async #write(data: Buffer): Promise<void> {
-    if (this.#failure !== null) return;
+  /** Chunks past the file whose bytes the ring will overwrite anyway are never written. */
+  #dropOverwritten(): void {
+    const keepFrom = this.#total - this.#ringSize;
+    if (keepFrom <= this.#fileLimit) return;
+    const limit = this.#fileLimit;
+    this.#queue = this.#queue.filter((item) => item.at < limit || item.at + item.data.length > keepFrom);
+    for (const item of this.#queue) {
+      if (item.at >= limit && item.at < keepFrom) {
+        item.data = item.data.subarray(keepFrom - item.at);
+        item.at = keepFrom;
+      }
+    }
+  }
+
+  #drain(): Promise<void> {
+    if (this.#draining !== null) return this.#draining;
+    if (this.#queue.length === 0) return Promise.resolve();
+    // Cleared only once settled (a later tick than the loop's end): a chunk queued in between starts
+    // the next drain.
+    const draining = this.#writeQueued().finally(() => {
+      this.#draining = null;
+      if (this.#queue.length > 0) void this.#drain();
+    });
+    this.#draining = draining;
+    return draining;
+  }
+
+  async #writeQueued(): Promise<void> {
+    try {
+      for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
+        if (this.#failure === null) await this.#write(next);
+      }
+    } catch (error) {
+      this.#failure ??= error;
+      this.#queue = [];
+    }
+  }
+
+  async #write({ at, data }: Pending): Promise<void> {
     const file = this.#file as FileHandle;
+    let offset = at;
     let rest = data;
-    const room = this.#headLimit - this.#headBytes;
-    if (room > 0) {
-      const head = rest.subarray(0, room);
-      await writeAll(file, head, this.#headBytes);
-      this.#headBytes += head.length;
-      rest = rest.subarray(head.length);
+    if (offset < this.#fileLimit) {
+      const part = rest.subarray(0, this.#fileLimit - offset);
+      await writeAll(file, part, offset);
+      offset += part.length;
+      rest = rest.subarray(part.length);
     }
     if (rest.length === 0) return;
-    this.#ring ??= await open(this.#ringPath, "wx+", 0o600);
-    // Only the last ring-size bytes of a huge chunk can survive; skip the rest without writing it.
+    if (this.#ring === null) {
+      // The first overflow: the ring starts as what the file holds past the head, in ring order already.
+      this.#ring = await open(this.#ringPath, "wx+", 0o600);
+      await copyRange(file, this.#headLimit, this.#ringSize, this.#ring, 0);
+    }
     if (rest.length > this.#ringSize) {
-      this.#ringWritten += rest.length - this.#ringSize;
+      offset += rest.length - this.#ringSize;
       rest = rest.subarray(rest.length - this.#ringSize);
     }
     while (rest.length > 0) {
-      const at = this.#ringWritten % this.#ringSize;
-      const part = rest.subarray(0, this.#ringSize - at);
-      await writeAll(this.#ring, part, at);
-      this.#ringWritten += part.length;
+      const position = (offset - this.#headLimit) % this.#ringSize;
+      const part = rest.subarray(0, this.#ringSize - position);
+      await writeAll(this.#ring, part, position);
+      offset += part.length;
       rest = rest.subarray(part.length);
     }
   }
 
-  /** Waits for every append, completes the file and moves it into place. */
+  async #settled(): Promise<void> {
+    while (this.#draining !== null) await this.#draining;
+    if (this.#failure !== null) throw this.#failure;
+  }
+
+  /**
+   * Brings the file up to date with every chunk appended so far: when the output outgrew it, head,
+   * marker and the latest tail. Says what the file holds.
+   */
+  async sync(): Promise<SpillWriteResult> {
+    await this.#settled();
+    if (this.#synced !== null) return this.#synced;
+    const total = this.#total;
+    this.#synced =
+      total <= this.#fileLimit
+        ? { bytes: total, fileBytes: total, omittedBytes: 0, gap: null }
+        : await this.#complete();
+    return this.#synced;
+  }
+
+  /** Completes the file and closes it. */
   async finish(): Promise<SpillWriteResult> {
-    this.#closed = true;
-    await this.#chain;
     try {
-      if (this.#failure !== null) throw this.#failure;
-      const result = await this.#complete();
+      const result = await this.sync();
+      this.#closed = true;
       await this.#closeHandles();
-      await rename(this.#temp, this.#path);
       await unlink(this.#ringPath).catch(() => undefined);
       return result;
     } catch (error) {
@@ -114,12 +227,13 @@ export class SpillWriter {
     }
   }
 
-  /** Drops what was written; never throws. */
+  /** Deletes what was written; never throws. */
   async abort(): Promise<void> {
     this.#closed = true;
-    await this.#chain;
+    this.#queue = [];
+    await this.#settled().catch(() => undefined);
     await this.#closeHandles().catch(() => undefined);
-    await unlink(this.#temp).catch(() => undefined);
+    await unlink(this.#path).catch(() => undefined);
     await unlink(this.#ringPath).catch(() => undefined);
   }
 
@@ -131,40 +245,121 @@ export class SpillWriter {
   }
 
   async #complete(): Promise<SpillWriteResult> {
-    const total = this.bytes;
-    const ring = this.#ring;
     const file = this.#file as FileHandle;
-    if (ring === null || this.#ringWritten <= this.#ringSize) {
-      // Nothing was overwritten, so the file holds all of it: move the ring after the head.
-      if (ring !== null) await copyRange(ring, 0, this.#ringWritten, file, this.#headBytes);
-      return { bytes: total, fileBytes: total, omittedBytes: 0 };
-    }
-    const kept = Math.min(this.#ringWritten, this.#ringSize);
-    const ringStart = this.#ringWritten > this.#ringSize ? this.#ringWritten % this.#ringSize : 0;
-    // A cut in the middle of a UTF-8 character moves to the character's edge on each side.
-    const headTail = Buffer.alloc(Math.min(3, this.#headBytes));
-    await file.read(headTail, 0, headTail.length, this.#headBytes - headTail.length);
-    const headEnd = this.#headBytes - continuationRun(headTail);
-    const tailHead = Buffer.alloc(Math.min(3, kept));
-    await readRing(ring, this.#ringSize, ringStart, tailHead);
-    const skip = leadingContinuations(tailHead);
-    const tailBytes = kept - skip;
-    const omittedBytes = total - headEnd - tailBytes;
-    const marker = Buffer.from(omissionMarker(omittedBytes), "utf8");
+    const ring = this.#ring as FileHandle;
+    const total = this.#total;
+    const size = this.#ringSize;
+    // The ring's oldest byte, in the output and in the ring.
+    const ringBase = total - size;
+    const ringStart = (ringBase - this.#headLimit) % size;
+
+    // The head ends after its last line, unless the line crossing the limit is longer than the head.
+    const crossing = this.#pastHeadNewline === -1 ? Number.POSITIVE_INFINITY : this.#pastHeadNewline;
+    const headEnd =
+      this.#headLineEnd > 0 && crossing - this.#headLineEnd <= this.#headLimit
+        ? this.#headLineEnd
+        : await characterStart(file, this.#headLimit);
+
+    // The tail starts after the ring's first newline when that lies in its first half (the ring cannot
+    // tell how long the line crossing its start is); else at the first character.
+    const scan = await scanRing(ring, size, ringStart);
+    const skip =
+      scan.firstNewline !== -1 && scan.firstNewline < size / 2
+        ? scan.firstNewline + 1
+        : scan.leadingContinuations;
+    const tailNewlines = scan.newlines - (skip > scan.firstNewline && scan.firstNewline !== -1 ? 1 : 0);
+    const tailStart = ringBase + skip;
+
+    const endsLine = headEnd === 0 || (await byteAt(file, headEnd - 1)) === NEWLINE;
+    const firstLine = this.#headNewlines + 1;
+    const resumeLine = this.#newlines - tailNewlines + 1;
+    const lastOmittedByte = await ringByte(ring, size, ringStart, skip - 1);
+    const lastLine = resumeLine - (lastOmittedByte === NEWLINE ? 1 : 0);
+    const keptLines = this.#headNewlines + (endsLine ? 0 : 1);
+    const omittedBytes = tailStart - headEnd;
+    const marker = Buffer.from(
+      `${endsLine ? "" : "\n"}${fileMarker(firstLine, Math.max(firstLine, lastLine), omittedBytes)}`,
+    );
     await writeAll(file, marker, headEnd);
     let at = headEnd + marker.length;
-    let from = (ringStart + skip) % this.#ringSize;
-    let left = tailBytes;
+    let from = (ringStart + skip) % size;
+    let left = size - skip;
     while (left > 0) {
-      const n = Math.min(left, this.#ringSize - from);
+      const n = Math.min(left, size - from);
       await copyRange(ring, from, n, file, at);
       at += n;
       left -= n;
-      from = (from + n) % this.#ringSize;
+      from = (from + n) % size;
     }
     await file.truncate(at);
-    return { bytes: total, fileBytes: at, omittedBytes };
+    return {
+      bytes: total,
+      fileBytes: at,
+      omittedBytes,
+      gap: {
+        firstLine,
+        lastLine: Math.max(firstLine, lastLine),
+        bytes: omittedBytes,
+        keptLines,
+        resumeLine,
+        // The marker is the file's line keptLines + 1; resumeLine is the next.
+        shift: resumeLine - (keptLines + 2),
+      },
+    };
   }
+}
+
+interface RingScan {
+  /** Offset of the first newline from the ring's oldest byte, or -1. */
+  readonly firstNewline: number;
+  /** Newlines in the whole ring. */
+  readonly newlines: number;
+  /** UTF-8 continuation bytes the ring starts with (at most three): half a character cut off. */
+  readonly leadingContinuations: number;
+}
+
+async function scanRing(ring: FileHandle, size: number, start: number): Promise<RingScan> {
+  const buffer = Buffer.alloc(Math.min(size, COPY_CHUNK_BYTES));
+  let firstNewline = -1;
+  let newlines = 0;
+  let leadingContinuations = -1;
+  for (let done = 0; done < size; ) {
+    const from = (start + done) % size;
+    const want = Math.min(buffer.length, size - done, size - from);
+    const { bytesRead } = await ring.read(buffer, 0, want, from);
+    if (bytesRead === 0) throw new Error("spill ring file ended early");
+    const part = buffer.subarray(0, bytesRead);
+    if (leadingContinuations === -1) {
+      let n = 0;
+      while (n < Math.min(3, part.length) && isContinuation(part[n])) n++;
+      leadingContinuations = n;
+    }
+    if (firstNewline === -1) {
+      const found = part.indexOf(NEWLINE);
+      if (found !== -1) firstNewline = done + found;
+    }
+    newlines += countNewlines(part, 0, part.length);
+    done += bytesRead;
+  }
+  return { firstNewline, newlines, leadingContinuations: Math.max(0, leadingContinuations) };
+}
+
+async function ringByte(ring: FileHandle, size: number, start: number, index: number): Promise<number> {
+  if (index < 0) return -1;
+  return byteAt(ring, (start + index) % size);
+}
+
+async function byteAt(handle: FileHandle, position: number): Promise<number> {
+  const one = Buffer.alloc(1);
+  await handle.read(one, 0, 1, position);
+  return one[0] as number;
+}
+
+/** `limit`, moved back to the start of the character it falls in. */
+async function characterStart(file: FileHandle, limit: number): Promise<number> {
+  const last = Buffer.alloc(Math.min(3, limit));
+  await file.read(last, 0, last.length, limit - last.length);
+  return limit - continuationRun(last);
 }
 
 async function writeAll(handle: FileHandle, data: Buffer, position: number): Promise<void> {
@@ -187,16 +382,10 @@ async function copyRange(
   while (done < length) {
     const want = Math.min(buffer.length, length - done);
     const { bytesRead } = await from.read(buffer, 0, want, start + done);
-    if (bytesRead === 0) throw new Error("spill ring file ended early");
+    if (bytesRead === 0) throw new Error("spill file ended early");
     await writeAll(to, buffer.subarray(0, bytesRead), at + done);
     done += bytesRead;
   }
-}
-
-async function readRing(ring: FileHandle, size: number, start: number, into: Buffer): Promise<void> {
-  const first = Math.min(into.length, size - start);
-  await ring.read(into, 0, first, start);
-  if (first < into.length) await ring.read(into, first, into.length - first, 0);
 }
 
 function isContinuation(byte: number | undefined): boolean {
@@ -220,10 +409,4 @@ function continuationRun(last: Buffer): number {
     return needs > n ? n + 1 : 0;
   }
   return 0;
-}
-
-function leadingContinuations(first: Buffer): number {
-  let n = 0;
-  while (n < first.length && isContinuation(first[n])) n++;
-  return n === first.length && n === 3 ? 0 : n;
 }

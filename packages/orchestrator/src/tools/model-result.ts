@@ -6,7 +6,7 @@ import { notStartedText } from "../format/rejection-text.js";
 import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
 import type { CommandOutcome, FailedOutcome, RejectedOutcome } from "../orchestrator/types.js";
-import { spillNotice } from "../spill/spill-notice.js";
+import { spillNotice, spillPointer, UNSAVED } from "../spill/spill-notice.js";
 import type { ToolCallResult } from "./types.js";
 
 /** The fields of a result whose command did not run (or is not a one-shot run). */
@@ -75,27 +75,30 @@ export interface ShellStyleOptions {
 
 /**
  * The result of a one-shot tool, as Codex's shell_command reports it (`Exit code`, `Wall time`,
- * `Output:`), plus, past Codex: where the full output was saved when the text is truncated, and what
- * the model can do when the sandbox blocked the command.
+ * `Output:`), plus, past Codex: which lines a cut left out and where the whole output is, and what the
+ * model can do when the sandbox blocked the command.
  */
 export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOptions): ToolCallResult {
   const { tool } = options;
   if (outcome.status !== "ran") return notRunResult(outcome, options);
 
   const { output, binary, rawBytes, removedControls, spill, spillError } = outcome.output;
-  const shown = binary ? binaryOutputSummary(rawBytes) : output;
-  const truncated = binary || output.truncate(options.maxTokens).truncated;
-  let text = formatShellCommandResult({
+  const formatted = formatShellCommandResult({
     exitCode: outcome.exitCode,
     durationMs: outcome.durationMs,
-    output: shown,
+    output: binary ? binaryOutputSummary(rawBytes) : output,
     maxTokens: options.maxTokens,
     timedOut: outcome.timedOut,
+    // The summary of binary output is no part of the spill file, which holds the bytes.
+    spill: binary ? UNSAVED : spillPointer(spill, spillError),
   });
+  let text = formatted.text;
+  const truncated = binary || formatted.truncated;
   const notes: string[] = [];
-  if (spill !== null) notes.push(spillNotice(spill.path, spill.bytes, spill.omittedBytes));
-  else if (truncated && spillError !== null) notes.push(spillFailedNote(spillError));
-  const removed = binary ? null : removedControlsNote(removedControls, spill !== null);
+  // A cut says where the whole is in its marker; binary output, never shown, says it here.
+  if (binary && spill !== null) notes.push(spillNotice(spill.path, spill.bytes, spill.omittedBytes));
+  else if (binary && spillError !== null) notes.push(spillFailedNote(spillError));
+  const removed = binary ? null : removedControlsNote(removedControls);
   if (removed !== null) notes.push(removed);
   if (outcome.hint !== null) notes.push(hintNote(outcome.hint));
   if (notes.length > 0) text = appendLine(text, notes.join("\n"));

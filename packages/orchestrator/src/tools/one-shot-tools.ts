@@ -10,11 +10,11 @@ import { formatDurableRunning } from "../format/durable-result.js";
 import { hintNote } from "../format/notes.js";
 import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
-import { truncateMiddle } from "../format/truncate.js";
+import { joinCut } from "../format/truncate.js";
 import type { CommandRequest } from "../orchestrator/types.js";
+import { omissionMarker } from "../spill/spill-notice.js";
 import { defineTool } from "./define-tool.js";
 import { notRunResult, sessionData, shellStyleResult } from "./model-result.js";
-import { sessionText } from "./session-text.js";
 import { shellScriptRequest } from "./shell-request.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
@@ -93,21 +93,26 @@ async function runDurable(
     return notRunResult(outcome, { tool: request.tool, cwdField: "workdir", cwd: request.cwd });
   }
   const { response } = outcome;
-  const { text: output, removed } = sessionText(context.orchestrator.sessions, response, true);
-  const cut = truncateMiddle(output, request.maxOutputTokens);
+  const maxTokens = request.maxOutputTokens;
+  const { output, lineOffset, removed, spill } = await context.orchestrator.sessionOutputs.take(
+    response,
+    (collected) => collected.needsCut(maxTokens),
+  );
   const data = sessionData(request.tool, response, {
     sandbox: outcome.sandbox,
     denied: outcome.denied,
     escalated: outcome.escalated,
-    truncated: cut.truncated,
+    truncated: output.needsCut(maxTokens),
+    spill_path: spill.kind === "file" ? spill.path : null,
   });
-  const removedNote = removedControlsNote(removed, false);
+  const removedNote = removedControlsNote(removed);
   if (!response.running) {
-    const text = formatShellCommandResult({
+    const { text } = formatShellCommandResult({
       exitCode: response.exitCode ?? -1,
       durationMs: response.wallTimeMs,
       output,
-      maxTokens: request.maxOutputTokens,
+      maxTokens,
+      spill,
     });
     const notes = [removedNote, outcome.hint === null ? null : hintNote(outcome.hint)];
     return { text: [text, ...notes.filter((note) => note !== null)].join("\n"), result: data };
@@ -115,11 +120,12 @@ async function runDurable(
   if (returnAtMs !== undefined && context.signal?.aborted === true) {
     // Cancelled before it returned: it is still the one-shot the model asked for, and dies like one.
     await context.orchestrator.sessions.close(response.sessionId).catch(() => {});
-    const text = formatShellCommandResult({
+    const { text } = formatShellCommandResult({
       exitCode: EXIT_CODE_CANCELED,
       durationMs: response.wallTimeMs,
       output,
-      maxTokens: request.maxOutputTokens,
+      maxTokens,
+      spill,
     });
     return {
       text,
@@ -144,7 +150,7 @@ async function runDurable(
     sessionId: response.sessionId,
     durationMs: response.wallTimeMs,
     timeoutMs: returnAtMs ?? request.timeoutMs,
-    output: cut.text,
+    output: joinCut(output.cut(maxTokens, lineOffset), (omission) => omissionMarker(omission, spill)),
     note: removedNote,
     ...(killAtMs === undefined ? {} : { killAtMs }),
   });

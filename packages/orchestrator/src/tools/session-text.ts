@@ -1,10 +1,11 @@
 import type { SessionResponse, SessionStore } from "@conch/unified-exec";
 import { TerminalTextFilter } from "../output/terminal-text.js";
 
-// A session's output reaches the model one call at a time, and an escape sequence or a `\r` line may
-// straddle two calls: each session keeps its filter from call to call, for as long as it runs. Keyed by
-// store (an orchestrator's sessions), then by id; the call that starts a session starts its filter
-// afresh, since the id of a session that ended may be handed out again.
+// A terminal's rendered screen text reaches the model one call at a time (the cleaned output of every
+// session is SessionOutputs'), and an invisible character may straddle two calls: each terminal keeps
+// its filter from call to call, for as long as it runs. Keyed by store (an orchestrator's sessions),
+// then by id; the call that starts a session starts its filter afresh, since the id of a session that
+// ended may be handed out again.
 const filters = new WeakMap<SessionStore, Map<number, TerminalTextFilter>>();
 
 export interface SessionText {
@@ -15,8 +16,8 @@ export interface SessionText {
 }
 
 /**
- * The text of one call's output of a session. The current line is given out at once (a prompt waits
- * for an answer), and the whole filter ends with the session's last output.
+ * The text of one call's rendered output of a terminal. The current line is given out at once (a prompt
+ * waits for an answer), and the whole filter ends with the session's last output.
  */
 export function sessionText(
   sessions: SessionStore,

@@ -25,7 +25,7 @@ import {
 import { resolveShell } from "@conch/shell-detect";
 import type { SessionResponse } from "@conch/unified-exec";
 import { generateChunkId } from "../format/chunk-id.js";
-import { appendLine, hintNote, spillFailedNote } from "../format/notes.js";
+import { appendLine, hintNote } from "../format/notes.js";
 import { removedControlsNote } from "../format/removed-controls-note.js";
 import {
   formatTerminalList,
@@ -36,9 +36,9 @@ import {
   terminalWriteText,
   unknownTerminalText,
 } from "../format/terminal-result.js";
-import { truncateMiddle } from "../format/truncate.js";
+import { approxTokenCount, joinCut } from "../format/truncate.js";
 import { formatUnifiedExecResult } from "../format/unified-exec-result.js";
-import { spillNotice } from "../spill/spill-notice.js";
+import { omissionMarker } from "../spill/spill-notice.js";
 import { defineTool } from "./define-tool.js";
 import { errorResult, failedResult, NOT_RUN, notRunResult, sessionData } from "./model-result.js";
 import { forgetSessionText, sessionText } from "./session-text.js";
@@ -56,39 +56,55 @@ interface Shown {
   readonly text: string;
   readonly truncated: boolean;
   readonly spillPath: string | null;
-  /** Of the text before truncation: what the model would have read whole. */
+  /** Of the text before the cut: what the model would have read whole. */
   readonly originalTokens: number;
 }
 
+// How a terminal's rendered text starts when lines scrolled out of it before the call read them.
+const SCROLLED_OUT = /^\[\.\.\. \d+ lines? scrolled out of the terminal \.\.\.\]/;
+
 /**
- * One call's output as the model reads it: cleaned of terminal control codes (saying how many, when
- * any), then cut to the budget; when cut, the raw output goes to a spill file the text points to.
+ * One call's output as the model reads it: what the session printed since the previous call, cleaned
+ * of terminal control codes (saying how many, when any), cut to the budget on line boundaries. A cut
+ * names the lines it left out, numbered as in the session's spill file, which holds all of its output
+ * cleaned the same way. A terminal's text is its rendered screen (a progress bar's last state, a
+ * full-screen program's screen), shown as it is when it fits and nothing scrolled out of it unread;
+ * otherwise the call shows the cleaned output, whose lines the spill file numbers.
  * `started`: the call that started the session.
  */
 async function shown(
   response: SessionResponse,
   started: boolean,
   maxTokens: number,
-  tool: string,
   context: ToolContext,
 ): Promise<Shown> {
-  const { text, removed } = sessionText(context.orchestrator.sessions, response, started);
-  const cut = truncateMiddle(text, maxTokens);
-  let shownText = cut.text;
-  let spillPath: string | null = null;
-  const spill = context.orchestrator.spillStore;
-  if (cut.truncated && spill !== null) {
-    try {
-      const saved = await spill.write(response.output, { label: tool });
-      shownText = `${cut.text}\n${spillNotice(saved.path, saved.bytes, saved.omittedBytes)}`;
-      spillPath = saved.path;
-    } catch (error) {
-      shownText = `${cut.text}\n${spillFailedNote((error as Error).message)}`;
-    }
+  const outputs = context.orchestrator.sessionOutputs;
+  const id = response.sessionId;
+  const rendered =
+    outputs.tty(id) === true ? sessionText(context.orchestrator.sessions, response, started) : null;
+  const asRendered =
+    rendered !== null && !SCROLLED_OUT.test(rendered.text) && approxTokenCount(rendered.text) <= maxTokens;
+  const window = await outputs.take(response, (output) => !asRendered && output.needsCut(maxTokens));
+  if (rendered !== null && asRendered) {
+    return {
+      text: withNote(rendered.text, removedControlsNote(rendered.removed)),
+      truncated: false,
+      spillPath: null,
+      originalTokens: approxTokenCount(rendered.text),
+    };
   }
-  const note = removedControlsNote(removed, spillPath !== null);
-  if (note !== null) shownText += `${shownText.endsWith("\n") || shownText === "" ? "" : "\n"}${note}`;
-  return { text: shownText, truncated: cut.truncated, spillPath, originalTokens: cut.originalTokens };
+  const cut = window.output.cut(maxTokens, window.lineOffset);
+  const text = joinCut(cut, (omission) => omissionMarker(omission, window.spill));
+  return {
+    text: withNote(text, removedControlsNote(window.removed)),
+    truncated: cut.omission !== null,
+    spillPath: window.spill.kind === "file" ? window.spill.path : null,
+    originalTokens: cut.originalTokens,
+  };
+}
+
+function withNote(text: string, note: string | null): string {
+  return note === null ? text : `${text}${text.endsWith("\n") || text === "" ? "" : "\n"}${note}`;
 }
 
 /** Codex's exec_command/write_stdin text for one response; `started` by this call. */
@@ -100,7 +116,7 @@ async function unifiedExecResult(
   context: ToolContext,
   extra: { sandbox?: string; denied?: boolean; escalated?: boolean; hint?: string | null } = {},
 ): Promise<ToolCallResult> {
-  const out = await shown(response, started, maxTokens, tool, context);
+  const out = await shown(response, started, maxTokens, context);
   let text = formatUnifiedExecResult({
     chunkId: generateChunkId(),
     durationMs: response.wallTimeMs,
@@ -209,7 +225,7 @@ async function terminalResult(
   started: boolean,
   context: ToolContext,
 ): Promise<ToolCallResult> {
-  const out = await shown(response, started, context.maxOutputTokens, tool, context);
+  const out = await shown(response, started, context.maxOutputTokens, context);
   return {
     text: formatTerminalResult(response.sessionId, response, out.text),
     result: {
