@@ -1,6 +1,7 @@
 // A session's output as the model reads it, through the tool set with real processes, PTYs and bwrap:
 // every call's text cut on lines, its marker naming lines as the session's spill file numbers them (read
-// back with sed, as the marker says), and counts of the whole output.
+// back with sed, as the marker says), counts of the whole output, and what a call on an ended session
+// is told.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, realpath, rm, stat } from "node:fs/promises";
@@ -29,7 +30,9 @@ afterEach(async () => {
   await rm(spillDir, { recursive: true, force: true });
 });
 
-async function tools(): Promise<{ set: ToolSet; orchestrator: ToolOrchestrator }> {
+async function tools(
+  options: { exitGraceMs?: number } = {},
+): Promise<{ set: ToolSet; orchestrator: ToolOrchestrator }> {
   const orchestrator = new ToolOrchestrator({
     cwd: work,
     approvalPolicy: "never",
@@ -37,6 +40,7 @@ async function tools(): Promise<{ set: ToolSet; orchestrator: ToolOrchestrator }
     sessionSandbox: bwrapSandbox({ mode: "workspace-write" }, work),
     spill: createSpillStore({ dir: spillDir }),
     env: { set: { HOME: work } },
+    ...(options.exitGraceMs === undefined ? {} : { sessionExitGraceMs: options.exitGraceMs }),
   });
   orchestrators.push(orchestrator);
   const set = await checkedToolSet({ profile: "codex", orchestrator });
@@ -197,5 +201,57 @@ describeWith(["bwrap", "pty"], "session output", () => {
     // Only the file a text named is left, and it is complete.
     expect(await readdir(spillDir)).toEqual([path.slice(spillDir.length + 1)]);
     expect(existsSync(path)).toBe(true);
+  });
+
+  it("a call on a session that ended says what became of it", async () => {
+    const { set, orchestrator } = await tools();
+    const idOf = async (cmd: string): Promise<number> => {
+      const started = await set.call("exec_command", { cmd, login: false, yield_time_ms: 250 });
+      return started.result.session_id as number;
+    };
+    const printed = await idOf("echo hi; sleep 0.5; exit 3");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const last = await set.call("write_stdin", { session_id: printed, chars: "" });
+    expect(last.text).toContain("Process exited with code 3\n");
+    const after = await set.call("write_stdin", { session_id: printed, chars: "" });
+    expect(after).toMatchObject({
+      text: `session ${printed} exited with code 3; its final output was returned by an earlier call`,
+      result: { status: "failed", error_code: "UNKNOWN_SESSION" },
+    });
+
+    const killed = await idOf("sleep 60");
+    await orchestrator.closeSession("console", killed, { by: "person" });
+    expect((await set.call("write_stdin", { session_id: killed, chars: "x" })).text).toBe(
+      `Unknown process id ${killed} (it was closed by a person)`,
+    );
+    const idle = await idOf("sleep 60");
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await orchestrator.closeIdleSessions(1)).toEqual([idle]);
+    expect((await set.call("write_stdin", { session_id: idle, chars: "" })).text).toBe(
+      `Unknown process id ${idle} (it was closed after 1 s without a call)`,
+    );
+    const never = printed === 4242 ? 4243 : 4242;
+    expect((await set.call("write_stdin", { session_id: never, chars: "" })).text).toBe(
+      `Unknown process id ${never} (no session had that id)`,
+    );
+  });
+
+  it("after the grace period an ended session's id is unknown, saying it ended that long ago", async () => {
+    const { set } = await tools({ exitGraceMs: 1000 });
+    const started = await set.call("exec_command", {
+      cmd: "sleep 0.3",
+      login: false,
+      yield_time_ms: 250,
+    });
+    const id = started.result.session_id as number;
+    const ended = await set.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 5000 });
+    expect(ended.text).toContain("Process exited with code 0\n");
+    expect((await set.call("write_stdin", { session_id: id, chars: "" })).text).toBe(
+      `session ${id} exited with code 0; its final output was returned by an earlier call`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await set.call("write_stdin", { session_id: id, chars: "" })).text).toBe(
+      `Unknown process id ${id} (its session ended more than 1 second ago)`,
+    );
   });
 });

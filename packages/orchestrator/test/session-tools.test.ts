@@ -205,7 +205,10 @@ describeWith(["bwrap", "pty"], "session tools", () => {
     expect(interrupted.text).toContain("Process exited with code 3\n");
     expect(interrupted.text).toContain("got INT");
     const gone = await set.call("write_stdin", { session_id: id, chars: "" });
-    expect(gone.text).toBe(`Unknown process id ${id}`);
+    expect(gone.text).toBe(
+      `session ${id} exited with code 3; its final output was returned by an earlier call`,
+    );
+    expect(gone.result).toMatchObject({ status: "failed", error_code: "UNKNOWN_SESSION" });
   });
 
   it("an early sandbox denial goes through the retry path: asked with the denial, then run outside", async () => {

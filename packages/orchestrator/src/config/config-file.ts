@@ -136,6 +136,9 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       case "session_idle_ttl_s":
         values.sessionIdleTtlS = positiveInteger(key, value);
         break;
+      case "session_exit_grace_s":
+        values.sessionExitGraceS = positiveInteger(key, value);
+        break;
       case "record":
         values.record = boolean(key, value);
         break;

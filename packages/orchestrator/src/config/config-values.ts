@@ -44,6 +44,7 @@ export interface ConfigFileValues {
   auditLog?: string;
   approvalTimeoutS?: number;
   sessionIdleTtlS?: number;
+  sessionExitGraceS?: number;
   record?: boolean;
   recordMaxMb?: number;
 }
@@ -71,6 +72,7 @@ export const CONFIG_KEYS: readonly string[] = [
   "audit_log",
   "approval_timeout_s",
   "session_idle_ttl_s",
+  "session_exit_grace_s",
   "record",
   "record_max_mb",
 ];

@@ -76,6 +76,7 @@ describe("loadConfig", () => {
       auditLog: null,
       approvalTimeoutS: 300,
       sessionIdleTtlS: 3600,
+      sessionExitGraceS: 600,
       record: true,
       recordMaxMb: 16,
       projectDir: null,
@@ -109,6 +110,7 @@ describe("loadConfig", () => {
         'audit_log = "logs/audit.jsonl"',
         "approval_timeout_s = 120",
         "session_idle_ttl_s = 600",
+        "session_exit_grace_s = 1200",
         "record = false",
         "record_max_mb = 4",
       ].join("\n"),
@@ -134,6 +136,7 @@ describe("loadConfig", () => {
       auditLog: join(home, "logs", "audit.jsonl"),
       approvalTimeoutS: 120,
       sessionIdleTtlS: 600,
+      sessionExitGraceS: 1200,
       record: false,
       recordMaxMb: 4,
       projectDir: null,
@@ -218,6 +221,7 @@ describe("loadConfig", () => {
       // Shorter only: the project's 60 s wins over the user's 600, its longer idle TTL does not.
       approvalTimeoutS: 60,
       sessionIdleTtlS: 3600,
+      sessionExitGraceS: 600,
       record: true,
       recordMaxMb: 16,
       projectDir: project,
@@ -225,6 +229,19 @@ describe("loadConfig", () => {
       warnings: [],
       rules: [],
     });
+  });
+
+  it("lets a project shorten session_exit_grace_s, never lengthen it", async () => {
+    await write(userFile, "session_exit_grace_s = 1200\n");
+    await write(projectFile, "session_exit_grace_s = 60\n");
+    expect((await load()).sessionExitGraceS).toBe(60);
+    await write(projectFile, "session_exit_grace_s = 99999\n");
+    const config = await load();
+    expect([config.sessionExitGraceS, config.warnings]).toEqual([1200, []]);
+    await write(userFile, "session_exit_grace_s = 0\n");
+    await expect(load()).rejects.toThrow(
+      `${userFile}:1: session_exit_grace_s: expected a positive integer, received 0`,
+    );
   });
 
   it("leaves recording to the user: a project can neither turn it off nor resize it", async () => {
@@ -434,7 +451,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, record, record_max_mb, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, received an unknown key`,
     );
   });
 

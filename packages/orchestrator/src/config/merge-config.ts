@@ -42,6 +42,8 @@ export interface ConfigSettings {
   readonly approvalTimeoutS: number;
   /** A daemon kills a live session nobody has polled or written to for this long. */
   readonly sessionIdleTtlS: number;
+  /** How long a call on a session that exited, was pruned or closed says so (then: unknown id). */
+  readonly sessionExitGraceS: number;
   /** Record every PTY session as an asciicast file in the state dir. */
   readonly record: boolean;
   /** A recording stops at this many MiB. */
@@ -53,6 +55,7 @@ const DEFAULT_SPILL_RETENTION_DAYS = 7;
 const DEFAULT_SHELL_SNAPSHOT_TTL_S = 3600;
 const DEFAULT_APPROVAL_TIMEOUT_S = 300;
 const DEFAULT_SESSION_IDLE_TTL_S = 3600;
+const DEFAULT_SESSION_EXIT_GRACE_S = 600;
 const DEFAULT_RECORD_MAX_MB = 16;
 
 /** The settings with nothing configured; `rulesDirs` defaults to `<config dir>/rules`. */
@@ -78,6 +81,7 @@ export function defaultSettings(configDir: string): ConfigSettings {
     auditLog: null,
     approvalTimeoutS: DEFAULT_APPROVAL_TIMEOUT_S,
     sessionIdleTtlS: DEFAULT_SESSION_IDLE_TTL_S,
+    sessionExitGraceS: DEFAULT_SESSION_EXIT_GRACE_S,
     record: true,
     recordMaxMb: DEFAULT_RECORD_MAX_MB,
   };
@@ -220,6 +224,8 @@ export async function applyProjectConfig(
     // Shorter only: less time for an unanswered question, less life for a forgotten session.
     approvalTimeoutS: Math.min(user.approvalTimeoutS, values.approvalTimeoutS ?? user.approvalTimeoutS),
     sessionIdleTtlS: Math.min(user.sessionIdleTtlS, values.sessionIdleTtlS ?? user.sessionIdleTtlS),
+    // Shorter only, too: how long ended sessions are remembered is the person's to lengthen.
+    sessionExitGraceS: Math.min(user.sessionExitGraceS, values.sessionExitGraceS ?? user.sessionExitGraceS),
     record: user.record,
     recordMaxMb: user.recordMaxMb,
   };

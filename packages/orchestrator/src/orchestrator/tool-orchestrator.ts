@@ -15,6 +15,7 @@ import { OrchestratorError } from "../errors.js";
 import { shellCommandContent } from "../format/shell-command-result.js";
 import { SessionOutputs } from "../output/session-output.js";
 import { sessionSandbox } from "../runtime/session-sandbox.js";
+import { SessionFates } from "../sessions/session-fates.js";
 import { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
 import { Approvals } from "./approvals.js";
@@ -44,6 +45,7 @@ export class ToolOrchestrator {
   readonly #planner: SpawnPlanner;
   readonly #steps: PipelineSteps;
   readonly #attempts: AttemptOptions;
+  readonly #exitGraceMs: number;
   #sessions: SessionState | null = null;
   readonly #closingIdle = new Set<Promise<unknown>>();
 
@@ -52,6 +54,7 @@ export class ToolOrchestrator {
     this.approvalPolicy = options.approvalPolicy;
     this.sandboxPolicy = options.sandbox;
     this.#spill = options.spill ?? null;
+    this.#exitGraceMs = options.sessionExitGraceMs ?? DEFAULT_SESSION_EXIT_GRACE_MS;
     const sandbox = checkedSandbox(
       options.sandbox,
       options.cwd,
@@ -129,6 +132,7 @@ export class ToolOrchestrator {
         store,
         monitor,
         outputs: new SessionOutputs(store, this.#spill, label),
+        fates: new SessionFates(store, this.#exitGraceMs),
       };
     }
     return this.#sessions;
@@ -156,12 +160,13 @@ export class ToolOrchestrator {
   async startSession(given: SessionRequest, context: SessionRunContext = {}): Promise<SessionOutcome> {
     return this.#guard(async () => {
       const request = withRealCwd(withClient(given, context.client));
-      const { store, monitor } = this.#sessionState();
+      const { store, monitor, fates } = this.#sessionState();
       const done = await runPipeline(this.#steps, request, context, (prepared, plan) =>
         startSession(this.#attempts, store, monitor, request, context, prepared, plan),
       );
       if (done.status !== "done") return done;
       const { response, sandbox } = done.value;
+      if (response.pruned !== null) fates.pruned(response.pruned);
       return {
         status: "session",
         response,
@@ -176,7 +181,7 @@ export class ToolOrchestrator {
   /**
    * Writes `chars` to a session (write_stdin) and waits for its output; empty `chars` only polls. Text
    * written is recorded in the audit log, as a command is. Throws the store's errors (`UNKNOWN_SESSION`,
-   * `STDIN_CLOSED`), before anything is written or recorded.
+   * saying what became of the session, `STDIN_CLOSED`), before anything is written or recorded.
    */
   async writeSession(
     tool: string,
@@ -186,9 +191,17 @@ export class ToolOrchestrator {
     context: SessionRunContext = {},
   ): Promise<SessionResponse> {
     const options = context.signal === undefined ? {} : { signal: context.signal };
-    if (chars === "") return this.sessions.write(id, chars, yieldTimeMs, options);
+    if (chars === "") {
+      return this.sessions
+        .write(id, chars, yieldTimeMs, options)
+        .catch((error: unknown) => this.#rethrow(id, error));
+    }
     // Written first, recorded once it was taken, then the output of the same wait a write gets.
-    this.sessions.send(id, chars);
+    try {
+      this.sessions.send(id, chars);
+    } catch (error) {
+      this.#rethrow(id, error);
+    }
     this.#audit.input(tool, id, this.#isRunning(id), { text: chars }, modelActor(context.client));
     return this.sessions.read(id, clampYield(yieldTimeMs), options);
   }
@@ -198,7 +211,11 @@ export class ToolOrchestrator {
    * recorded in the audit log as `actor`'s input; says whether it runs.
    */
   sendToSession(tool: string, id: number, text: string, actor: SessionActor = MODEL): boolean {
-    this.sessions.send(id, text);
+    try {
+      this.sessions.send(id, text);
+    } catch (error) {
+      this.#rethrow(id, error);
+    }
     const running = this.#isRunning(id);
     this.#audit.input(tool, id, running, { text }, actor);
     return running;
@@ -211,8 +228,12 @@ export class ToolOrchestrator {
    */
   signalSession(tool: string, id: number, signal: NodeJS.Signals, actor: SessionActor = MODEL): boolean {
     const info = this.sessions.list().find((session) => session.id === id);
-    if (signal === "SIGINT" && info?.tty === true) this.sessions.send(id, "\u0003");
-    else this.sessions.signal(id, signal);
+    try {
+      if (signal === "SIGINT" && info?.tty === true) this.sessions.send(id, "\u0003");
+      else this.sessions.signal(id, signal);
+    } catch (error) {
+      this.#rethrow(id, error);
+    }
     const running = info?.running === true;
     this.#audit.input(tool, id, running, { signal }, actor);
     return running;
@@ -224,7 +245,8 @@ export class ToolOrchestrator {
    */
   async closeSession(tool: string, id: number, actor: SessionActor = MODEL): Promise<void> {
     const command = this.sessions.list().find((session) => session.id === id)?.command ?? "";
-    await this.sessions.close(id);
+    await this.sessions.close(id).catch((error: unknown) => this.#rethrow(id, error));
+    this.#sessionState().fates.closed(id, actor.by === "person" ? "by a person" : null);
     this.#audit.sessionKilled(tool, id, command, actor);
   }
 
@@ -257,11 +279,19 @@ export class ToolOrchestrator {
     this.#closingIdle.add(closing);
     try {
       const closed = await closing;
-      for (const session of closed) this.#audit.sessionClosed(session.id, session.command, idleS);
+      for (const session of closed) {
+        this.#sessions.fates.closed(session.id, `after ${idleS} s without a call`);
+        this.#audit.sessionClosed(session.id, session.command, idleS);
+      }
       return closed.map((session) => session.id);
     } finally {
       this.#closingIdle.delete(closing);
     }
+  }
+
+  /** Throws `error`; the store's `UNKNOWN_SESSION` for session `id` says what became of it. */
+  #rethrow(id: number, error: unknown): never {
+    throw this.#sessionState().fates.explain(id, error);
   }
 
   #isRunning(id: number): boolean {
@@ -351,10 +381,14 @@ async function ran(
   };
 }
 
+/** How long an exited, pruned or closed session's fate is told (config `session_exit_grace_s`). */
+const DEFAULT_SESSION_EXIT_GRACE_MS = 10 * 60 * 1000;
+
 interface SessionState {
   readonly store: SessionStore;
   readonly monitor: SessionMonitor;
   readonly outputs: SessionOutputs;
+  readonly fates: SessionFates;
 }
 
 /** The model's doing, through a call of `client` when known. */

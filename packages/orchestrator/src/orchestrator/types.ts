@@ -196,5 +196,10 @@ export interface ToolOrchestratorOptions {
   readonly shellSnapshots?: ShellSnapshotSource | null;
   /** The rules file `approved_always` appends to; null to offer no "always". */
   readonly rulesStorePath?: string | null;
+  /**
+   * How long a call on a session that exited (its end already returned), was pruned or closed says so,
+   * rather than only that the id is unknown (config `session_exit_grace_s`). Default 10 minutes.
+   */
+  readonly sessionExitGraceMs?: number;
   readonly execute?: Execute;
 }

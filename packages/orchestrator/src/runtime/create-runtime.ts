@@ -145,6 +145,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     env: envPolicy,
     shellSnapshots,
     rulesStorePath: storeDir === undefined ? null : join(storeDir, "default.rules"),
+    sessionExitGraceMs: config.sessionExitGraceS * 1000,
     ...(options.execute === undefined ? {} : { execute: options.execute }),
   });
   const recordings = config.record ? recordingsDir(env) : null;
