@@ -46,8 +46,8 @@ class SessionLog {
   readonly #store: SpillStore | null;
   readonly #label: string;
   #window = new TextWindow(WINDOW_SIDE_BYTES, WINDOW_SIDE_BYTES);
+  // Lines before the current window: all the newlines of the windows taken.
   #lineOffset = 0;
-  #newlines = 0;
   // The output so far, until the spill file takes it over.
   #early: Buffer[] | null = [];
   #earlyBytes = 0;
@@ -124,8 +124,7 @@ class SessionLog {
       lineOffset: this.#lineOffset,
       removed: this.#filter.takeRemoved(),
     };
-    this.#newlines += this.#window.newlines;
-    this.#lineOffset = this.#newlines;
+    this.#lineOffset += this.#window.newlines;
     this.#window = new TextWindow(WINDOW_SIDE_BYTES, WINDOW_SIDE_BYTES);
     if (this.#ended) this.finalTaken = true;
     return window;
