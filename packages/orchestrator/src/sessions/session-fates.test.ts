@@ -16,7 +16,7 @@ function storeWithFates(graceMs: number, now: () => number): { store: SessionSto
 
 const spec = (script: string) => ({ argv: ["sh", "-c", script], command: script, cwd: "/", tty: false });
 
-describe.runIf(process.platform === "linux")("SessionFates", () => {
+describe("SessionFates", () => {
   it("tells an exited session from a pruned or closed one, for the grace period", async () => {
     let now = 0;
     const { store, fates } = storeWithFates(600_000, () => now);
