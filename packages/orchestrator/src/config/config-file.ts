@@ -68,6 +68,10 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
     typeof value === "number" && Number.isSafeInteger(value) && value > 0
       ? value
       : fail(key, "a positive integer", value);
+  const nonNegativeInteger = (key: string, value: unknown): number =>
+    typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+      ? value
+      : fail(key, "an integer >= 0", value);
   const strings = (key: string, value: unknown, what: string): string[] => {
     if (!Array.isArray(value)) return fail(key, `an array of ${what}s`, value);
     for (const [index, item] of value.entries()) {
@@ -144,6 +148,9 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
         break;
       case "record_max_mb":
         values.recordMaxMb = positiveInteger(key, value);
+        break;
+      case "settle_ms":
+        values.settleMs = nonNegativeInteger(key, value);
         break;
       case "home_workspace":
         values.homeWorkspace = boolean(key, value);

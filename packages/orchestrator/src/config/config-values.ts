@@ -47,6 +47,7 @@ export interface ConfigFileValues {
   sessionExitGraceS?: number;
   record?: boolean;
   recordMaxMb?: number;
+  settleMs?: number;
 }
 
 /** The snake_case TOML key of each value, in the order they are documented. */
@@ -75,4 +76,5 @@ export const CONFIG_KEYS: readonly string[] = [
   "session_exit_grace_s",
   "record",
   "record_max_mb",
+  "settle_ms",
 ];

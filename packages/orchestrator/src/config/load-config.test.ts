@@ -79,6 +79,7 @@ describe("loadConfig", () => {
       sessionExitGraceS: 600,
       record: true,
       recordMaxMb: 16,
+      settleMs: 100,
       projectDir: null,
       sources: [],
       warnings: [],
@@ -113,6 +114,7 @@ describe("loadConfig", () => {
         "session_exit_grace_s = 1200",
         "record = false",
         "record_max_mb = 4",
+        "settle_ms = 0",
       ].join("\n"),
     );
     expect(await load()).toEqual({
@@ -139,6 +141,7 @@ describe("loadConfig", () => {
       sessionExitGraceS: 1200,
       record: false,
       recordMaxMb: 4,
+      settleMs: 0,
       projectDir: null,
       sources: [userFile],
       warnings: [],
@@ -224,6 +227,7 @@ describe("loadConfig", () => {
       sessionExitGraceS: 600,
       record: true,
       recordMaxMb: 16,
+      settleMs: 100,
       projectDir: project,
       sources: [userFile, projectFile],
       warnings: [],
@@ -245,12 +249,13 @@ describe("loadConfig", () => {
   });
 
   it("leaves recording to the user: a project can neither turn it off nor resize it", async () => {
-    await write(projectFile, "record = false\nrecord_max_mb = 1\n");
+    await write(projectFile, "record = false\nrecord_max_mb = 1\nsettle_ms = 5000\n");
     const config = await load();
-    expect([config.record, config.recordMaxMb]).toEqual([true, 16]);
+    expect([config.record, config.recordMaxMb, config.settleMs]).toEqual([true, 16, 100]);
     expect(config.warnings).toEqual([
       `${projectFile}:1: record = false ignored: only the user config can turn session recording on or off`,
       `${projectFile}:2: record_max_mb = 1 ignored: only the user config can size session recordings`,
+      `${projectFile}:3: settle_ms = 5000 ignored: only the user config sets how long calls wait for output to settle`,
     ]);
   });
 
@@ -451,7 +456,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, received an unknown key`,
     );
   });
 

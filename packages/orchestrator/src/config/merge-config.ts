@@ -48,6 +48,8 @@ export interface ConfigSettings {
   readonly record: boolean;
   /** A recording stops at this many MiB. */
   readonly recordMaxMb: number;
+  /** A session call returns once output was quiet this long (a shell at its prompt sooner); 0: never early. */
+  readonly settleMs: number;
 }
 
 const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
@@ -57,6 +59,7 @@ const DEFAULT_APPROVAL_TIMEOUT_S = 300;
 const DEFAULT_SESSION_IDLE_TTL_S = 3600;
 const DEFAULT_SESSION_EXIT_GRACE_S = 600;
 const DEFAULT_RECORD_MAX_MB = 16;
+const DEFAULT_SETTLE_MS = 100;
 
 /** The settings with nothing configured; `rulesDirs` defaults to `<config dir>/rules`. */
 export function defaultSettings(configDir: string): ConfigSettings {
@@ -84,6 +87,7 @@ export function defaultSettings(configDir: string): ConfigSettings {
     sessionExitGraceS: DEFAULT_SESSION_EXIT_GRACE_S,
     record: true,
     recordMaxMb: DEFAULT_RECORD_MAX_MB,
+    settleMs: DEFAULT_SETTLE_MS,
   };
 }
 
@@ -200,6 +204,14 @@ export async function applyProjectConfig(
   if (values.recordMaxMb !== undefined) {
     ignore("record_max_mb", values.recordMaxMb, "only the user config can size session recordings");
   }
+  // How long the person's agent waits for an answer is the person's choice, not a repository's.
+  if (values.settleMs !== undefined) {
+    ignore(
+      "settle_ms",
+      values.settleMs,
+      "only the user config sets how long calls wait for output to settle",
+    );
+  }
 
   const settings: ConfigSettings = {
     approvalPolicy: tighter("approval_policy", APPROVAL_POLICIES, user.approvalPolicy, values.approvalPolicy),
@@ -228,6 +240,7 @@ export async function applyProjectConfig(
     sessionExitGraceS: Math.min(user.sessionExitGraceS, values.sessionExitGraceS ?? user.sessionExitGraceS),
     record: user.record,
     recordMaxMb: user.recordMaxMb,
+    settleMs: user.settleMs,
   };
   // Stable sort: in file order, several writable roots in the order written.
   const warnings = ignored.sort((a, b) => a.line - b.line).map((warning) => warning.text);

@@ -2,7 +2,7 @@
 // live session. Each attempt says itself whether the sandbox denied it (step 5's check), where it knows.
 import type { EnvPolicy, ExecRequest, ExecResult } from "@conch/exec-core";
 import { isLikelySandboxDenied, type PreparedSandbox } from "@conch/sandbox-core";
-import type { SessionResponse, SessionStore } from "@conch/unified-exec";
+import { interactiveShell, type SessionResponse, type SessionStore } from "@conch/unified-exec";
 import { OutputCollector } from "../output/output-collector.js";
 import type { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
@@ -139,12 +139,15 @@ export async function startSession(
   const prepare = sandbox?.spawnHook({ tty: request.tty }) ?? null;
   const sandboxName = sandbox?.name ?? "none";
   const started = performance.now();
+  const command = request.script ?? request.argv.join(" ");
+  const shell = request.tty ? interactiveShell(command) : null;
   const response = await sessions.start(
     {
       argv: [...plan.argv],
-      command: request.script ?? request.argv.join(" "),
+      command,
       cwd: request.cwd,
       tty: request.tty,
+      ...(shell === null ? {} : { shell }),
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(prepare === null ? {} : { prepare, wrapped: true }),
     },
@@ -153,6 +156,7 @@ export async function startSession(
       ...(context.signal === undefined ? {} : { signal: context.signal }),
       ...(request.keepAfterExit === undefined ? {} : { keepAfterExit: request.keepAfterExit }),
       ...(request.unclampedYield === undefined ? {} : { unclampedYield: request.unclampedYield }),
+      ...(request.settle === undefined ? {} : { settle: request.settle }),
       onStored: (id) =>
         monitor.describe(id, {
           tool: request.tool,

@@ -45,6 +45,7 @@ export class ToolOrchestrator {
   readonly #planner: SpawnPlanner;
   readonly #steps: PipelineSteps;
   readonly #attempts: AttemptOptions;
+  readonly #settleMs: number | undefined;
   readonly #exitGraceMs: number;
   #sessions: SessionState | null = null;
   readonly #closingIdle = new Set<Promise<unknown>>();
@@ -55,6 +56,7 @@ export class ToolOrchestrator {
     this.sandboxPolicy = options.sandbox;
     this.#spill = options.spill ?? null;
     this.#exitGraceMs = options.sessionExitGraceMs ?? DEFAULT_SESSION_EXIT_GRACE_MS;
+    this.#settleMs = options.settleMs;
     const sandbox = checkedSandbox(
       options.sandbox,
       options.cwd,
@@ -124,7 +126,7 @@ export class ToolOrchestrator {
 
   #sessionState(): SessionState {
     if (this.#sessions === null) {
-      const store = new SessionStore();
+      const store = new SessionStore(this.#settleMs === undefined ? {} : { settleMs: this.#settleMs });
       const monitor = new SessionMonitor(store);
       // A session's spill file is named after the tool that started it.
       const label = (id: number): string => monitor.list().find((view) => view.id === id)?.tool ?? "session";

@@ -127,6 +127,11 @@ export interface SessionRequest extends CommandRequest {
   readonly unclampedYield?: boolean;
   /** Keep the session listed after it exits, until closed (the terminal tools). */
   readonly keepAfterExit?: boolean;
+  /**
+   * False: wait the whole yield window (or until the exit) even when the first output settles sooner
+   * (exec_command given an explicit yield_time_ms). Default true.
+   */
+  readonly settle?: boolean;
 }
 
 export interface SessionRunContext {
@@ -201,5 +206,10 @@ export interface ToolOrchestratorOptions {
    * rather than only that the id is unknown (config `session_exit_grace_s`). Default 10 minutes.
    */
   readonly sessionExitGraceMs?: number;
+  /**
+   * How long a live session's output must be quiet before a waiting call returns with it (config
+   * `settle_ms`; a shell back at its prompt returns sooner); 0 waits the whole window. Default 100.
+   */
+  readonly settleMs?: number;
   readonly execute?: Execute;
 }

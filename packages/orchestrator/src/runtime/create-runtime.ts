@@ -146,6 +146,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     shellSnapshots,
     rulesStorePath: storeDir === undefined ? null : join(storeDir, "default.rules"),
     sessionExitGraceMs: config.sessionExitGraceS * 1000,
+    settleMs: config.settleMs,
     ...(options.execute === undefined ? {} : { execute: options.execute }),
   });
   const recordings = config.record ? recordingsDir(env) : null;

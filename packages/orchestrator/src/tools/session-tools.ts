@@ -142,7 +142,9 @@ export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineT
   name: "exec_command",
   description:
     "Runs a command in a new session and returns its output, or a session_id while it keeps running: " +
-    "use write_stdin to send input or poll for more output. Set `tty` for interactive programs.",
+    "use write_stdin to send input or poll for more output. Set `tty` for interactive programs. It returns " +
+    "as soon as the command exits or its first output settles (a shell back at its prompt, or a pause " +
+    "in the output); give yield_time_ms to wait that long instead.",
   inputSchema: ExecCommandSchema,
   // A shell the model names may not read the script as bash does (fish, say): never known read-only.
   isMutating: async (input: ExecCommandParams) =>
@@ -158,6 +160,8 @@ export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineT
         maxOutputTokens: input.max_output_tokens,
         tty: input.tty,
         yieldTimeMs: input.yield_time_ms,
+        // A yield_time_ms the model gave is a wait it asked for; the default returns once output settles.
+        settle: !context.given.has("yield_time_ms"),
         sandboxPermissions: input.sandbox_permissions,
         ...(input.justification === undefined ? {} : { justification: input.justification }),
         ...(input.prefix_rule === undefined ? {} : { prefixRule: input.prefix_rule }),
@@ -182,7 +186,9 @@ export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = defineToo
   name: "write_stdin",
   description:
     "Writes characters to a running exec_command session (empty: just poll) and returns the output " +
-    'produced since the last call. Without a tty only "\\u0003" (Ctrl-C) is accepted.',
+    "produced since the last call, as soon as it settles (a shell back at its prompt, or a pause in the " +
+    "output); an empty poll waits its yield_time_ms (at least 5 s) only when nothing new arrives. " +
+    'Without a tty only "\\u0003" (Ctrl-C) is accepted.',
   inputSchema: WriteStdinSchema,
   isMutating: async () => true,
   handler: async (input: WriteStdinParams, context: ToolContext) => {

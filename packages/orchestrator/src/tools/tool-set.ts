@@ -123,6 +123,7 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
       maxOutputTokens,
       durableOneShot: options.durableOneShot === true,
       callLimitMs: options.callLimitMs ?? null,
+      given: new Set(typeof input === "object" && input !== null ? Object.keys(input) : []),
       shell: () => {
         shell ??= detectShell();
         return shell;

@@ -25,6 +25,8 @@ export interface ToolContext extends RunContext {
    * a session at this point, and is still killed at its timeout (conchd: clients give up at 60 s).
    */
   readonly callLimitMs: number | null;
+  /** The arguments the model gave itself (top-level names), as opposed to defaults the schema filled. */
+  readonly given: ReadonlySet<string>;
 }
 
 /** One tool: its name, what the model reads about it, its schemas and what it does. */
