@@ -122,7 +122,7 @@ async function conchdSpawn() {
         env: spec.env,
         stdio: ["ignore", "pipe", "pipe", ...spec.extraFds.map(() => "pipe")],
       });
-      spec.extraFds.forEach((data, index) => child.stdio[3 + index].end(data));
+      for (const [index, data] of spec.extraFds.entries()) child.stdio[3 + index].end(data);
       let stderr = "";
       child.stdout.resume();
       child.stderr.on("data", (chunk) => {

@@ -40,7 +40,7 @@ export function approxBytesForTokens(tokens: number): number {
   return tokens * APPROX_BYTES_PER_TOKEN;
 }
 
-export function tokensForBytes(bytes: number): number {
+function tokensForBytes(bytes: number): number {
   return Math.ceil(bytes / APPROX_BYTES_PER_TOKEN);
 }
 

@@ -50,7 +50,7 @@ function children(pid: number): number[] {
 }
 
 /** Whether `name` (a program name or path) is a shell whose prompt this module reads. */
-export function isShellName(name: string): boolean {
+function isShellName(name: string): boolean {
   return SHELLS.has(name.slice(name.lastIndexOf("/") + 1));
 }
 
