@@ -333,7 +333,11 @@ describe("conch run and exec through the orchestrator", () => {
     expect(conch(["run", "--approval", "never", "--", "touch", "x"])).toEqual({
       status: 4,
       stdout: "",
-      stderr: "conch: `touch x` rejected: touching is off\n",
+      stderr:
+        "conch: `touch x` rejected: touching is off\n" +
+        `Why: \`touch x\` matches a rule (${join(dir, ".config", "conch", "rules", "deny.rules")}:1) that forbids \`touch\`.\n` +
+        "No one was asked: what a rule forbids cannot be approved. Do the task without `touch`, or tell the " +
+        "user that a rule forbids it.\n",
     });
     expect(conch(["exec", "--approver", "approve", "echo a; touch x"]).status).toBe(4);
     expect(existsSync(join(dir, "x"))).toBe(false);
@@ -380,7 +384,9 @@ describe("conch run and exec through the orchestrator", () => {
       stderr:
         "conch: this command needs approval, and no one can be asked here; the command did not run (to allow " +
         "it, run conch with --approver approve (or approve-session), or at a terminal with --approver tty, or " +
-        "with another --approval policy)\n",
+        "with another --approval policy)\nWhy: `touch y` is not known to be read-only, and under the approval " +
+        "policy untrusted only commands known to be read-only run unasked.\nUse read-only commands only, or " +
+        "tell the user what you need to run and why.\n",
     });
     expect(existsSync(join(dir, "y"))).toBe(false);
   });

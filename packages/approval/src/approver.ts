@@ -1,4 +1,5 @@
 import type { ReviewDecision, SandboxMode, SandboxPermissions } from "@conch/protocol";
+import type { RequirementExplanation } from "./requirement/reasons.js";
 
 /** Everything a person needs to decide about one command. */
 export interface ApprovalRequest {
@@ -20,6 +21,11 @@ export interface ApprovalRequest {
    * tail), so the person can judge the retry outside the sandbox this request asks for.
    */
   sandboxDenial?: string;
+  /**
+   * What decided that it is asked (the part of the command line, the rule, the danger, the policy) and
+   * what the model could do instead: for a text the model reads while nobody has answered yet.
+   */
+  explanation?: RequirementExplanation;
   sandboxMode: SandboxMode;
   sandboxPermissions: SandboxPermissions;
   tty: boolean;

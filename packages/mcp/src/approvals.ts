@@ -148,11 +148,12 @@ function notApproved(why: string): ApprovalAnswer {
   };
 }
 
-/** What the model reads while an out-of-band approval waits. */
+/** What the model reads while an out-of-band approval waits: why it is asked, and how it gets an answer. */
 function pendingText(request: ApprovalRequest, id: string): string {
-  const why = request.reason ?? "this command needs a person's approval";
+  const why = request.explanation?.why ?? request.reason;
   return (
-    `${why}, and this client cannot ask a person: approval ${id} is pending, and the command did not run. ` +
+    "this command needs a person's approval, and this client cannot ask a person: " +
+    `approval ${id} is pending, and the command did not run.${why === null ? "" : ` Why: ${why.replace(/\.$/, "")}.`} ` +
     `A person can grant it on this machine with \`conch approve ${id}\` or in conchd's web console, where ` +
     `one is served (or refuse it with \`conch deny ${id}\`; \`conch pending\` lists what waits). Once it is ` +
     "granted, retry this same call with the same arguments. " +

@@ -160,8 +160,11 @@ export async function execute(
       (outcome) => {
         if (outcome.status === "failed") throw outcome.cause;
         if (outcome.status === "rejected") {
-          // Canceled while asking: the signal's exit code says it all.
-          if (outcome.kind !== "canceled") process.stderr.write(`conch: ${visibleText(outcome.reason)}\n`);
+          // Canceled while asking: the signal's exit code says it all. The reason's lines (why, what to
+          // do) stay lines.
+          if (outcome.kind !== "canceled") {
+            process.stderr.write(`conch: ${visibleText(outcome.reason, { keepLineBreaks: true })}\n`);
+          }
           return exitCodeForRejection(outcome.kind);
         }
         reportResult(outcome.result, options, {

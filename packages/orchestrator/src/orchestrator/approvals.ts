@@ -4,12 +4,14 @@ import {
   type ApprovalAnswer,
   ApprovalCache,
   type ApprovalRequest,
-  type ApprovalRequirement,
   type Approver,
   allowPrefixRule,
-  approvalRequirement,
+  ESCALATION_EXPLANATION,
   type ExecPolicy,
+  type ExplainedRequirement,
+  explainedApprovalRequirement,
   type ProgramLookup,
+  type RequirementExplanation,
   storablePrefixRule,
 } from "@conch/approval";
 import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
@@ -29,10 +31,14 @@ export interface ApprovalsOptions {
   readonly audit: AuditEvents;
 }
 
-/** What a retry outside the sandbox asks with: its own question, and the end of the denied output. */
+/**
+ * What a retry outside the sandbox asks with: its own question, the end of the denied output, and what
+ * the model reads when nobody can be asked.
+ */
 export interface RetryQuestion {
   readonly reason?: string;
   readonly sandboxDenial?: string;
+  readonly explanation?: RequirementExplanation;
 }
 
 export class Approvals {
@@ -51,17 +57,17 @@ export class Approvals {
   }
 
   /**
-   * What the command needs: to run unasked, a person's yes, or nothing (forbidden). Leaving a
-   * restricting sandbox takes a person's yes for this command, even when a rule lets it run unasked
-   * inside the sandbox; only a rule that itself says `sandbox = "none"` lifts it.
+   * What the command needs: to run unasked, a person's yes, or nothing (forbidden), and what decided it.
+   * Leaving a restricting sandbox takes a person's yes for this command, even when a rule lets it run
+   * unasked inside the sandbox; only a rule that itself says `sandbox = "none"` lifts it.
    */
   async requirement(
     request: CommandRequest,
     permissions: SandboxPermissions,
     programs: ProgramLookup,
-  ): Promise<ApprovalRequirement> {
+  ): Promise<ExplainedRequirement> {
     const { approvalPolicy, sandboxPolicy } = this.#options;
-    const analysed = await approvalRequirement({
+    const explained = await explainedApprovalRequirement({
       argv: request.argv,
       execPolicy: this.#rules,
       approvalPolicy,
@@ -70,19 +76,26 @@ export class Approvals {
       prefixRule: request.prefixRule ?? null,
       programs,
     });
+    const { requirement } = explained;
     const restricting = sandboxPolicy.mode === "read-only" || sandboxPolicy.mode === "workspace-write";
-    return analysed.type === "skip" &&
+    return requirement.type === "skip" &&
       permissions === "require_escalated" &&
       restricting &&
-      !analysed.bypassSandbox
-      ? { ...analysed, type: "needs-approval", reason: ESCALATION_REASON }
-      : analysed;
+      !requirement.bypassSandbox
+      ? {
+          requirement: { ...requirement, type: "needs-approval", reason: ESCALATION_REASON },
+          explanation: ESCALATION_EXPLANATION,
+        }
+      : explained;
   }
 
-  /** The cached answer, or the approver's; records the decision and applies `approved_always`. */
+  /**
+   * The cached answer, or the approver's; records the decision and applies `approved_always`.
+   * `explanation` is what decided that it is asked, for the model when nobody can be.
+   */
   async approve(
     request: CommandRequest,
-    requirement: ApprovalRequirement,
+    { requirement, explanation }: ExplainedRequirement,
     permissions: SandboxPermissions,
     retry: RetryQuestion,
     call: { readonly signal?: AbortSignal | undefined; readonly approver?: Approver | undefined },
@@ -97,13 +110,10 @@ export class Approvals {
       audit.decision(request, requirement, "approved_for_session", "cache");
       return { status: "approved" };
     }
+    const why = retry.explanation ?? explanation;
     if (approver === null) {
       audit.decision(request, requirement, "denied", "policy");
-      return rejected(
-        "no-approver",
-        noApproverText(requirement.reason, this.#options.noApproverHint),
-        "policy",
-      );
+      return rejected("no-approver", noApproverText(why, this.#options.noApproverHint), "policy");
     }
     const proposed =
       rulesStorePath === null || requirement.proposedRule === null
@@ -120,6 +130,7 @@ export class Approvals {
       ...(request.justification === undefined ? {} : { justification: request.justification }),
       ...(request.description === undefined ? {} : { description: request.description }),
       ...(retry.sandboxDenial === undefined ? {} : { sandboxDenial: retry.sandboxDenial }),
+      ...(why === null ? {} : { explanation: why }),
     };
     const given = await approver.request(ask, signal === undefined ? {} : { signal });
     const answer: ApprovalAnswer = typeof given === "string" ? { decision: given } : given;

@@ -9,8 +9,10 @@ import { denialHint } from "../format/denial-hint.js";
 import {
   CANCELED_BEFORE_START,
   cwdNotFoundText,
+  forbiddenText,
   REJECTED_BY_POLICY,
   RETRY_WITHOUT_SANDBOX_REASON,
+  retryExplanation,
 } from "../format/rejection-text.js";
 import type { Approvals } from "./approvals.js";
 import type { Attempt } from "./attempts.js";
@@ -65,15 +67,17 @@ export async function runPipeline<T extends Attempt>(
   // What will spawn, before the approval: a login-shell command may run with the user's snapshot, whose
   // PATH is where its programs resolve.
   const plan = await steps.planner.plan(request);
-  const requirement = await approvals.requirement(
+  const explained = await approvals.requirement(
     request,
     permissions,
     steps.planner.programLookup(request.cwd, plan),
   );
+  const { requirement } = explained;
 
   if (requirement.type === "forbidden") {
     steps.audit.decision(request, requirement, "forbidden", "policy");
-    return rejected("forbidden", requirement.reason ?? REJECTED_BY_POLICY, "policy");
+    const reason = forbiddenText(requirement.reason ?? REJECTED_BY_POLICY, explained.explanation);
+    return rejected("forbidden", reason, "policy");
   }
 
   // An escalation a person approved, or a command every part of which a rule runs with `sandbox = "none"`,
@@ -97,7 +101,7 @@ export async function runPipeline<T extends Attempt>(
   }
 
   if (requirement.type === "needs-approval") {
-    const answer = await approvals.approve(request, requirement, permissions, {}, { signal, approver });
+    const answer = await approvals.approve(request, explained, permissions, {}, { signal, approver });
     if (answer.status === "rejected") return answer;
   } else {
     steps.audit.decision(request, requirement, "approved", requirement.bypassSandbox ? "rule" : "policy");
@@ -117,9 +121,13 @@ export async function runPipeline<T extends Attempt>(
   await first.discard();
   const answer = await approvals.approve(
     request,
-    requirement,
+    explained,
     "require_escalated",
-    { reason: RETRY_WITHOUT_SANDBOX_REASON, sandboxDenial: first.denialExcerpt() },
+    {
+      reason: RETRY_WITHOUT_SANDBOX_REASON,
+      sandboxDenial: first.denialExcerpt(),
+      explanation: retryExplanation(sandboxPolicy.mode),
+    },
     { signal, approver },
   );
   if (answer.status === "rejected") return answer;
