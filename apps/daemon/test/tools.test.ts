@@ -27,12 +27,12 @@ const NAMES: Readonly<Record<ToolProfileName, readonly string[]>> = {
   ],
 };
 
-/** The tool set conchd serves for `profile`, built here the way `conch tool list` builds it. */
+/** The tool set conchd serves for `profile` under NO_SANDBOX, built here the way `conch tool list` builds it. */
 async function expectedTools(profile: ToolProfileName) {
   const orchestrator = new ToolOrchestrator({
     cwd: process.cwd(),
     approvalPolicy: "never",
-    sandbox: { mode: "read-only" },
+    sandbox: { mode: "danger-full-access" },
   });
   return createToolSet({ profile, orchestrator, callLimitMs: CALL_LIMIT_MS });
 }

@@ -1,4 +1,5 @@
 import type { ApprovalPolicy, SandboxMode } from "@conch/protocol";
+import type { SandboxPolicy } from "@conch/sandbox-core";
 
 /**
  * What the model is told when the sandbox blocked its command and the approval policy allows no retry
@@ -21,5 +22,89 @@ export function denialHint(mode: SandboxMode, approvalPolicy: ApprovalPolicy, ca
   return (
     `The sandbox (${mode}) appears to have blocked this command. The approval policy is never, so it ` +
     "cannot run outside the sandbox; change the command to stay within the writable roots."
+  );
+}
+
+// What programs print when a connection or a name lookup fails for want of a network: curl (`Could not
+// resolve host`, `Failed to connect to`, `Couldn't connect to server`), wget (`unable to resolve host
+// address`), glibc's resolver messages as Python, git, pip, cargo and ssh pass them on (`Temporary
+// failure in name resolution`, `Name or service not known`, `No address associated with hostname`),
+// apt (`Temporary failure resolving`), macOS's (`nodename nor servname provided`), the errno texts of
+// connect(2) (`Connection refused`, `Network is unreachable`, `No route to host`) and Node's codes
+// (`getaddrinfo EAI_AGAIN`, `ECONNREFUSED`, ...). Read case-insensitively; each is specific enough that
+// a failed command printing it under a sandbox without network most likely failed for that reason.
+const NETWORK_FAILURE = new RegExp(
+  [
+    "connection refused",
+    "could(?:n't| not) connect to server",
+    "failed to connect to",
+    "could not resolve (?:host|proxy)",
+    "unable to resolve host",
+    "temporary failure (?:in name resolution|resolving)",
+    "name or service not known",
+    "no address associated with hostname",
+    "nodename nor servname provided",
+    "getaddrinfo",
+    "network is unreachable",
+    "no route to host",
+    "\\b(?:econnrefused|enetunreach|ehostunreach|enotfound|eai_again)\\b",
+  ].join("|"),
+  "i",
+);
+
+/**
+ * Whether Conch's own sandbox cuts commands off the network: read-only, and workspace-write without
+ * `network_access`. (External-sandbox's network is the outer sandbox's, which Conch cannot tell.)
+ */
+export function sandboxCutsNetwork(policy: SandboxPolicy): boolean {
+  return policy.mode === "read-only" || (policy.mode === "workspace-write" && policy.networkAccess !== true);
+}
+
+/** Does a failed command's output say that a connection or a name lookup failed? */
+export function looksLikeNetworkFailure(output: string): boolean {
+  return NETWORK_FAILURE.test(output);
+}
+
+/**
+ * What the model is told when a command failed for want of network in a sandbox without one (read-only,
+ * or workspace-write without `network_access`): that there is none, that each command has a network
+ * namespace of its own, and how to get network. `canEscalate` as for `denialHint`.
+ */
+export function noNetworkHint(
+  mode: SandboxMode,
+  approvalPolicy: ApprovalPolicy,
+  canEscalate: boolean,
+): string {
+  const config =
+    mode === "read-only" ? 'sandbox = "workspace-write" and network_access = true' : "network_access = true";
+  const ask =
+    approvalPolicy === "on-request" && canEscalate
+      ? 'To use the network, run the command again with sandbox_permissions "require_escalated" and a ' +
+        `justification, and the user will be asked; or the user can allow it for every command with ${config} in ` +
+        "~/.config/conch/config.toml."
+      : `Only the user can allow network, for every command, with ${config} in ~/.config/conch/config.toml.`;
+  return (
+    `The sandbox (${mode}) has no network, so connections and name lookups fail. Each command runs in a ` +
+    "network namespace of its own: a server started by another command or session is not reachable from " +
+    `this one, so start it and use it in one command. ${ask}`
+  );
+}
+
+/**
+ * What the tools that start commands say of the network where the sandbox has none, once in their
+ * description: the same facts as `noNetworkHint`, before anything fails.
+ */
+export function noNetworkDescription(
+  mode: SandboxMode,
+  approvalPolicy: ApprovalPolicy,
+  canEscalate: boolean,
+): string {
+  const ask =
+    approvalPolicy === "on-request" && canEscalate
+      ? ' A command that needs the network can ask for it with sandbox_permissions "require_escalated".'
+      : "";
+  return (
+    ` The sandbox (${mode}) has no network, and each command runs in a network namespace of its own: a ` +
+    `server started by one command is not reachable from another, so start and use it in one command.${ask}`
   );
 }

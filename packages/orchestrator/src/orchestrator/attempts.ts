@@ -19,6 +19,11 @@ export interface Attempt {
   readonly sandbox: string;
   /** The sandbox denied it (never true for an attempt outside the sandbox). */
   readonly denied: boolean;
+  /**
+   * It exited with a code other than 0 on its own (not killed at its timeout, not canceled); a session
+   * only once it exited within the call.
+   */
+  readonly failed: boolean;
   /** The end of its output, for the person asked whether it may run outside the sandbox. */
   denialExcerpt(): string;
   /** Drops what it holds, before it is run again outside the sandbox. */
@@ -111,6 +116,7 @@ export async function runOneShot(
     collected,
     sandbox: sandboxName,
     denied,
+    failed: result.exitCode !== 0 && !result.timedOut && !result.canceled,
     denialExcerpt: () => {
       const text = collected.sampleText();
       return text.length > DENIAL_EXCERPT_BYTES ? text.slice(text.length - DENIAL_EXCERPT_BYTES) : text;
@@ -191,6 +197,7 @@ export async function startSession(
     response,
     sandbox: sandboxName,
     denied,
+    failed: !response.running && response.exitCode !== null && response.exitCode !== 0,
     denialExcerpt: () => response.output.slice(-DENIAL_EXCERPT_BYTES),
     // A denied session that stays listed (terminal_open) would linger beside its retry.
     discard: async () => {

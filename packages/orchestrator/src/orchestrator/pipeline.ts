@@ -5,7 +5,12 @@ import type { Approver } from "@conch/approval";
 import { ExecError } from "@conch/exec-core";
 import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
 import { isSandboxError, type PreparedSandbox, type SandboxPolicy } from "@conch/sandbox-core";
-import { denialHint } from "../format/denial-hint.js";
+import {
+  denialHint,
+  looksLikeNetworkFailure,
+  noNetworkHint,
+  sandboxCutsNetwork,
+} from "../format/denial-hint.js";
 import {
   CANCELED_BEFORE_START,
   cwdNotFoundText,
@@ -39,6 +44,7 @@ export interface Done<T extends Attempt> {
   readonly escalated: boolean;
   /** The sandbox denied it and the policy allows no retry outside it: `hint` says what the model can do. */
   readonly denied: boolean;
+  /** What the model can do after a denial, or after a failure for want of network in the sandbox. */
   readonly hint: string | null;
 }
 
@@ -109,7 +115,17 @@ export async function runPipeline<T extends Attempt>(
   if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
 
   const first = await launch(prepared, plan);
-  if (!first.denied) return { status: "done", value: first, escalated: false, denied: false, hint: null };
+  if (!first.denied) {
+    const offline =
+      prepared !== null &&
+      prepared.backend !== null &&
+      sandboxCutsNetwork(sandboxPolicy) &&
+      failedOffline(first);
+    const hint = offline
+      ? noNetworkHint(sandboxPolicy.mode, approvalPolicy, request.sandboxPermissions !== undefined)
+      : null;
+    return { status: "done", value: first, escalated: false, denied: false, hint };
+  }
 
   // The sandbox denied it. It may run outside the sandbox only where a person can be asked first, and is
   // asked again even when the command itself was approved (that approval was for the sandbox), unless
@@ -133,6 +149,11 @@ export async function runPipeline<T extends Attempt>(
   if (answer.status === "rejected") return answer;
   if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
   return { status: "done", value: await launch(null, plan), escalated: true, denied: false, hint: null };
+}
+
+/** It failed, and what it printed says a connection or a name lookup failed. */
+function failedOffline(attempt: Attempt): boolean {
+  return attempt.failed && looksLikeNetworkFailure(attempt.denialExcerpt());
 }
 
 function isDirectory(path: string): boolean {

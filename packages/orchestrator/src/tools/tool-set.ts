@@ -1,6 +1,7 @@
 import type { ToolProfileName } from "@conch/protocol";
 import { detectShell, type Shell } from "@conch/shell-detect";
 import { OrchestratorError } from "../errors.js";
+import { noNetworkDescription, sandboxCutsNetwork } from "../format/denial-hint.js";
 import { describeInputError, invalidJsonText, unknownToolText } from "../format/input-errors.js";
 import type { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { RunContext } from "../orchestrator/types.js";
@@ -65,6 +66,15 @@ async function profileTools(profile: ToolProfileName): Promise<readonly ToolDefi
   }
 }
 
+// The tools that start a command (the others write to, read or close a session already started).
+const STARTS_COMMANDS: ReadonlySet<string> = new Set([
+  "shell_command",
+  "exec_command",
+  "shell",
+  "bash",
+  "terminal_open",
+]);
+
 function callLimitNote(limitMs: number): string {
   const seconds = limitMs % 1000 === 0 ? `${limitMs / 1000} s` : `${limitMs} ms`;
   return ` A command still running after ${seconds} keeps running (until its timeout_ms) and this call returns its session ID: poll it with write_stdin.`;
@@ -89,15 +99,18 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
       `callLimitMs: expected a positive integer, received ${String(limit)}`,
     );
   }
-  // The model reads how a long shell_command comes back under a call limit.
-  const listed =
-    limit === undefined
-      ? tools
-      : tools.map((tool) =>
-          tool.name === "shell_command"
-            ? { ...tool, description: `${tool.description}${callLimitNote(limit)}` }
-            : tool,
-        );
+  const { sandboxPolicy, approvalPolicy } = orchestrator;
+  const listed = tools.map((tool) => {
+    let { description } = tool;
+    // The model reads how a long shell_command comes back under a call limit.
+    if (limit !== undefined && tool.name === "shell_command") description += callLimitNote(limit);
+    // Where the sandbox has no network, the tools that start commands say so before anything fails.
+    if (STARTS_COMMANDS.has(tool.name) && sandboxCutsNetwork(sandboxPolicy)) {
+      const canEscalate = "sandbox_permissions" in tool.inputSchema.shape;
+      description += noNetworkDescription(sandboxPolicy.mode, approvalPolicy, canEscalate);
+    }
+    return description === tool.description ? tool : { ...tool, description };
+  });
   const byName = new Map(listed.map((tool) => [tool.name, tool]));
 
   async function call(name: string, args: unknown, context: RunContext = {}): Promise<ToolCallResult> {
