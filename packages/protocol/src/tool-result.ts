@@ -48,4 +48,9 @@ export interface ToolResult {
   session_id: number | null;
   /** A session's process is still running. */
   running: boolean;
+  /**
+   * Arguments the call accepted but did not use (`justification` without `sandbox_permissions:
+   * "require_escalated"`); the text says so in a note. Empty otherwise.
+   */
+  unused_arguments: string[];
 }

@@ -74,6 +74,10 @@ function expectation(issue: z.core.$ZodIssue, knownFields: readonly string[]): s
     }
     case "invalid_value":
       return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}, ${received}`;
+    // A check between fields (`justification` with `require_escalated`): its message says it all, and
+    // the value it names is absent.
+    case "custom":
+      return issue.message;
     default:
       return `${issue.message}, ${received}`;
   }

@@ -6,6 +6,10 @@ export function hintNote(hint: string): string {
   return `[${hint}]`;
 }
 
+/** A `justification` given without `require_escalated`: nobody reads it, and the model should know. */
+export const UNUSED_JUSTIFICATION_NOTE =
+  '[Note: justification is only read with sandbox_permissions: "require_escalated"; it was not used.]';
+
 /** Output was truncated, but the spill file that should hold it in full could not be written. */
 export function spillFailedNote(message: string): string {
   return `[The full output could not be saved: ${visibleText(message)}]`;

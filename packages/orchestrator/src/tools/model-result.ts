@@ -24,6 +24,7 @@ export const NOT_RUN: Omit<ToolResult, "tool" | "status"> = {
   error_code: null,
   session_id: null,
   running: false,
+  unused_arguments: [],
 };
 
 // The messages below echo what the model sent (a name, a value, a directory) and what errors say about
@@ -120,6 +121,7 @@ export function shellStyleResult(outcome: CommandOutcome, options: ShellStyleOpt
       error_code: null,
       session_id: null,
       running: false,
+      unused_arguments: [],
     },
   };
 }

@@ -14,6 +14,7 @@ import { joinCut } from "../format/truncate.js";
 import type { CommandRequest } from "../orchestrator/types.js";
 import { omissionMarker } from "../spill/spill-notice.js";
 import { defineTool } from "./define-tool.js";
+import { escalationFields, noteUnusedJustification } from "./escalation-args.js";
 import { notRunResult, sessionData, shellStyleResult } from "./model-result.js";
 import { shellScriptRequest } from "./shell-request.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
@@ -32,18 +33,6 @@ async function runShellStyle(
   });
 }
 
-function escalation(input: {
-  sandbox_permissions: CommandRequest["sandboxPermissions"] & string;
-  justification?: string | undefined;
-  prefix_rule?: string[] | undefined;
-}): Pick<CommandRequest, "sandboxPermissions" | "justification" | "prefixRule"> {
-  return {
-    sandboxPermissions: input.sandbox_permissions,
-    ...(input.justification === undefined ? {} : { justification: input.justification }),
-    ...(input.prefix_rule === undefined ? {} : { prefixRule: input.prefix_rule }),
-  };
-}
-
 // What a script would run, for `isMutating`: classified as bash reads it, whatever the user's shell.
 const scriptArgv = (script: string): string[] => ["bash", "-lc", script];
 
@@ -56,21 +45,25 @@ export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = defin
     "outside it.",
   inputSchema: ShellCommandSchema,
   isMutating: async (input: ShellCommandParams) => !(await isKnownSafeCommand(scriptArgv(input.command))),
-  handler: (input: ShellCommandParams, context: ToolContext) => {
+  handler: async (input: ShellCommandParams, context: ToolContext) => {
+    const { fields, justificationUnused } = escalationFields(input);
     const request: CommandRequest = {
       tool: "shell_command",
       ...shellScriptRequest(context.shell(), input.command, input.login ?? true),
       cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
       timeoutMs: input.timeout_ms,
       maxOutputTokens: context.maxOutputTokens,
-      ...escalation(input),
+      ...fields,
     };
-    if (context.durableOneShot) return runDurable(request, context);
     // A call must end before the client gives up on it: a longer command returns as a session at the
     // limit, and is still killed at its own timeout.
     const limit = context.callLimitMs;
-    if (limit !== null && input.timeout_ms > limit) return runDurable(request, context, limit);
-    return runShellStyle(request, context, "workdir");
+    const result = context.durableOneShot
+      ? runDurable(request, context)
+      : limit !== null && input.timeout_ms > limit
+        ? runDurable(request, context, limit)
+        : runShellStyle(request, context, "workdir");
+    return noteUnusedJustification(await result, justificationUnused);
   },
 });
 
@@ -165,19 +158,22 @@ export const shellTool: ToolDefinition<typeof ShellSchema> = defineTool({
     "and returns its output. Always set `workdir` instead of using `cd`.",
   inputSchema: ShellSchema,
   isMutating: async (input: ShellParams) => !(await isKnownSafeCommand(input.command)),
-  handler: (input: ShellParams, context: ToolContext) =>
-    runShellStyle(
+  handler: async (input: ShellParams, context: ToolContext) => {
+    const { fields, justificationUnused } = escalationFields(input);
+    const result = await runShellStyle(
       {
         tool: "shell",
         argv: input.command,
         cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
         timeoutMs: input.timeout_ms,
         maxOutputTokens: context.maxOutputTokens,
-        ...escalation(input),
+        ...fields,
       },
       context,
       "workdir",
-    ),
+    );
+    return noteUnusedJustification(result, justificationUnused);
+  },
 });
 
 // The system's bash first: a `bash` found through PATH could be one a sandboxed command wrote (an

@@ -40,6 +40,7 @@ import { approxTokenCount, joinCut } from "../format/truncate.js";
 import { formatUnifiedExecResult } from "../format/unified-exec-result.js";
 import { omissionMarker } from "../spill/spill-notice.js";
 import { defineTool } from "./define-tool.js";
+import { escalationFields, noteUnusedJustification } from "./escalation-args.js";
 import { errorResult, failedResult, NOT_RUN, notRunResult, sessionData } from "./model-result.js";
 import { forgetSessionText, sessionText } from "./session-text.js";
 import { shellScriptRequest } from "./shell-request.js";
@@ -152,6 +153,7 @@ export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineT
   handler: async (input: ExecCommandParams, context: ToolContext) => {
     const shell = input.shell === undefined ? context.shell() : resolveShell(input.shell);
     const cwd = resolve(context.orchestrator.cwd, input.workdir ?? ".");
+    const { fields, justificationUnused } = escalationFields(input);
     const outcome = await context.orchestrator.startSession(
       {
         tool: "exec_command",
@@ -162,22 +164,22 @@ export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineT
         yieldTimeMs: input.yield_time_ms,
         // A yield_time_ms the model gave is a wait it asked for; the default returns once output settles.
         settle: !context.given.has("yield_time_ms"),
-        sandboxPermissions: input.sandbox_permissions,
-        ...(input.justification === undefined ? {} : { justification: input.justification }),
-        ...(input.prefix_rule === undefined ? {} : { prefixRule: input.prefix_rule }),
+        ...fields,
       },
       context,
     );
-    if (outcome.status !== "session")
-      return notRunResult(outcome, { tool: "exec_command", cwdField: "workdir", cwd });
-    return unifiedExecResult(
-      "exec_command",
-      outcome.response,
-      true,
-      input.max_output_tokens,
-      context,
-      outcome,
-    );
+    const result =
+      outcome.status !== "session"
+        ? notRunResult(outcome, { tool: "exec_command", cwdField: "workdir", cwd })
+        : await unifiedExecResult(
+            "exec_command",
+            outcome.response,
+            true,
+            input.max_output_tokens,
+            context,
+            outcome,
+          );
+    return noteUnusedJustification(result, justificationUnused);
   },
 });
 

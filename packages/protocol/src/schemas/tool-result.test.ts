@@ -19,6 +19,7 @@ const ran: ToolResult = {
   error_code: null,
   session_id: null,
   running: false,
+  unused_arguments: [],
 };
 
 describe("ToolResultSchema", () => {
@@ -28,6 +29,7 @@ describe("ToolResultSchema", () => {
     ["a rejection", { status: "rejected", exit_code: null, sandbox: null, rejection: "forbidden" }],
     ["invalid arguments", { status: "invalid", exit_code: null, error_code: "INVALID_REQUEST" }],
     ["a command that could not start", { status: "failed", exit_code: null, error_code: "SPAWN_FAILED" }],
+    ["an argument it did not use", { unused_arguments: ["justification"] }],
   ])("accepts %s", (_name, fields) => {
     const result = { ...ran, ...fields };
     expect(ToolResultSchema.parse(result)).toEqual(result);

@@ -42,6 +42,11 @@ export const ToolResultSchema = z
       .nullable()
       .describe("The live session to poll or write to while its process runs."),
     running: z.boolean().describe("The session's process is still running."),
+    unused_arguments: z
+      .array(z.string())
+      .describe(
+        'Arguments the call accepted but did not use, e.g. `justification` without `sandbox_permissions: "require_escalated"`; the text notes each.',
+      ),
   })
   .describe(
     "What happened to the tool call, beside the text the model reads.",

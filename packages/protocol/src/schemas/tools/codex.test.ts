@@ -198,3 +198,33 @@ describe("ShellSchema (legacy argv shell)", () => {
     ]);
   });
 });
+
+describe("require_escalated needs a justification", () => {
+  const schemas = [
+    ["shell_command", ShellCommandSchema, { command: "git pull" }],
+    ["exec_command", ExecCommandSchema, { cmd: "git pull" }],
+    ["shell", ShellSchema, { command: ["git", "pull"] }],
+  ] as const;
+
+  it.each(schemas)(
+    "%s: without one, the issue names `justification` and what it is for",
+    (_tool, schema, base) => {
+      const escalated = { ...base, sandbox_permissions: "require_escalated" };
+      expect(schema.safeParse(escalated).error?.issues).toEqual([
+        {
+          code: "custom",
+          path: ["justification"],
+          message:
+            'required with sandbox_permissions "require_escalated": one short question, shown to the user, ' +
+            "that says why the command must run outside the sandbox",
+        },
+      ]);
+      expect(schema.safeParse({ ...escalated, justification: "Pull the branch?" }).success).toBe(true);
+    },
+  );
+
+  it.each(schemas)("%s: a justification without escalation is still valid", (_tool, schema, base) => {
+    expect(schema.safeParse({ ...base, justification: "Pull the branch?" }).success).toBe(true);
+    expect(schema.safeParse({ ...base, sandbox_permissions: "use_default" }).success).toBe(true);
+  });
+});

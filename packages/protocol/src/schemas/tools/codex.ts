@@ -7,6 +7,7 @@ import type {
 } from "../../tools/codex.js";
 import { TOOL_LIMITS } from "../../tools/limits.js";
 import {
+  escalationNeedsJustification,
   justification,
   login,
   maxOutputTokens,
@@ -24,48 +25,52 @@ import {
 const yieldClamp = `clamped to ${TOOL_LIMITS.minYieldTimeMs}–${TOOL_LIMITS.maxYieldTimeMs}`;
 
 /** `shell_command`: one shell script in the user's shell, run to completion. */
-export const ShellCommandSchema = z.strictObject({
-  command: z
-    .string()
-    .min(1)
-    .describe("The shell script to run in the user's default shell; pipes, redirects and `&&` work."),
-  workdir,
-  timeout_ms: timeoutMs(TOOL_LIMITS.shellCommandTimeoutMs),
-  login,
-  sandbox_permissions: sandboxPermissions,
-  justification,
-  prefix_rule: prefixRule,
-}) satisfies z.ZodType<ShellCommandParams>;
+export const ShellCommandSchema = z
+  .strictObject({
+    command: z
+      .string()
+      .min(1)
+      .describe("The shell script to run in the user's default shell; pipes, redirects and `&&` work."),
+    workdir,
+    timeout_ms: timeoutMs(TOOL_LIMITS.shellCommandTimeoutMs),
+    login,
+    sandbox_permissions: sandboxPermissions,
+    justification,
+    prefix_rule: prefixRule,
+  })
+  .superRefine(escalationNeedsJustification) satisfies z.ZodType<ShellCommandParams>;
 
 /** `exec_command`: start a command and return its output, or a session id while it keeps running. */
-export const ExecCommandSchema = z.strictObject({
-  cmd: z.string().min(1).describe("The shell command to run."),
-  workdir,
-  tty: z
-    .boolean()
-    .default(false)
-    .describe(
-      "Run in a pseudo-terminal (needed for interactive programs, REPLs and full-screen tools). Default false: plain pipes, stdin accepts only Ctrl-C (`\\u0003`).",
-    ),
-  yield_time_ms: z
-    .number()
-    .int()
-    .min(0)
-    .default(TOOL_LIMITS.execYieldTimeMs)
-    .describe(
-      `How long to wait for output, in milliseconds, before returning (default ${TOOL_LIMITS.execYieldTimeMs}, ${yieldClamp}). Returns as soon as the command exits; if it is still running you get a session_id for write_stdin.`,
-    ),
-  max_output_tokens: maxOutputTokens,
-  login,
-  shell: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Shell binary to run `cmd` with, e.g. `/bin/bash`. Defaults to the user's shell."),
-  sandbox_permissions: sandboxPermissions,
-  justification,
-  prefix_rule: prefixRule,
-}) satisfies z.ZodType<ExecCommandParams>;
+export const ExecCommandSchema = z
+  .strictObject({
+    cmd: z.string().min(1).describe("The shell command to run."),
+    workdir,
+    tty: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Run in a pseudo-terminal (needed for interactive programs, REPLs and full-screen tools). Default false: plain pipes, stdin accepts only Ctrl-C (`\\u0003`).",
+      ),
+    yield_time_ms: z
+      .number()
+      .int()
+      .min(0)
+      .default(TOOL_LIMITS.execYieldTimeMs)
+      .describe(
+        `How long to wait for output, in milliseconds, before returning (default ${TOOL_LIMITS.execYieldTimeMs}, ${yieldClamp}). Returns as soon as the command exits; if it is still running you get a session_id for write_stdin.`,
+      ),
+    max_output_tokens: maxOutputTokens,
+    login,
+    shell: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Shell binary to run `cmd` with, e.g. `/bin/bash`. Defaults to the user's shell."),
+    sandbox_permissions: sandboxPermissions,
+    justification,
+    prefix_rule: prefixRule,
+  })
+  .superRefine(escalationNeedsJustification) satisfies z.ZodType<ExecCommandParams>;
 
 /** `write_stdin`: write to a running exec_command session (or just poll it) and return new output. */
 export const WriteStdinSchema = z.strictObject({
@@ -89,16 +94,18 @@ export const WriteStdinSchema = z.strictObject({
 }) satisfies z.ZodType<WriteStdinParams>;
 
 /** Legacy `shell`: an argv array run with execvp, no shell unless the array names one. */
-export const ShellSchema = z.strictObject({
-  command: z
-    .array(z.string())
-    .min(1)
-    .describe(
-      'The program and its arguments, run directly without a shell. For shell syntax use ["bash", "-lc", "SCRIPT"].',
-    ),
-  workdir,
-  timeout_ms: timeoutMs(TOOL_LIMITS.shellCommandTimeoutMs),
-  sandbox_permissions: sandboxPermissions,
-  justification,
-  prefix_rule: prefixRule,
-}) satisfies z.ZodType<ShellParams>;
+export const ShellSchema = z
+  .strictObject({
+    command: z
+      .array(z.string())
+      .min(1)
+      .describe(
+        'The program and its arguments, run directly without a shell. For shell syntax use ["bash", "-lc", "SCRIPT"].',
+      ),
+    workdir,
+    timeout_ms: timeoutMs(TOOL_LIMITS.shellCommandTimeoutMs),
+    sandbox_permissions: sandboxPermissions,
+    justification,
+    prefix_rule: prefixRule,
+  })
+  .superRefine(escalationNeedsJustification) satisfies z.ZodType<ShellParams>;

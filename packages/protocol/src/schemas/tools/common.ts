@@ -49,6 +49,24 @@ export const sandboxPermissions = z
     "Sandbox for this command. `use_default` (the default) runs it in the session's sandbox; `require_escalated` asks the user to run it without sandbox restrictions and needs `justification`. Only allowed under the `on-request` approval policy.",
   );
 
+/** What a call that escalates without a justification is told: the field is required with it. */
+const JUSTIFICATION_REQUIRED =
+  'required with sandbox_permissions "require_escalated": one short question, shown to the user, that says why the command must run outside the sandbox';
+
+/**
+ * The check `justification`'s description promises, for a tool's `superRefine`: `require_escalated`
+ * asks a person, who decides on the justification, so one without the other is an invalid argument.
+ * The JSON Schema cannot say it (models' schema dialects have no `if`/`then`); the description does.
+ */
+export function escalationNeedsJustification(
+  input: { readonly sandbox_permissions: string; readonly justification?: string | undefined },
+  context: z.RefinementCtx,
+): void {
+  if (input.sandbox_permissions === "require_escalated" && input.justification === undefined) {
+    context.addIssue({ code: "custom", path: ["justification"], message: JUSTIFICATION_REQUIRED });
+  }
+}
+
 export const justification = z
   .string()
   .min(1)

@@ -1,0 +1,42 @@
+// The escalation fields of the tools that have them (shell_command, exec_command, the codex `shell`):
+// what reaches the orchestrator, and a note for what it ignores. A call that escalates without a
+// justification never gets here: the schema refuses it, naming `justification`.
+import type { SandboxPermissions } from "@conch/protocol";
+import { appendLine, UNUSED_JUSTIFICATION_NOTE } from "../format/notes.js";
+import type { CommandRequest } from "../orchestrator/types.js";
+import type { ToolCallResult } from "./types.js";
+
+export interface EscalationArgs {
+  readonly sandbox_permissions: SandboxPermissions;
+  readonly justification?: string | undefined;
+  readonly prefix_rule?: string[] | undefined;
+}
+
+/**
+ * The request's escalation fields, and whether the justification goes unused: it is shown to the person
+ * asked to let the command out of the sandbox, so without `require_escalated` nobody reads it.
+ */
+export function escalationFields(input: EscalationArgs): {
+  readonly fields: Pick<CommandRequest, "sandboxPermissions" | "justification" | "prefixRule">;
+  readonly justificationUnused: boolean;
+} {
+  const escalated = input.sandbox_permissions === "require_escalated";
+  const { justification } = input;
+  return {
+    fields: {
+      sandboxPermissions: input.sandbox_permissions,
+      ...(justification === undefined || !escalated ? {} : { justification }),
+      ...(input.prefix_rule === undefined ? {} : { prefixRule: input.prefix_rule }),
+    },
+    justificationUnused: justification !== undefined && !escalated,
+  };
+}
+
+/** `result`, saying in a note and in `unused_arguments` that the justification was not used. */
+export function noteUnusedJustification(result: ToolCallResult, unused: boolean): ToolCallResult {
+  if (!unused) return result;
+  return {
+    text: appendLine(result.text, UNUSED_JUSTIFICATION_NOTE),
+    result: { ...result.result, unused_arguments: ["justification"] },
+  };
+}
