@@ -249,7 +249,10 @@ describeWith(["bwrap", "pty"], "session tools", () => {
     );
     expect(isAlive(root)).toBe(false);
     expect((await set.call("terminal_read", { id })).text).toBe(
-      `Unknown terminal id ${id} (terminal_list shows the open ones)`,
+      `Unknown terminal id ${id} (it was closed; terminal_list shows the open ones)`,
+    );
+    expect((await set.call("terminal_read", { id: 99_999 })).text).toBe(
+      "Unknown terminal id 99999 (no terminal had that id; terminal_list shows the open ones)",
     );
 
     const exits = await set.call("terminal_open", { command: "echo bye; exit 4", tty: false });

@@ -25,8 +25,18 @@ export function terminalClosedText(id: number): string {
   return `Terminal ${id} closed; its processes were killed.`;
 }
 
-export function unknownTerminalText(id: number): string {
-  return `Unknown terminal id ${id} (terminal_list shows the open ones)`;
+/**
+ * A terminal id that names no open terminal, in the terminal profile's words: `fate` is what the
+ * orchestrator said of the session (`Unknown process id N (it was closed)`, `session N exited with
+ * code X; …`), reworded for terminals, with where to find the open ones.
+ */
+export function unknownTerminalText(id: number, fate: string): string {
+  const exited = new RegExp(`^session ${id} exited with code (-?\\d+)`).exec(fate);
+  if (exited !== null)
+    return `Terminal ${id} exited with code ${exited[1]} and was closed (terminal_list shows the open ones)`;
+  const why = new RegExp(`^Unknown process id ${id} \\((.+)\\)$`).exec(fate)?.[1];
+  const said = why === undefined ? "" : `${why.replace(/\bsession\b/g, "terminal")}; `;
+  return `Unknown terminal id ${id} (${said}terminal_list shows the open ones)`;
 }
 
 export function terminalStdinClosedText(id: number): string {

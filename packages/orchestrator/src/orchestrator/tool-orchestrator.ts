@@ -205,7 +205,16 @@ export class ToolOrchestrator {
       this.#rethrow(id, error);
     }
     this.#audit.input(tool, id, this.#isRunning(id), { text: chars }, modelActor(context.client));
-    return this.sessions.read(id, clampYield(yieldTimeMs), options);
+    return this.readSession(id, clampYield(yieldTimeMs), context);
+  }
+
+  /**
+   * A session's output since the last call, waiting up to `waitMs` for more (terminal_read). Throws the
+   * store's `UNKNOWN_SESSION`, saying what became of the session.
+   */
+  async readSession(id: number, waitMs: number, context: SessionRunContext = {}): Promise<SessionResponse> {
+    const options = context.signal === undefined ? {} : { signal: context.signal };
+    return this.sessions.read(id, waitMs, options).catch((error: unknown) => this.#rethrow(id, error));
   }
 
   /**

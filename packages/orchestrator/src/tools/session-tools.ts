@@ -219,7 +219,7 @@ export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = defineToo
 function terminalError(tool: string, id: number, error: unknown): ToolCallResult {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "UNKNOWN_SESSION") {
-    return failedResult(tool, unknownTerminalText(id), code);
+    return failedResult(tool, unknownTerminalText(id, (error as Error).message), code);
   }
   if (code === "STDIN_CLOSED") {
     return failedResult(tool, terminalStdinClosedText(id), code);
@@ -308,7 +308,7 @@ export const terminalReadTool: ToolDefinition<typeof TerminalReadSchema> = defin
   isMutating: async () => false,
   handler: async (input: TerminalReadParams, context: ToolContext) => {
     try {
-      const response = await context.orchestrator.sessions.read(
+      const response = await context.orchestrator.readSession(
         input.id,
         input.wait_ms,
         context.signal === undefined ? {} : { signal: context.signal },
