@@ -39,7 +39,7 @@ export const maxOutputTokens = z
   .min(1)
   .default(TOOL_LIMITS.maxOutputTokens)
   .describe(
-    `Most tokens of output to return (1 token is about 4 bytes; default ${TOOL_LIMITS.maxOutputTokens}). Longer output keeps its first and last whole lines, with one line between that names the lines left out, the file holding the full output, and the `sed -n 'A,Bp' FILE` command that reads a range of it.`,
+    `Most tokens of output to return (1 token is about 4 bytes; default ${TOOL_LIMITS.maxOutputTokens}). Longer output keeps its first and last whole lines, with one line between that names the lines left out, the file holding the full output, and the \`sed -n 'A,Bp' FILE\` command that reads a range of it.`,
   );
 
 export const sandboxPermissions = z
