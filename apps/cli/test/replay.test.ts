@@ -190,6 +190,61 @@ describeWith(["bwrap", "pty"], "conch replay", () => {
   });
 });
 
+// Settled returns, under the sandbox. Each call asks for a long wait (30 s, or exec_command's default
+// 10 s) and its answer is there within about a second: the test's own timeout, far below the sum of the
+// windows, is what fails if a call waits its window out. No timing is asserted.
+describeWith(["bwrap", "pty"], "conch replay: a call returns when its answer is there", () => {
+  let running: ChildProcess | null = null;
+  afterEach(() => {
+    running?.kill("SIGKILL");
+    running = null;
+  });
+
+  it("a shell back at its prompt, a REPL gone quiet, a banner, an empty poll", async () => {
+    const { child, call } = replay([]);
+    running = child;
+    const session = async (args: object): Promise<number> => {
+      const line = await call({ tool: "exec_command", arguments: args });
+      expect(line.result, line.text).toMatchObject({ status: "ok", running: true, sandbox: "bwrap" });
+      return line.result.session_id as number;
+    };
+    const write = async (id: number, chars: string) =>
+      call({ tool: "write_stdin", arguments: { session_id: id, chars, yield_time_ms: 30_000 } });
+
+    const shell = await session({ cmd: "bash --norc --noprofile -i", tty: true, login: false });
+    const slept = await write(shell, "sleep 1; echo slept-$((6*7))\n");
+    expect(slept.text).toMatch(/\nslept-42\r?\n/);
+    expect(slept.result.running).toBe(true);
+    const after = await write(shell, "cd / && echo at-$PWD\n");
+    expect(after.text).toMatch(/\nat-\/\r?\n/);
+
+    const repl = await session({ cmd: "python3 -i -q", tty: true, login: false });
+    expect((await write(repl, "6*7\n")).text).toMatch(/\n42\r?\n/);
+
+    for (const port of [8001, 8002, 8003]) {
+      const banner = await call({
+        tool: "exec_command",
+        arguments: { cmd: `sleep 0.1; echo listening on ${port}; exec sleep 600`, login: false },
+      });
+      expect(banner.text).toContain(`Output:\nlistening on ${port}\n`);
+      expect(banner.result.running).toBe(true);
+    }
+
+    const late = await call({
+      tool: "exec_command",
+      arguments: { cmd: "sleep 1; echo late-$((2+3)); exec sleep 600", login: false, yield_time_ms: 250 },
+    });
+    expect(late.text).not.toContain("late-5");
+    const polled = await write(late.result.session_id as number, "");
+    expect(polled.text).toContain("Output:\nlate-5\n");
+    expect(polled.result.running).toBe(true);
+
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.stdin?.end();
+    expect(await exited).toBe(0);
+  }, 25_000);
+});
+
 function jsonError(text: string): string {
   try {
     JSON.parse(text);
