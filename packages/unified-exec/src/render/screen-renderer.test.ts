@@ -164,6 +164,55 @@ describe("ScreenRenderer", () => {
     renderer.dispose();
   });
 
+  // A flood written faster than xterm parses: past its backlog the output is skipped, counted, and its
+  // end rendered at the next read; the lines it lacks read as scrolled out, and add up exactly.
+  it("skips a flood it cannot keep up with, and counts every line it did not render", async () => {
+    // A scrollback that would hold 100,000 lines: what is shown is the flood's end, not all it could hold.
+    const renderer = new ScreenRenderer({ scrollback: 100_000 });
+    const total = 400_000;
+    const text = `${numbered(1, total).join("\r\n")}\r\n`;
+    for (let at = 0; at < text.length; at += 65_536) renderer.write(text.slice(at, at + 65_536));
+    await feed(renderer, "$ ");
+    const read = renderer.readSince();
+    const [notice, ...lines] = read.split("\n");
+    const scrolled = Number(
+      /^\[\.\.\. (\d+) lines scrolled out of the terminal \.\.\.\]$/.exec(notice ?? "")?.[1],
+    );
+    expect(lines.at(-1)).toBe("$");
+    const shown = lines.slice(0, -1);
+    expect(shown.length).toBeGreaterThan(100);
+    // Rendered: what was fed before xterm fell 512 KiB behind, and the flood's last 64 KiB (~12 bytes a line).
+    expect(shown.length).toBeLessThan(60_000);
+    // Shown: the first lines, up to one shown in part where the skip began; then the last ones, in order.
+    const cut = shown.findIndex((line, i) => line !== `line ${i + 1}`);
+    expect(`line ${cut + 1}`.startsWith(shown[cut] ?? "x")).toBe(true);
+    const tail = shown.slice(cut + 1);
+    const from = Number(/^line (\d+)$/.exec(tail[0] ?? "")?.[1]);
+    expect(tail).toEqual(numbered(from, total));
+    expect(scrolled + shown.length).toBe(total);
+    // What comes next renders as usual.
+    await feed(renderer, "echo next\r\nnext\r\n$ ");
+    expect(renderer.readSince()).toBe("echo next\nnext\n$");
+    renderer.dispose();
+  });
+
+  it("a skipped flood that ends in a full-screen program shows its screen; a skipped progress bar its last state", async () => {
+    const full = new ScreenRenderer({ cols: 40, rows: 5 });
+    full.write(`${numbered(1, 200_000).join("\r\n")}\r\n`);
+    await feed(full, "\x1b[?1049h\x1b[H\x1b[2Jtop of the screen\r\nsecond row");
+    expect(full.screen()).toBe("top of the screen\nsecond row");
+    full.dispose();
+
+    const bar = new ScreenRenderer();
+    bar.write(numbered(1, 60_000).join("\r\n"));
+    bar.write("\r\n");
+    for (let i = 0; i <= 100_000; i++) bar.write(`\rprogress ${i}%`);
+    await feed(bar, "\r\ndone\r\n");
+    const read = bar.readSince().split("\n");
+    expect(read.slice(-2)).toEqual(["progress 100000%", "done"]);
+    bar.dispose();
+  });
+
   it("rejects invalid sizes, naming the option and the value", () => {
     expect(() => new ScreenRenderer({ cols: 0 })).toThrow(
       "ScreenRenderer option `cols` must be an integer >= 1, received 0",

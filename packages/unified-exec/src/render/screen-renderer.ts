@@ -13,6 +13,29 @@ function loadXterm(): Xterm {
   return xterm;
 }
 
+// xterm parses a few MB a second (far less for short lines), while a program on a PTY can print
+// hundreds: past this many bytes written and not parsed yet, output is no longer fed to xterm but
+// counted, until the next read (flush), which renders its last SKIP_TAIL bytes. A read never waits on
+// more than this backlog, and a flood nobody reads costs little more than its counting.
+const MAX_BACKLOG = 512 * 1024;
+const SKIP_TAIL = 64 * 1024;
+// Switches between the normal and the alternate screen: the last one skipped is replayed.
+const SCREEN_SWITCH = new RegExp(`${String.fromCharCode(0x1b)}\\[\\?(?:1049|1047|47)[hl]`, "g");
+
+/** Output written while xterm was behind, not fed to it: counted, its end kept. */
+interface Skipped {
+  bytes: number;
+  newlines: number;
+  /** Its last bytes (at least SKIP_TAIL once that many were skipped), oldest first. */
+  tail: Buffer[];
+  tailBytes: number;
+  /** The last screen switch in it, e.g. `\x1b[?1049h`, and where it starts in the skipped output. */
+  screen: string | null;
+  screenAt: number;
+  /** The end of the previous chunk, so that a switch split between two chunks is seen. */
+  carry: string;
+}
+
 export interface ScreenRendererOptions {
   /** Terminal width in cells. Default 80. */
   cols?: number;
@@ -49,6 +72,9 @@ export class ScreenRenderer {
   #probeLine = 0;
   #written = false;
   #disposed = false;
+  /** Bytes handed to xterm and not parsed yet. */
+  #backlog = 0;
+  #skipped: Skipped | null = null;
 
   constructor(options: ScreenRendererOptions = {}) {
     const cols = checkInteger("cols", options.cols ?? 80, 1);
@@ -69,14 +95,30 @@ export class ScreenRenderer {
     this.#countTrims();
   }
 
-  /** Feeds raw PTY output (UTF-8 bytes, possibly split mid-character across calls). Ignored after dispose(). */
+  /**
+   * Feeds raw PTY output (UTF-8 bytes, possibly split mid-character across calls). Ignored after
+   * dispose(). Once xterm is more than MAX_BACKLOG bytes behind, output is skipped until the next
+   * flush(): counted, and its end rendered then; its other lines read as scrolled out of the terminal.
+   */
   write(data: Uint8Array | string): void {
     if (this.#disposed) return;
     this.#written = true;
-    this.#term.write(data);
+    if (data.length === 0) return;
+    if (this.#skipped === null && this.#backlog <= MAX_BACKLOG) {
+      this.#feed(data);
+      return;
+    }
+    this.#skip(
+      typeof data === "string"
+        ? Buffer.from(data)
+        : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+    );
   }
 
-  /** Resolves once every write so far has been parsed; xterm parses asynchronously. */
+  /**
+   * Resolves once every write so far has been parsed (of skipped output, its end); xterm parses
+   * asynchronously.
+   */
   flush(): Promise<void> {
     if (this.#disposed) return Promise.resolve();
     return new Promise((resolve) => {
@@ -85,8 +127,94 @@ export class ScreenRenderer {
         resolve();
       };
       this.#pendingFlushes.add(done);
-      this.#term.write("", done);
+      this.#term.write("", () => {
+        if (this.#disposed || this.#skipped === null) {
+          done();
+          return;
+        }
+        // xterm has parsed all it was fed: the end of what was skipped meanwhile is rendered now.
+        this.#catchUp();
+        this.#term.write("", done);
+      });
     });
+  }
+
+  /** Hands `data` to xterm, counted as backlog until parsed (a string by its UTF-16 length). */
+  #feed(data: Uint8Array | string): void {
+    const size = data.length;
+    this.#backlog += size;
+    this.#term.write(data, () => {
+      this.#backlog -= size;
+    });
+  }
+
+  #skip(bytes: Buffer): void {
+    this.#skipped ??= { bytes: 0, newlines: 0, tail: [], tailBytes: 0, screen: null, screenAt: 0, carry: "" };
+    const skipped = this.#skipped;
+    const start = skipped.bytes;
+    skipped.bytes += bytes.length;
+    for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) skipped.newlines++;
+    if (bytes.includes(0x1b) || skipped.carry.includes("\x1b")) {
+      const text = skipped.carry + bytes.toString("latin1");
+      for (const match of text.matchAll(SCREEN_SWITCH)) {
+        skipped.screen = match[0];
+        skipped.screenAt = start - skipped.carry.length + match.index;
+      }
+      skipped.carry = text.slice(-7);
+    } else {
+      skipped.carry = "";
+    }
+    skipped.tail.push(Buffer.from(bytes));
+    skipped.tailBytes += bytes.length;
+    while (skipped.tail.length > 1 && skipped.tailBytes - (skipped.tail[0]?.length ?? 0) >= SKIP_TAIL) {
+      skipped.tailBytes -= skipped.tail.shift()?.length ?? 0;
+    }
+  }
+
+  /**
+   * Renders the end of the skipped output, xterm having parsed everything before it: the screen it was
+   * on, then its last lines from a line start (or, in a line with no end, from its last `\r`: a progress
+   * bar's latest state). The lines it lacks count as scrolled out, so a read says so.
+   */
+  #catchUp(): void {
+    const skipped = this.#skipped;
+    if (skipped === null) return;
+    this.#skipped = null;
+    const tail = Buffer.concat(skipped.tail).subarray(-SKIP_TAIL);
+    const buffer = this.#term.buffer.active;
+    const first = tail.indexOf(0x0a);
+    const tailAt = skipped.bytes - tail.length;
+    let rest: Buffer;
+    let screen = skipped.screen;
+    if (screen !== null && skipped.screenAt >= tailAt) {
+      // The last screen switch is in the tail: rendered from it, the screen is drawn as the program drew it.
+      rest = tail.subarray(skipped.screenAt - tailAt);
+      screen = null;
+    } else if (first !== -1) {
+      // From the first line start in the tail; a `\r` before the first line's end (not its `\r\n`)
+      // starts that line's latest state, as a progress bar redraws it.
+      const cr = tail.subarray(0, Math.max(0, first - 1)).lastIndexOf(0x0d);
+      rest = tail.subarray(cr === -1 ? first + 1 : cr);
+    } else {
+      const cr = tail.lastIndexOf(0x0d);
+      rest = cr === -1 ? tail : tail.subarray(cr);
+    }
+    let restNewlines = 0;
+    for (let at = rest.indexOf(0x0a); at !== -1; at = rest.indexOf(0x0a, at + 1)) restNewlines++;
+    let lost = skipped.newlines - restNewlines;
+    let lead = screen ?? "";
+    if (lost > 0 && buffer.cursorX > 0) {
+      // The cursor's line ends where the skipped output's first line ended: it stays, shown in part.
+      lead += "\r\n";
+      lost--;
+    }
+    if (lost === 0 && skipped.newlines === 0 && rest.length < skipped.bytes && rest.indexOf(0x0d) !== 0) {
+      // One line longer than the tail, not a progress bar: its skipped middle filled rows, now lost.
+      lost = Math.ceil((skipped.bytes - rest.length) / this.#term.cols);
+    }
+    this.#lost += lost;
+    if (lead !== "") this.#feed(lead);
+    if (rest.length > 0) this.#feed(Buffer.from(rest));
   }
 
   /**
