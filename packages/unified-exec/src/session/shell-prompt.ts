@@ -1,7 +1,7 @@
 // Whether an interactive shell on a session's terminal is back at its prompt, read from the kernel: the
 // terminal's foreground process group is the shell's own again, and the shell is asleep (waiting for a
-// line in select/poll or read), not running a builtin nor between a fork and handing the terminal to its
-// child. Under the sandbox the shell is in a pid namespace of its own; /proc as this process sees it
+// line in select/poll or read), not running a builtin nor waiting for a child that has not yet taken the
+// terminal. Under the sandbox the shell is in a pid namespace of its own; /proc as this process sees it
 // names it, and every pid in its stat, in this process's namespace, so the same reads work.
 import { readFileSync } from "node:fs";
 
@@ -36,6 +36,22 @@ function stat(pid: number): Stat | null {
     tpgid: Number(fields[5]),
     startTime: Number(fields[19]),
   };
+}
+
+/**
+ * Whether the shell sleeps waiting for a child (in wait4, or zsh's sigsuspend), read from the kernel
+ * function it sleeps in: a shell that has forked a command but whose child has not taken the terminal
+ * yet looks at its prompt by its process groups alone. Unknown (unreadable, or `0` where the kernel
+ * hides it) reads as not waiting.
+ */
+function waitsForChild(pid: number): boolean {
+  let wchan: string;
+  try {
+    wchan = readFileSync(`/proc/${pid}/wchan`, "latin1");
+  } catch {
+    return false;
+  }
+  return wchan.startsWith("do_wait") || wchan.startsWith("sigsuspend");
 }
 
 function children(pid: number): number[] {
@@ -77,7 +93,7 @@ export class ShellPrompt {
       shell = this.#shell === null ? null : stat(this.#shell.pid);
     }
     if (shell === null) return null;
-    return shell.tpgid === shell.pgrp && shell.state === "S";
+    return shell.tpgid === shell.pgrp && shell.state === "S" && !waitsForChild(this.#shell?.pid ?? 0);
   }
 
   #find(): { pid: number; startTime: number } | null {
