@@ -164,7 +164,7 @@ describe("ScreenRenderer", () => {
     renderer.dispose();
   });
 
-  // A flood written faster than xterm parses: past its backlog the output is skipped, counted, and its
+  // A flood between two reads: past 512 KiB the output is skipped, counted, and its
   // end rendered at the next read; the lines it lacks read as scrolled out, and add up exactly.
   it("skips a flood it cannot keep up with, and counts every line it did not render", async () => {
     // A scrollback that would hold 100,000 lines: what is shown is the flood's end, not all it could hold.
@@ -181,7 +181,7 @@ describe("ScreenRenderer", () => {
     expect(lines.at(-1)).toBe("$");
     const shown = lines.slice(0, -1);
     expect(shown.length).toBeGreaterThan(100);
-    // Rendered: what was fed before xterm fell 512 KiB behind, and the flood's last 64 KiB (~12 bytes a line).
+    // Rendered: the first 512 KiB since the previous read, and the last 64 KiB (~12 bytes a line).
     expect(shown.length).toBeLessThan(60_000);
     // Shown: the first lines, up to one shown in part where the skip began; then the last ones, in order.
     const cut = shown.findIndex((line, i) => line !== `line ${i + 1}`);

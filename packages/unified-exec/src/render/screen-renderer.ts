@@ -14,10 +14,11 @@ function loadXterm(): Xterm {
 }
 
 // xterm parses a few MB a second (far less for short lines), while a program on a PTY can print
-// hundreds: past this many bytes written and not parsed yet, output is no longer fed to xterm but
-// counted, until the next read (flush), which renders its last SKIP_TAIL bytes. A read never waits on
-// more than this backlog, and a flood nobody reads costs little more than its counting.
-const MAX_BACKLOG = 512 * 1024;
+// hundreds, and the PTY waits for whoever reads it: fed everything, xterm would set the pace of the
+// session and burn a core. Past this many bytes since the previous read (flush), output is no longer
+// fed to xterm but counted, until the next read, which renders its last SKIP_TAIL bytes. A read never
+// waits on more than this, and a flood nobody reads costs little more than its counting.
+const MAX_FEED = 512 * 1024;
 const SKIP_TAIL = 64 * 1024;
 // Switches between the normal and the alternate screen: the last one skipped is replayed.
 const SCREEN_SWITCH = new RegExp(`${String.fromCharCode(0x1b)}\\[\\?(?:1049|1047|47)[hl]`, "g");
@@ -72,8 +73,8 @@ export class ScreenRenderer {
   #probeLine = 0;
   #written = false;
   #disposed = false;
-  /** Bytes handed to xterm and not parsed yet. */
-  #backlog = 0;
+  /** Bytes (or UTF-16 units) handed to xterm since the previous flush. */
+  #fed = 0;
   #skipped: Skipped | null = null;
 
   constructor(options: ScreenRendererOptions = {}) {
@@ -97,14 +98,14 @@ export class ScreenRenderer {
 
   /**
    * Feeds raw PTY output (UTF-8 bytes, possibly split mid-character across calls). Ignored after
-   * dispose(). Once xterm is more than MAX_BACKLOG bytes behind, output is skipped until the next
-   * flush(): counted, and its end rendered then; its other lines read as scrolled out of the terminal.
+   * dispose(). Past MAX_FEED bytes since the previous flush(), output is skipped until the next one:
+   * counted, and its end rendered then; its other lines read as scrolled out of the terminal.
    */
   write(data: Uint8Array | string): void {
     if (this.#disposed) return;
     this.#written = true;
     if (data.length === 0) return;
-    if (this.#skipped === null && this.#backlog <= MAX_BACKLOG) {
+    if (this.#skipped === null && this.#fed <= MAX_FEED) {
       this.#feed(data);
       return;
     }
@@ -128,6 +129,7 @@ export class ScreenRenderer {
       };
       this.#pendingFlushes.add(done);
       this.#term.write("", () => {
+        this.#fed = 0;
         if (this.#disposed || this.#skipped === null) {
           done();
           return;
@@ -139,13 +141,10 @@ export class ScreenRenderer {
     });
   }
 
-  /** Hands `data` to xterm, counted as backlog until parsed (a string by its UTF-16 length). */
+  /** Hands `data` to xterm, counted (a string by its UTF-16 length). */
   #feed(data: Uint8Array | string): void {
-    const size = data.length;
-    this.#backlog += size;
-    this.#term.write(data, () => {
-      this.#backlog -= size;
-    });
+    this.#fed += data.length;
+    this.#term.write(data);
   }
 
   #skip(bytes: Buffer): void {
