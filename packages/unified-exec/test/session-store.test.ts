@@ -190,7 +190,10 @@ describeWith(["linux", "pty"], "SessionStore", () => {
     expect(result.running).toBe(false);
     expect(result.output).toBe("progress 300%\ndone");
     expect(result.outputBytes).toBeGreaterThan(3_000);
-    const raw = await store.start(spec(["python3", "-c", script], true), 10_000, { raw: true, settle: false });
+    const raw = await store.start(spec(["python3", "-c", script], true), 10_000, {
+      raw: true,
+      settle: false,
+    });
     expect(raw.output.split("\r").length).toBeGreaterThan(300);
   });
 
