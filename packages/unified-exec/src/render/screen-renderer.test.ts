@@ -213,6 +213,15 @@ describe("ScreenRenderer", () => {
     bar.dispose();
   });
 
+  it("renders a short skip whole: nothing lost, no notice", async () => {
+    const renderer = new ScreenRenderer();
+    renderer.write("\rprogress 1%".repeat(43_691));
+    renderer.write(" done\r\nresult: 42\r\n$ ");
+    await renderer.flush();
+    expect(renderer.readSince()).toBe("progress 1% done\nresult: 42\n$");
+    renderer.dispose();
+  });
+
   it("rejects invalid sizes, naming the option and the value", () => {
     expect(() => new ScreenRenderer({ cols: 0 })).toThrow(
       "ScreenRenderer option `cols` must be an integer >= 1, received 0",

@@ -179,7 +179,13 @@ export class ScreenRenderer {
     const skipped = this.#skipped;
     if (skipped === null) return;
     this.#skipped = null;
-    const tail = Buffer.concat(skipped.tail).subarray(-SKIP_TAIL);
+    const all = Buffer.concat(skipped.tail);
+    if (skipped.bytes <= SKIP_TAIL) {
+      // It all fits: rendered whole, nothing is lost.
+      this.#feed(all);
+      return;
+    }
+    const tail = all.subarray(-SKIP_TAIL);
     const buffer = this.#term.buffer.active;
     const first = tail.indexOf(0x0a);
     const tailAt = skipped.bytes - tail.length;
