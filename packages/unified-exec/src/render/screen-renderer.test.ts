@@ -222,6 +222,27 @@ describe("ScreenRenderer", () => {
     renderer.dispose();
   });
 
+  it("renders a skip's end on a clean row, whatever state what was fed left the cursor's row in", async () => {
+    // 80 KiB of lines: longer than the tail kept, so the skip's end is rendered from a line start.
+    const lines = `${numbered(1, 8_000).join("\r\n")}\r\nok\r\n$ `;
+    const cases: [string, string][] = [
+      ["a progress bar's row, cursor at column 0", "progress 99%\r".repeat(40_331)],
+      ["inside a terminal title (OSC)", `${"\x1b[0m".repeat(131_072)}\x1b]0;tit`],
+    ];
+    for (const [what, fed] of cases) {
+      // Room for every row rendered, so that the cursor's row is still there to read.
+      const renderer = new ScreenRenderer({ scrollback: 10_000 });
+      renderer.write(fed);
+      renderer.write(`x\r\n${lines}`);
+      await renderer.flush();
+      const [notice, ...shown] = renderer.readSince().split("\n");
+      expect(notice, what).toMatch(/^\[\.\.\. \d+ lines scrolled out of the terminal \.\.\.\]$/);
+      const from = Number(/^line (\d+)$/.exec(shown[0] ?? "")?.[1]);
+      expect(shown, what).toEqual([...numbered(from, 8_000), "ok", "$"]);
+      renderer.dispose();
+    }
+  });
+
   it("rejects invalid sizes, naming the option and the value", () => {
     expect(() => new ScreenRenderer({ cols: 0 })).toThrow(
       "ScreenRenderer option `cols` must be an integer >= 1, received 0",

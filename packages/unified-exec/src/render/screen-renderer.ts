@@ -23,7 +23,9 @@ const SKIP_TAIL = 64 * 1024;
 // Switches between the normal and the alternate screen: the last one skipped is replayed.
 const SCREEN_SWITCH = new RegExp(`${String.fromCharCode(0x1b)}\\[\\?(?:1049|1047|47)[hl]`, "g");
 
-/** Output written while xterm was behind, not fed to it: counted, its end kept. */
+const CAN = "\x18";
+
+/** Output skipped, not fed to xterm: counted, its end kept. */
 interface Skipped {
   bytes: number;
   newlines: number;
@@ -152,7 +154,7 @@ export class ScreenRenderer {
     const skipped = this.#skipped;
     const start = skipped.bytes;
     skipped.bytes += bytes.length;
-    for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) skipped.newlines++;
+    skipped.newlines += newlines(bytes);
     if (bytes.includes(0x1b) || skipped.carry.includes("\x1b")) {
       const text = skipped.carry + bytes.toString("latin1");
       for (const match of text.matchAll(SCREEN_SWITCH)) {
@@ -204,21 +206,25 @@ export class ScreenRenderer {
       const cr = tail.lastIndexOf(0x0d);
       rest = cr === -1 ? tail : tail.subarray(cr);
     }
-    let restNewlines = 0;
-    for (let at = rest.indexOf(0x0a); at !== -1; at = rest.indexOf(0x0a, at + 1)) restNewlines++;
-    let lost = skipped.newlines - restNewlines;
-    let lead = screen ?? "";
+    let lost = skipped.newlines - newlines(rest);
+    // CAN returns xterm's parser to its ground state, should what was fed end inside an escape sequence.
+    let lead = CAN;
     if (lost > 0 && buffer.cursorX > 0) {
       // The cursor's line ends where the skipped output's first line ended: it stays, shown in part.
       lead += "\r\n";
       lost--;
+    } else if (lost > 0) {
+      // The cursor's row holds a line the skipped output went on to rewrite: cleared, not overwritten.
+      lead += "\r\x1b[2K";
     }
+    // On the screen the skipped output ended on, after the cursor's line on the screen it started on.
+    lead += screen ?? "";
     if (lost === 0 && skipped.newlines === 0 && rest.length < skipped.bytes && rest.indexOf(0x0d) !== 0) {
       // One line longer than the tail, not a progress bar: its skipped middle filled rows, now lost.
       lost = Math.ceil((skipped.bytes - rest.length) / this.#term.cols);
     }
     this.#lost += lost;
-    if (lead !== "") this.#feed(lead);
+    this.#feed(lead);
     if (rest.length > 0) this.#feed(Buffer.from(rest));
   }
 
@@ -357,6 +363,12 @@ export class ScreenRenderer {
     this.#readPrefix = prefix;
     this.#lost = 0;
   }
+}
+
+function newlines(bytes: Buffer): number {
+  let count = 0;
+  for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) count++;
+  return count;
 }
 
 function checkInteger(name: string, value: number, min: number): number {
