@@ -18,6 +18,21 @@ import { buildSeccompFilter, createLinuxBackend, seccompArchOf } from "@conch/sa
 const here = fileURLToPath(new URL(".", import.meta.url));
 const cliBin = fileURLToPath(new URL("../../apps/cli/dist/bin.js", import.meta.url));
 
+/**
+ * Runs a worker script of this directory in a node of its own and returns the JSON value its last
+ * line prints; `nodeArgs` go before the script, `env` replaces the environment.
+ */
+function jsonWorker(script, args, { timeout, env, nodeArgs = [] } = {}) {
+  const out = spawnSync(process.execPath, [...nodeArgs, `${here}/${script}`, ...args], {
+    encoding: "utf8",
+    timeout,
+    env,
+  });
+  if (out.status !== 0)
+    throw new Error(`${script} ${args.join(" ")} failed (${out.signal ?? out.status}): ${out.stderr}`);
+  return JSON.parse(out.stdout.trim().split("\n").at(-1));
+}
+
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -109,10 +124,7 @@ row(
 
 // 2. 200 MiB of output, each run in its own process for its peak RSS.
 function worker(mode) {
-  const script = mode === "analyze" ? "analyze-worker.mjs" : "output-worker.mjs";
-  const out = spawnSync(process.execPath, [`${here}/${script}`, mode], { encoding: "utf8" });
-  if (out.status !== 0) throw new Error(`output worker ${mode} failed: ${out.stderr}`);
-  return JSON.parse(out.stdout);
+  return jsonWorker(mode === "analyze" ? "analyze-worker.mjs" : "output-worker.mjs", [mode]);
 }
 const raws = [];
 const runs = [];
@@ -238,11 +250,7 @@ if (process.platform === "linux" && (await backend.available()).available) {
   // 6a. The same call through conchd (issue 13), a process of its own, over stdio and over HTTP, each
   // against a raw spawn of exactly what that conchd spawns (measured by the worker, alternating); and
   // conchd's RSS idle and with 64 live PTY sessions.
-  const daemonCase = (mode) => {
-    const out = spawnSync(process.execPath, [`${here}/daemon-worker.mjs`, mode, "100"], { encoding: "utf8" });
-    if (out.status !== 0) throw new Error(`daemon worker ${mode} failed: ${out.stderr}`);
-    return JSON.parse(out.stdout.trim());
-  };
+  const daemonCase = (mode) => jsonWorker("daemon-worker.mjs", [mode, "100"]);
   const stdio = daemonCase("stdio");
   const http = daemonCase("http");
   row(
@@ -270,14 +278,8 @@ if (process.platform === "linux" && (await backend.available()).available) {
   // 6b. Shell snapshots (issue 11): the same call with this machine's real profile (its home), captured
   // once, vs an empty profile; and the login shell per command the snapshot replaces. Each case runs in
   // a process of its own, whose HOME is the profile its commands see.
-  const snapshotCase = (mode, home, iterations) => {
-    const out = spawnSync(process.execPath, [`${here}/snapshot-worker.mjs`, mode, String(iterations)], {
-      encoding: "utf8",
-      env: { ...process.env, HOME: home },
-    });
-    if (out.status !== 0) throw new Error(`snapshot worker ${mode} failed: ${out.stderr}`);
-    return Number(out.stdout.trim());
-  };
+  const snapshotCase = (mode, home, iterations) =>
+    jsonWorker("snapshot-worker.mjs", [mode, String(iterations)], { env: { ...process.env, HOME: home } });
   const realHome = userInfo().homedir;
   const empty = snapshotCase("snapshot", emptyHome, 100);
   row(
@@ -362,13 +364,7 @@ rows.push({
 
 // 7. unified-exec sessions (DESIGN.md §3), each mode in a fresh process for its RSS and descriptors.
 function sessionWorker(mode) {
-  const out = spawnSync(process.execPath, ["--expose-gc", `${here}/session-worker.mjs`, mode], {
-    encoding: "utf8",
-    timeout: 180_000,
-  });
-  if (out.status !== 0)
-    throw new Error(`session worker ${mode} failed (${out.signal ?? out.status}): ${out.stderr}`);
-  return JSON.parse(out.stdout);
+  return jsonWorker("session-worker.mjs", [mode], { timeout: 180_000, nodeArgs: ["--expose-gc"] });
 }
 const leftBehind = [];
 const sessions = (mode) => {
@@ -436,12 +432,6 @@ rows.push({
 
 // 8. Settled returns (issue 15): a session call returns when its answer is there, not at its window.
 // Each settle_ms in its own process; settle_ms = 0 is the fixed window, the behaviour before.
-function jsonWorker(script, args, timeout) {
-  const out = spawnSync(process.execPath, [`${here}/${script}`, ...args], { encoding: "utf8", timeout });
-  if (out.status !== 0)
-    throw new Error(`${script} ${args.join(" ")} failed (${out.signal ?? out.status}): ${out.stderr}`);
-  return JSON.parse(out.stdout.trim().split("\n").at(-1));
-}
 /** Runs one group of rows; a group that fails is a row saying so (and `pnpm bench` exits 1), not lost rows. */
 async function group(name, rowsOf) {
   try {
@@ -459,8 +449,8 @@ async function group(name, rowsOf) {
 }
 
 await group("settled returns", () => {
-  const fixedWindow = jsonWorker("settle-worker.mjs", ["0"], 600_000);
-  const settling = jsonWorker("settle-worker.mjs", ["100"], 600_000);
+  const fixedWindow = jsonWorker("settle-worker.mjs", ["0"], { timeout: 600_000 });
+  const settling = jsonWorker("settle-worker.mjs", ["100"], { timeout: 600_000 });
   const settleRow = (name, pick, target) =>
     row(name, "settle_ms = 0", { baseline: pick(fixedWindow), subject: pick(settling) }, "ms", target);
   settleRow(
@@ -483,7 +473,7 @@ await group("settled returns", () => {
 
 // The agent's seven tasks (agent-tasks.jsonl), replayed before (settle_ms = 0) and after.
 await group("agent tasks", () => {
-  const tasks = jsonWorker("agent-tasks.mjs", ["--json"], 900_000);
+  const tasks = jsonWorker("agent-tasks.mjs", ["--json"], { timeout: 900_000 });
   const share = (value) => `${(value * 100).toFixed(0)} %`;
   rows.push({
     benchmark: `${tasks.calls} calls of an agent's seven tasks (tooling/bench/agent-tasks.mjs): wall time`,
@@ -505,7 +495,7 @@ await group("agent tasks", () => {
 // 9. The web console (issue 14), in Debian's chromium; skipped, and said, when it is not installed.
 await group("console", () => {
   if (existsSync(process.env.CONCH_CHROMIUM ?? "/usr/bin/chromium")) {
-    const con = jsonWorker("console-worker.mjs", [], 900_000);
+    const con = jsonWorker("console-worker.mjs", [], { timeout: 900_000 });
     for (const p of ["p50", "p99"]) {
       rows.push({
         benchmark: `console: a PTY write (MCP write_stdin) to its text in the browser's terminal buffer, ${p} (${con.latency.lines} lines)`,
