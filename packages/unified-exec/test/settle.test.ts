@@ -61,6 +61,9 @@ describeWith(["linux", "pty"], "settled returns", () => {
       const slow = await sessions.write(id, "sleep 0.5; echo slept\n", WINDOW, { raw: true });
       expect(slow.output).toMatch(/slept\r\n.*prompt\$ $/s);
       expect(slow.running).toBe(true);
+      // Nor while it reads a command substitution, whose subshell never takes the terminal.
+      const sub = await sessions.write(id, 'echo "[$(sleep 0.5; echo sub)]"\n', WINDOW, { raw: true });
+      expect(sub.output).toMatch(/\[sub\]\r\n.*prompt\$ $/s);
     },
     QUICK,
   );

@@ -38,8 +38,12 @@ function stat(pid: number): Stat | null {
   };
 }
 
+// Where a shell sleeps while a command it started runs: wait4 (bash, dash), sigsuspend (zsh), or the
+// read of a command substitution's pipe (`$(...)`, whose subshell never takes the terminal).
+const WAITING = /^(?:do_wait|sigsuspend|\w*pipe_read|pipe_wait)/;
+
 /**
- * Whether the shell sleeps waiting for a child (in wait4, or zsh's sigsuspend), read from the kernel
+ * Whether the shell sleeps waiting for a child (in wait4, zsh's sigsuspend, or a `$(...)`'s pipe), read from the kernel
  * function it sleeps in: a shell that has forked a command but whose child has not taken the terminal
  * yet looks at its prompt by its process groups alone. Unknown (unreadable, or `0` where the kernel
  * hides it) reads as not waiting.
@@ -51,7 +55,7 @@ function waitsForChild(pid: number): boolean {
   } catch {
     return false;
   }
-  return wchan.startsWith("do_wait") || wchan.startsWith("sigsuspend");
+  return WAITING.test(wchan);
 }
 
 function children(pid: number): number[] {
