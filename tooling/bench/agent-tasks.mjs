@@ -18,11 +18,10 @@
 // session ids, timings, spill paths, is masked); any difference is listed. An early return splits a
 // session's output over more calls, which is why sessions are compared whole.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createRuntime } from "@conch/orchestrator";
+import { scratch, scratchRuntime } from "./scratch.mjs";
 
 const file = fileURLToPath(new URL("agent-tasks.jsonl", import.meta.url));
 const flags = new Set(process.argv.slice(2));
@@ -60,10 +59,7 @@ function windowOf(call) {
 }
 
 /** A workspace like an agent's: a Python module with a bug and its tests, in a git repository. */
-function workspace(root) {
-  const ws = join(root, "ws");
-  const home = join(root, "home");
-  mkdirSync(ws);
+function workspace({ cwd: ws, home }) {
   mkdirSync(join(home, ".ssh"), { recursive: true, mode: 0o700 });
   writeFileSync(join(home, ".ssh", "id_ed25519"), "not a real key\n", { mode: 0o600 });
   writeFileSync(join(ws, "calc.py"), 'def add(a, b):\n    """The sum of a and b."""\n    return a - b\n');
@@ -92,7 +88,6 @@ function workspace(root) {
   git("init", "-q", "-b", "main");
   git("add", "-A");
   git("commit", "-qm", "calc: add()");
-  return { ws, home };
 }
 
 /** `"$N"` / `"$last"` in session_id, as `conch replay` resolves them. */
@@ -127,20 +122,11 @@ function mask(text, root) {
 }
 
 async function replay(settleMs) {
-  const root = mkdtempSync(join(tmpdir(), "conch-agent-tasks-"));
+  const dir = scratch("conch-agent-tasks-");
+  const { root } = dir;
   try {
-    const { ws, home } = workspace(root);
-    const config = join(root, "config");
-    mkdirSync(join(config, "conch"), { recursive: true });
-    if (settleMs !== null) writeFileSync(join(config, "conch", "config.toml"), `settle_ms = ${settleMs}\n`);
-    // Commands inherit this process's environment: its HOME is the empty profile they see.
-    process.env.HOME = home;
-    const runtime = await createRuntime({
-      cwd: ws,
-      env: { ...process.env, HOME: home, XDG_CONFIG_HOME: config, XDG_STATE_HOME: join(root, "state") },
-      approvalPolicy: "on-request",
-      sandbox: "workspace-write",
-    });
+    workspace(dir);
+    const runtime = await scratchRuntime(dir, settleMs === null ? "" : `settle_ms = ${settleMs}\n`);
     const tools = await runtime.toolSet();
     // When each session's output last arrived, when it exited, and the session a call started.
     const lastOutput = new Map();

@@ -6,11 +6,11 @@
 //   half of them closed midway: the console must never slow a session.
 // Prints one JSON object. Needs `pnpm build` (apps/daemon's dist with its console).
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { scratch } from "./scratch.mjs";
 
 const daemonDir = fileURLToPath(new URL("../../apps/daemon/", import.meta.url));
 const bin = join(daemonDir, "dist", "bin.js");
@@ -27,18 +27,7 @@ const STREAMS = 8;
 const START_DELAY_S = 5;
 const now = () => performance.timeOrigin + performance.now();
 
-const root = mkdtempSync(join(tmpdir(), "conch-bench-console-"));
-const cwd = join(root, "work");
-const home = join(root, "home");
-mkdirSync(cwd);
-mkdirSync(home);
-const env = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, ".config"),
-  XDG_STATE_HOME: join(home, ".state"),
-  LANG: "C.UTF-8",
-};
+const { root, cwd, env } = scratch("conch-bench-console-");
 
 function cpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1].split(" ");

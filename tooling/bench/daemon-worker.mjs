@@ -3,11 +3,11 @@
 // conchd's RSS idle and with 64 live sessions. Uses the MCP SDK's own client, from apps/daemon's
 // dependencies. Prints one JSON object.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { scratch } from "./scratch.mjs";
 
 const daemonDir = fileURLToPath(new URL("../../apps/daemon/", import.meta.url));
 const bin = join(daemonDir, "dist", "bin.js");
@@ -30,18 +30,7 @@ function rssKiB(pid) {
   return match === null ? null : Number(match[1]);
 }
 
-const root = mkdtempSync(join(tmpdir(), "conch-bench-daemon-"));
-const cwd = join(root, "work");
-const home = join(root, "home");
-mkdirSync(cwd);
-mkdirSync(home);
-const env = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, ".config"),
-  XDG_STATE_HOME: join(home, ".state"),
-  LANG: "C.UTF-8",
-};
+const { root, cwd, env } = scratch("conch-bench-daemon-");
 
 async function httpClient() {
   const { StreamableHTTPClientTransport } = await load("@modelcontextprotocol/client");

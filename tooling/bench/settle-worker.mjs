@@ -2,29 +2,13 @@
 // ready long before its wait window ends. One process per `settle_ms` (given as the argument; 0 is the
 // fixed window, the baseline), through the codex tools of a runtime built as `conch` builds it, with the
 // config's sandbox (workspace-write) and an empty profile. Prints one JSON object.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createRuntime } from "@conch/orchestrator";
+import { rmSync } from "node:fs";
+import { scratch, scratchRuntime } from "./scratch.mjs";
 
 const settleMs = Number(process.argv[2] ?? "100");
 const fixedWindow = settleMs === 0;
-const state = mkdtempSync(join(tmpdir(), "conch-bench-settle-"));
-const config = join(state, "config");
-const home = join(state, "home");
-const cwd = join(state, "ws");
-mkdirSync(join(config, "conch"), { recursive: true });
-mkdirSync(home);
-mkdirSync(cwd);
-writeFileSync(join(config, "conch", "config.toml"), `settle_ms = ${settleMs}\n`);
-// Commands inherit this process's environment: its HOME is the empty profile they see.
-process.env.HOME = home;
-const runtime = await createRuntime({
-  cwd,
-  env: { ...process.env, HOME: home, XDG_CONFIG_HOME: config, XDG_STATE_HOME: state },
-  approvalPolicy: "on-request",
-  sandbox: "workspace-write",
-});
+const dir = scratch("conch-bench-settle-");
+const runtime = await scratchRuntime(dir, `settle_ms = ${settleMs}\n`);
 const tools = await runtime.toolSet();
 
 const percentile = (values, p) => {
@@ -79,7 +63,7 @@ for (let i = 0; i < (fixedWindow ? 2 : 20); i++) {
 }
 
 await runtime.close();
-rmSync(state, { recursive: true, force: true });
+rmSync(dir.root, { recursive: true, force: true });
 process.stdout.write(
   `${JSON.stringify({ settleMs, bash, python, banner: { p50: percentile(banner, 50), n: banner.length } })}\n`,
 );
