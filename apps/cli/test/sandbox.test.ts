@@ -7,17 +7,30 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let dir: string;
+let home: string;
 
 beforeAll(() => {
   // Not under /tmp: /tmp is writable inside the sandbox, so it could not show a denied write.
   dir = mkdtempSync("/var/tmp/conch-cli-sandbox-");
+  // A home of its own, outside /tmp too: the sandbox gives commands a private /tmp, so a home (and the
+  // state dir holding the snapshot script) under the host's /tmp would not be there to read.
+  home = mkdtempSync("/var/tmp/conch-cli-sandbox-home-");
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+});
 
 function conch(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], {
     encoding: "utf8",
     cwd: dir,
+    env: {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_STATE_HOME: join(home, ".state"),
+    },
   });
   return { status, stdout, stderr };
 }
