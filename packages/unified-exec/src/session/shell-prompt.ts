@@ -1,8 +1,8 @@
 // Whether an interactive shell on a session's terminal is back at its prompt, read from the kernel: the
-// terminal's foreground process group is the shell's own again, and the shell is asleep (waiting for a
-// line in select/poll or read), not running a builtin nor waiting for a child that has not yet taken the
-// terminal. Under the sandbox the shell is in a pid namespace of its own; /proc as this process sees it
-// names it, and every pid in its stat, in this process's namespace, so the same reads work.
+// terminal's foreground process group is the shell's own again, and the shell is asleep waiting for a
+// line (in poll/select or the terminal's read), not running a builtin nor waiting for a command. Under
+// the sandbox the shell is in a pid namespace of its own; /proc as this process sees it names it, and
+// every pid in its stat, in this process's namespace, so the same reads work.
 import { readFileSync } from "node:fs";
 
 /** The shell program names whose prompt can end a call's wait. */
@@ -38,24 +38,25 @@ function stat(pid: number): Stat | null {
   };
 }
 
-// Where a shell sleeps while a command it started runs: wait4 (bash, dash), sigsuspend (zsh), or the
-// read of a command substitution's pipe (`$(...)`, whose subshell never takes the terminal).
-const WAITING = /^(?:do_wait|sigsuspend|\w*pipe_read|pipe_wait)/;
+// Where a shell sleeps waiting for a line at its prompt: in poll or select (bash's readline, fish),
+// or in the terminal's read (dash, sh, zsh, ksh: wait_woken in n_tty_read). Anywhere else it is busy
+// with a command even when the terminal is its own: waiting for a child (wait4, zsh's sigsuspend),
+// reading a command substitution's pipe, or passing through a lock as it takes the terminal back.
+const READS_TERMINAL =
+  /^(?:poll_schedule_timeout|do_select|do_sys_poll|core_sys_select|wait_woken|n_tty_read)/;
 
 /**
- * Whether the shell sleeps waiting for a child (in wait4, zsh's sigsuspend, or a `$(...)`'s pipe), read from the kernel
- * function it sleeps in: a shell that has forked a command but whose child has not taken the terminal
- * yet looks at its prompt by its process groups alone. Unknown (unreadable, or `0` where the kernel
- * hides it) reads as not waiting.
+ * Whether the shell sleeps waiting for its terminal, read from the kernel function it sleeps in. Where
+ * the kernel does not say (unreadable, or `0`), the process groups alone decide.
  */
-function waitsForChild(pid: number): boolean {
+function readsTerminal(pid: number): boolean {
   let wchan: string;
   try {
     wchan = readFileSync(`/proc/${pid}/wchan`, "latin1");
   } catch {
-    return false;
+    return true;
   }
-  return WAITING.test(wchan);
+  return wchan === "" || wchan === "0" || READS_TERMINAL.test(wchan);
 }
 
 function children(pid: number): number[] {
@@ -97,7 +98,7 @@ export class ShellPrompt {
       shell = this.#shell === null ? null : stat(this.#shell.pid);
     }
     if (shell === null) return null;
-    return shell.tpgid === shell.pgrp && shell.state === "S" && !waitsForChild(this.#shell?.pid ?? 0);
+    return shell.tpgid === shell.pgrp && shell.state === "S" && readsTerminal(this.#shell?.pid ?? 0);
   }
 
   #find(): { pid: number; startTime: number } | null {
