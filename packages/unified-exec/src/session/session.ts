@@ -110,6 +110,10 @@ export class Session {
   #rootExitedAt: number | null = null;
   #terminated = false;
   #quietSince = 0;
+  // Line ends the shell still owes the terminal for the lines last written to it: a shell reading a line
+  // can sleep in its terminal's read between two parts of it as it does at its prompt, and is back at
+  // its prompt only once it has echoed (or printed) at least one line end per line written.
+  #linesOwed = 0;
   #outputCount = 0;
   #readOutputCount = 0;
   readonly #watcher: SessionWatcher | null;
@@ -200,6 +204,9 @@ export class Session {
 
   #onData(chunk: Buffer): void {
     this.#outputCount++;
+    for (let at = chunk.indexOf(0x0a); at !== -1 && this.#linesOwed > 0; at = chunk.indexOf(0x0a, at + 1)) {
+      this.#linesOwed--;
+    }
     this.#pending.push(chunk);
     this.#renderer?.write(chunk);
     this.#watcher?.output(chunk);
@@ -280,7 +287,11 @@ export class Session {
       this.signal("SIGINT");
       return;
     }
-    if (!this.#drained) this.#handle.write(chars);
+    if (this.#drained) return;
+    let lines = 0;
+    for (let at = chars.indexOf("\n"); at !== -1; at = chars.indexOf("\n", at + 1)) lines++;
+    this.#linesOwed = lines;
+    this.#handle.write(chars);
   }
 
   /** Sends `signal` to the session's process group (the wrapped command's, under a wrapper), while it runs. */
@@ -341,7 +352,8 @@ export class Session {
     if (this.#outputCount <= settle.since) return false;
     const now = performance.now();
     const quiet = now - this.#quietSince;
-    if (this.#prompt !== null) {
+    // Until the lines written are echoed, only a pause in the output can settle a shell's answer.
+    if (this.#prompt !== null && this.#linesOwed === 0) {
       if (quiet < SHELL_QUIET_MS) return this.#quietSince + SHELL_QUIET_MS;
       const atPrompt = this.#prompt.atPrompt();
       if (atPrompt === true) return true;
