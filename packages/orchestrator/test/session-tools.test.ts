@@ -215,7 +215,13 @@ describeWith(["bwrap", "pty"], "session tools", () => {
     const approver = new ScriptedApprover(["approved"]);
     const { set } = await tools("codex", { approvalPolicy: "on-failure", approver });
     const target = join(outside, "session.txt");
-    const result = await set.call("exec_command", { cmd: `echo hi > ${target}`, login: false });
+    // A wait asked for: the start then ends at the exit, not at a settle after the error's output, which
+    // a loaded machine can leave standing longer than settle_ms before sh exits.
+    const result = await set.call("exec_command", {
+      cmd: `echo hi > ${target}`,
+      login: false,
+      yield_time_ms: 10_000,
+    });
     expect(approver.requests).toHaveLength(1);
     expect(approver.requests[0]?.sandboxDenial).toContain("Read-only file system");
     expect(result.result).toMatchObject({ exit_code: 0, sandbox: "none", escalated: true });
