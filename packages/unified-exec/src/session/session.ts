@@ -352,8 +352,10 @@ export class Session {
     if (this.#outputCount <= settle.since) return false;
     const now = performance.now();
     const quiet = now - this.#quietSince;
-    // Until the lines written are echoed, only a pause in the output can settle a shell's answer.
-    if (this.#prompt !== null && this.#linesOwed === 0) {
+    // Until the lines written are echoed, a shell's answer has not even begun: only more output (or the
+    // deadline) can end the wait, however long a loaded machine pauses it.
+    if (this.#prompt !== null && this.#linesOwed > 0) return false;
+    if (this.#prompt !== null) {
       if (quiet < SHELL_QUIET_MS) return this.#quietSince + SHELL_QUIET_MS;
       const atPrompt = this.#prompt.atPrompt();
       if (atPrompt === true) return true;
