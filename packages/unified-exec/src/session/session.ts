@@ -24,6 +24,8 @@ const CTRL_C = "\u0003";
 const SHELL_QUIET_MS = 3;
 // How often a shell seen busy is looked at again while its output is quiet.
 const SHELL_POLL_MS = 10;
+// How long a shell must stay at its prompt, with no output, before the answer counts as settled.
+const SHELL_CONFIRM_MS = 5;
 const DEFAULT_COLS = 80;
 const DEFAULT_ROWS = 24;
 // Lines a PTY session's renderer keeps above the screen: about 1 MB at 80 columns, like the raw retention.
@@ -114,6 +116,8 @@ export class Session {
   // can sleep in its terminal's read between two parts of it as it does at its prompt, and is back at
   // its prompt only once it has echoed (or printed) at least one line end per line written.
   #linesOwed = 0;
+  /** When the shell was first seen at its prompt since the last output, and that output's count. */
+  #promptSeen: { at: number; outputCount: number } | null = null;
   #outputCount = 0;
   #readOutputCount = 0;
   readonly #watcher: SessionWatcher | null;
@@ -358,7 +362,20 @@ export class Session {
     if (this.#prompt !== null) {
       if (quiet < SHELL_QUIET_MS) return this.#quietSince + SHELL_QUIET_MS;
       const atPrompt = this.#prompt.atPrompt();
-      if (atPrompt === true) return true;
+      if (atPrompt === true) {
+        // Seen twice, SHELL_CONFIRM_MS apart with no output between: a shell passing through a sleep that
+        // looks like its prompt (a blocked write to the terminal, a lock) is not taken for it.
+        const seen = this.#promptSeen;
+        if (seen !== null && seen.outputCount === this.#outputCount && now - seen.at >= SHELL_CONFIRM_MS) {
+          this.#promptSeen = null;
+          return true;
+        }
+        if (seen === null || seen.outputCount !== this.#outputCount) {
+          this.#promptSeen = { at: now, outputCount: this.#outputCount };
+        }
+        return (this.#promptSeen?.at ?? now) + SHELL_CONFIRM_MS;
+      }
+      this.#promptSeen = null;
       // A shell seen running is looked at again: its prompt may come with no more output at all.
       if (atPrompt === false) return now + SHELL_POLL_MS;
     }
