@@ -428,9 +428,9 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
       action: "accept",
       content: { decision: "approve_session" },
     }));
-    // It floods once the tab watches it (the test makes `go`).
+    // It floods once the tab watches it (the test makes `go`): 12 MiB of 1,024-byte lines.
     const started = await agent.call("exec_command", {
-      cmd: "while [ ! -e go ]; do sleep 0.05; done; yes | head -c 5M",
+      cmd: "while [ ! -e go ]; do sleep 0.05; done; yes \"$(head -c 1023 /dev/zero | tr '\\0' a)\" | head -c 12M",
       tty: true,
       yield_time_ms: 250,
     });
@@ -439,15 +439,21 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     const page = await signedIn(context);
     await page.getByRole("button", { name: `Open session ${id}` }).click();
     await page.locator("#terminal-state", { hasText: "running" }).waitFor();
-    await (await context.newCDPSession(page)).send("Emulation.setCPUThrottlingRate", { rate: 20 });
+    // The tab stops reading: its script is paused, as a tab busy drawing is. However fast this machine
+    // floods, the tab falls behind: past the rate budget when the flood is fast, past what the sockets
+    // hold (a few MiB) when it is slow. A tab merely slowed (CPU throttling) keeps up on a loaded box.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Debugger.enable");
+    await cdp.send("Debugger.pause");
     writeFileSync(join(ws.cwd, "go"), "");
     let result = started;
     while (result.structuredContent?.running !== false) {
       result = await agent.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 5000 });
     }
     expect(result.structuredContent?.exit_code).toBe(0);
-    // Every byte reached conchd, whatever the tab took: the recording holds all 5 MiB of "y\n" (each
-    // "y\r\n" on a terminal).
+    await cdp.send("Debugger.resume");
+    // Every byte reached conchd, whatever the tab took: the recording holds all 12,288 lines (each
+    // ending "\r\n" on a terminal).
     const { listRecordings } = await import("@conch/orchestrator");
     const recording = listRecordings(join(ws.env.XDG_STATE_HOME as string, "conch", "recordings")).find(
       (entry) => entry.sessionId === id,
@@ -460,7 +466,7 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
       .filter(([, kind]) => kind === "o")
       .map(([, , text]) => text)
       .join("");
-    expect(shown.split("y\r\n").length - 1).toBe((5 * 1024 * 1024) / 2);
+    expect(shown.split(`${"a".repeat(1023)}\r\n`).length - 1).toBe((12 * 1024 * 1024) / 1024);
     // The tab says what it did not draw.
     await eventually(
       () => page.locator("#terminal-skipped").textContent(),

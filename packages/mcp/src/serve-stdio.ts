@@ -22,6 +22,10 @@ export async function serveOnStdio(options: ServeOptions): Promise<number> {
   for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
   watchParent(stop);
 
+  // The SDK's transport waits for each write that found the pipe full with its own 'drain' and 'error'
+  // listeners, removed once it is written: a burst of answers to a slow reader is no leak, and Node's
+  // warning about it (on stderr, which clients log) would say it is.
+  process.stdout.setMaxListeners(0);
   // Lines too long or not JSON are answered here; only whole JSON lines reach the SDK's transport.
   const transport = new StdioServerTransport(guardedStdin(process.stdin, process.stdout), process.stdout, {
     maxBufferSize: MAX_MESSAGE_BYTES * 2,
