@@ -11,7 +11,7 @@ import type { EnvPolicy } from "@conch/protocol";
 import { stdinClosed, UnifiedExecError } from "../errors.js";
 import { ScreenRenderer } from "../render/screen-renderer.js";
 import { type ProcessHandle, pipeHandle, spawnPty } from "./process-handle.js";
-import { ShellPrompt } from "./shell-prompt.js";
+import { LastLine, ShellPrompt } from "./shell-prompt.js";
 
 /** Bytes of output kept between two reads of a session: half head, half tail (DESIGN.md §3). */
 export const DEFAULT_RETAINED_BYTES: number = 1024 * 1024;
@@ -116,6 +116,12 @@ export class Session {
   // can sleep in its terminal's read between two parts of it as it does at its prompt, and is back at
   // its prompt only once it has echoed (or printed) at least one line end per line written.
   #linesOwed = 0;
+  // Whether the output's last line shows anything yet (a shell's): a shell prints its prompt last, with
+  // no line end after it, so while the last line is empty (nothing, or only escape sequences and
+  // carriage returns: bash ends an accepted line with one), the prompt and whatever the shell wrote
+  // before it are still on their way through the terminal, however much the shell looks back at its
+  // prompt already.
+  readonly #lastLine: LastLine | null;
   /** When the shell was first seen at its prompt since the last output, and that output's count. */
   #promptSeen: { at: number; outputCount: number } | null = null;
   #outputCount = 0;
@@ -141,6 +147,7 @@ export class Session {
     this.rows = spec.rows ?? DEFAULT_ROWS;
     this.#watcher = watcher;
     this.#prompt = spec.tty && spec.shell !== undefined ? new ShellPrompt(handle.pid, spec.shell) : null;
+    this.#lastLine = this.#prompt === null ? null : new LastLine();
     this.command = spec.command;
     this.tty = spec.tty;
     this.pid = handle.pid;
@@ -211,6 +218,7 @@ export class Session {
     for (let at = chunk.indexOf(0x0a); at !== -1 && this.#linesOwed > 0; at = chunk.indexOf(0x0a, at + 1)) {
       this.#linesOwed--;
     }
+    this.#lastLine?.push(chunk);
     this.#pending.push(chunk);
     this.#renderer?.write(chunk);
     this.#watcher?.output(chunk);
@@ -359,6 +367,13 @@ export class Session {
     // Until the lines written are echoed, a shell's answer has not even begun: only more output (or the
     // deadline) can end the wait, however long a loaded machine pauses it.
     if (this.#prompt !== null && this.#linesOwed > 0) return false;
+    // The terminal hands on what a shell writes a moment later (a kernel worker moves it), so a shell
+    // can sit at its prompt while its last lines and the prompt itself are still to come: only more
+    // output (or the deadline) ends that wait too. A prompt ending in a line end never settles early.
+    if (this.#lastLine !== null && !this.#lastLine.shows) {
+      this.#promptSeen = null;
+      return false;
+    }
     if (this.#prompt !== null) {
       if (quiet < SHELL_QUIET_MS) return this.#quietSince + SHELL_QUIET_MS;
       const atPrompt = this.#prompt.atPrompt();

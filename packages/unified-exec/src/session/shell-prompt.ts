@@ -132,3 +132,63 @@ export function interactiveShell(command: string): string | null {
   );
   return runsScript ? null : program.slice(program.lastIndexOf("/") + 1);
 }
+
+const ESC = 0x1b;
+const LF = 0x0a;
+const BEL = 0x07;
+// Where a byte falls in the escape sequences a shell writes around its prompt: outside one; after ESC
+// (a two-byte sequence, a CSI or a string follows); in a CSI; in an OSC or DCS string (ended by BEL or
+// ESC \), or just after an ESC in one.
+const Escape = { None: 0, Start: 1, Csi: 2, String: 3, StringEsc: 4 } as const;
+type Escape = (typeof Escape)[keyof typeof Escape];
+
+/**
+ * Whether the last line of a terminal's output shows anything yet: the bytes after its last line feed,
+ * less escape sequences and control characters (a carriage return, bash's bracketed-paste switches). A
+ * shell's prompt does, and comes last: while the last line shows nothing, the prompt is still to come.
+ * Fed chunk by chunk, following an escape sequence split between chunks; only the bytes after a chunk's
+ * last line feed are looked at.
+ */
+export class LastLine {
+  #shows = false;
+  #escape: Escape = Escape.None;
+
+  get shows(): boolean {
+    return this.#shows;
+  }
+
+  push(chunk: Uint8Array): void {
+    const lineFeed = chunk.lastIndexOf(LF);
+    if (lineFeed !== -1) {
+      this.#shows = false;
+      this.#escape = Escape.None;
+    }
+    for (let at = lineFeed + 1; at < chunk.length; at++) {
+      const byte = chunk[at] as number;
+      switch (this.#escape) {
+        case Escape.None:
+          if (byte === ESC) this.#escape = Escape.Start;
+          else if (byte >= 0x20 && byte !== 0x7f) this.#shows = true;
+          break;
+        case Escape.Start:
+          // ESC [ opens a CSI; ESC ] and ESC P (and the other string openers) a string; intermediates
+          // (0x20-0x2f, as in ESC ( B) wait for the final byte.
+          if (byte === 0x5b) this.#escape = Escape.Csi;
+          else if (byte === 0x5d || byte === 0x50 || byte === 0x58 || byte === 0x5e || byte === 0x5f)
+            this.#escape = Escape.String;
+          else if (byte < 0x20 || byte > 0x2f) this.#escape = Escape.None;
+          break;
+        case Escape.Csi:
+          if (byte >= 0x40 && byte <= 0x7e) this.#escape = Escape.None;
+          break;
+        case Escape.String:
+          if (byte === BEL) this.#escape = Escape.None;
+          else if (byte === ESC) this.#escape = Escape.StringEsc;
+          break;
+        case Escape.StringEsc:
+          this.#escape = byte === 0x5c ? Escape.None : Escape.String;
+          break;
+      }
+    }
+  }
+}
