@@ -2,8 +2,8 @@
 // - latency from an agent's write to a PTY to the text being in the browser's terminal buffer (p50, p99
 //   of 200 lines), the write made with the MCP SDK's client as an agent makes it;
 // - conchd's CPU time, and how long 8 PTY sessions each printing 50 MB (`yes | head -c 50M`) take,
-//   with no console, with a tab open on each, and with each tab's CPU throttled 20 times (a slow tab),
-//   half of them closed midway: the console must never slow a session.
+//   with no console, with a tab open on each, and with each tab stopped reading (its script paused: a
+//   slow tab), half of them closed midway: the console must never slow a session.
 // Prints one JSON object. Needs `pnpm build` (apps/daemon's dist with its console).
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
@@ -153,8 +153,12 @@ try {
       for (const id of ids) {
         const tab = await openTerminal(id, await freshLink());
         if (mode === "slow") {
+          // A tab that stops reading (a frozen or busy tab): its script paused. Not CPU throttling:
+          // Chromium's throttled renderers burn more CPU than unthrottled ones (measured here: twice
+          // the renderer CPU), which on a small machine slows the sessions through the browser alone.
           const cdp = await context.newCDPSession(tab);
-          await cdp.send("Emulation.setCPUThrottlingRate", { rate: 20 });
+          await cdp.send("Debugger.enable");
+          await cdp.send("Debugger.pause");
         }
         pages.push(tab);
       }

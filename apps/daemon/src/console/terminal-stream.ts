@@ -6,9 +6,42 @@
 import type { SessionMonitor, SessionView, WatchEvent } from "@conch/orchestrator";
 import type { Sink } from "./websocket.js";
 
-/** Bytes per second one tab is sent of one terminal, and the burst it may take at once. */
-const RATE_BYTES_PER_S = 2 * 1024 * 1024;
-const BURST_BYTES = 1024 * 1024;
+/**
+ * What one tab is sent of one terminal, per second and at most at once: bytes, and lines (a browser
+ * draws a terminal line by line: a flood of short lines costs it far more than its bytes say). More than
+ * a person can read, and little enough that a browser drawing eight floods at once leaves the machine's
+ * CPU to the sessions.
+ */
+const RATE_BYTES_PER_S = 128 * 1024;
+const BURST_BYTES = 128 * 1024;
+const RATE_LINES_PER_S = 2000;
+const BURST_LINES = 2000;
+/** What a tab that fell behind redraws from: the end of the scrollback, from a line start. */
+const RESET_BYTES = 32 * 1024;
+const RESET_LINES = 500;
+
+function lineFeeds(data: Buffer): number {
+  let count = 0;
+  for (let at = data.indexOf(0x0a); at !== -1; at = data.indexOf(0x0a, at + 1)) count++;
+  return count;
+}
+
+/**
+ * The end of `scrollback` a tab redraws from: its last RESET_LINES lines within its last RESET_BYTES,
+ * from a line start when there is one in them.
+ */
+function latest(scrollback: Buffer): Buffer {
+  const floor = Math.max(0, scrollback.length - RESET_BYTES);
+  let from = floor;
+  let at = scrollback.length - 1;
+  for (let lines = 0; lines < RESET_LINES && at > 0; lines++) {
+    const lineFeed = scrollback.lastIndexOf(0x0a, at - 1);
+    if (lineFeed < floor) break;
+    from = lineFeed + 1;
+    at = lineFeed;
+  }
+  return scrollback.subarray(from);
+}
 
 export class TerminalStream {
   readonly #sink: Sink;
@@ -19,6 +52,7 @@ export class TerminalStream {
   #flushScheduled = false;
   #skipped = 0;
   #budget = BURST_BYTES;
+  #lineBudget = BURST_LINES;
   #refilledAt = performance.now();
   #retry: NodeJS.Timeout | null = null;
   #stop: (() => void) | null = null;
@@ -88,20 +122,24 @@ export class TerminalStream {
 
   #refill(): void {
     const now = performance.now();
-    this.#budget = Math.min(BURST_BYTES, this.#budget + ((now - this.#refilledAt) / 1000) * RATE_BYTES_PER_S);
+    const seconds = (now - this.#refilledAt) / 1000;
+    this.#budget = Math.min(BURST_BYTES, this.#budget + seconds * RATE_BYTES_PER_S);
+    this.#lineBudget = Math.min(BURST_LINES, this.#lineBudget + seconds * RATE_LINES_PER_S);
     this.#refilledAt = now;
   }
 
   #output(data: Buffer): void {
     this.#refill();
     if (this.#stop === null) return;
-    if (this.#skipped > 0 || this.#sink.behind || this.#budget < data.length) {
+    const lines = this.#skipped > 0 || this.#budget < data.length ? 0 : lineFeeds(data);
+    if (this.#skipped > 0 || this.#sink.behind || this.#budget < data.length || this.#lineBudget < lines) {
       // Dropped: the tab gets the terminal's state again once it can take more.
       this.#skipped += data.length;
       this.#scheduleReset();
       return;
     }
     this.#budget -= data.length;
+    this.#lineBudget -= lines;
     // Chunks that arrive together go out as one event.
     this.#pending.push(data);
     this.#pendingBytes += data.length;
@@ -125,8 +163,9 @@ export class TerminalStream {
     if (this.#skipped === 0) return;
     this.#pending = [];
     this.#pendingBytes = 0;
-    const scrollback = this.#monitor.scrollback(this.#id) ?? Buffer.alloc(0);
+    const scrollback = latest(this.#monitor.scrollback(this.#id) ?? Buffer.alloc(0));
     this.#budget -= scrollback.length;
+    this.#lineBudget -= lineFeeds(scrollback);
     this.#send("reset", { skipped: this.#skipped, data: scrollback.toString("base64") });
     this.#skipped = 0;
   }
@@ -138,7 +177,7 @@ export class TerminalStream {
       this.#retry = null;
       if (this.#sink.closed || this.#stop === null) return;
       this.#refill();
-      if (this.#sink.behind || this.#budget < BURST_BYTES / 2) {
+      if (this.#sink.behind || this.#budget < BURST_BYTES / 2 || this.#lineBudget < BURST_LINES / 2) {
         this.#retry = setTimeout(attempt, 100);
         return;
       }
