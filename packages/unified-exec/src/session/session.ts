@@ -117,10 +117,8 @@ export class Session {
   // its prompt only once it has echoed (or printed) at least one line end per line written.
   #linesOwed = 0;
   // Whether the output's last line shows anything yet (a shell's): a shell prints its prompt last, with
-  // no line end after it, so while the last line is empty (nothing, or only escape sequences and
-  // carriage returns: bash ends an accepted line with one), the prompt and whatever the shell wrote
-  // before it are still on their way through the terminal, however much the shell looks back at its
-  // prompt already.
+  // no line end after it; a last line with nothing on it (or only escape sequences and carriage returns:
+  // bash ends an accepted line with one) means the prompt has not come.
   readonly #lastLine: LastLine | null;
   /** When the shell was first seen at its prompt since the last output, and that output's count. */
   #promptSeen: { at: number; outputCount: number } | null = null;
@@ -367,28 +365,27 @@ export class Session {
     // Until the lines written are echoed, a shell's answer has not even begun: only more output (or the
     // deadline) can end the wait, however long a loaded machine pauses it.
     if (this.#prompt !== null && this.#linesOwed > 0) return false;
-    // The terminal hands on what a shell writes a moment later (a kernel worker moves it), so a shell
-    // can sit at its prompt while its last lines and the prompt itself are still to come: only more
-    // output (or the deadline) ends that wait too. A prompt ending in a line end never settles early.
-    if (this.#lastLine !== null && !this.#lastLine.shows) {
-      this.#promptSeen = null;
-      return false;
-    }
     if (this.#prompt !== null) {
       if (quiet < SHELL_QUIET_MS) return this.#quietSince + SHELL_QUIET_MS;
       const atPrompt = this.#prompt.atPrompt();
       if (atPrompt === true) {
         // Seen twice, SHELL_CONFIRM_MS apart with no output between: a shell passing through a sleep that
-        // looks like its prompt (a blocked write to the terminal, a lock) is not taken for it.
+        // looks like its prompt (a blocked write to the terminal, a lock) is not taken for it. While the
+        // output's last line shows nothing, the prompt has not come yet: the terminal hands on what a
+        // shell writes a moment later (a kernel worker moves it, late on a loaded machine), so the shell
+        // sits at its prompt while its last lines and the prompt are still on their way. Then it must
+        // stay there, with no output, as long as any other session must stay quiet (settle_ms).
+        const confirmMs =
+          this.#lastLine?.shows === false ? Math.max(settle.quietMs, SHELL_CONFIRM_MS) : SHELL_CONFIRM_MS;
         const seen = this.#promptSeen;
-        if (seen !== null && seen.outputCount === this.#outputCount && now - seen.at >= SHELL_CONFIRM_MS) {
+        if (seen !== null && seen.outputCount === this.#outputCount && now - seen.at >= confirmMs) {
           this.#promptSeen = null;
           return true;
         }
         if (seen === null || seen.outputCount !== this.#outputCount) {
           this.#promptSeen = { at: now, outputCount: this.#outputCount };
         }
-        return (this.#promptSeen?.at ?? now) + SHELL_CONFIRM_MS;
+        return (this.#promptSeen?.at ?? now) + confirmMs;
       }
       this.#promptSeen = null;
       // A shell seen running is looked at again: its prompt may come with no more output at all.
