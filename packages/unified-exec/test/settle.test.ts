@@ -122,53 +122,62 @@ describeWith(["linux", "pty"], "settled returns", () => {
     QUICK,
   );
 
-  itWith(
-    "python3",
-    "a shell whose output comes through its terminal late: the call waits for the output and the prompt",
-    async () => {
-      // bash on a terminal of its own, behind a relay that hands on what it prints 40 ms late: the shell
-      // is back at its prompt well before its answer has come, as under a loaded machine's kernel (40 ms:
-      // far past the 5 ms a prompt is confirmed in, within the 100 ms a line with no prompt waits).
-      const relay = [
-        "import os, pty, select, time, tty",
-        "pid, fd = pty.fork()",
-        "if pid == 0:",
-        "    os.execvpe('bash', ['bash', '--norc', '--noprofile', '-i'], dict(os.environ, PS1='prompt$ '))",
-        "tty.setraw(0)",
-        "late = []",
-        "while True:",
-        "    wait = max(0, late[0][0] - time.monotonic()) if late else None",
-        "    ready = select.select([0, fd], [], [], wait)[0]",
-        "    if fd in ready:",
-        "        try:",
-        "            data = os.read(fd, 65536)",
-        "        except OSError:",
-        "            break",
-        "        late.append((time.monotonic() + 0.04, data))",
-        "    if 0 in ready:",
-        "        os.write(fd, os.read(0, 65536))",
-        "    while late and late[0][0] <= time.monotonic():",
-        "        os.write(1, late.pop(0)[1])",
-      ].join("\n");
-      const sessions = store();
-      const started = await sessions.start(spec(["python3", "-c", relay], true, { shell: "bash" }), WINDOW, {
-        raw: true,
-      });
-      expect(started.output).toMatch(/prompt\$ $/);
-      for (let round = 0; round < 3; round++) {
-        const answer = await sessions.write(
-          started.sessionId,
-          `sleep 0.3; echo late-$((${round}*7))\n`,
+  for (const [late, split] of [
+    ["all it prints", false],
+    ["the last three bytes of each piece it prints", true],
+  ] as const) {
+    itWith(
+      "python3",
+      `a shell whose output comes through its terminal late (${late}): the call waits for the output and the prompt`,
+      async () => {
+        // bash on a terminal of its own, behind a relay that hands on (part of) what it prints 40 ms
+        // late: the shell is back at its prompt well before its answer has come, as under a loaded
+        // machine's kernel (40 ms: far past the 5 ms a prompt is confirmed in, within the 100 ms an
+        // output that does not end as the prompt does waits). Split, what has come ends mid-line
+        // ("...promp").
+        const relay = [
+          "import os, pty, select, time, tty",
+          `SPLIT = ${split ? "True" : "False"}`,
+          "pid, fd = pty.fork()",
+          "if pid == 0:",
+          "    os.execvpe('bash', ['bash', '--norc', '--noprofile', '-i'], dict(os.environ, PS1='prompt$ '))",
+          "tty.setraw(0)",
+          "late = []",
+          "while True:",
+          "    wait = max(0, late[0][0] - time.monotonic()) if late else None",
+          "    ready = select.select([0, fd], [], [], wait)[0]",
+          "    if fd in ready:",
+          "        try:",
+          "            data = os.read(fd, 65536)",
+          "        except OSError:",
+          "            break",
+          "        now = time.monotonic()",
+          "        half = max(0, len(data) - 3) if SPLIT else 0",
+          "        late.append((now, data[:half]))",
+          "        late.append((now + 0.04, data[half:]))",
+          "    if 0 in ready:",
+          "        os.write(fd, os.read(0, 65536))",
+          "    while late and late[0][0] <= time.monotonic():",
+          "        os.write(1, late.pop(0)[1])",
+        ].join("\n");
+        const sessions = store();
+        const started = await sessions.start(
+          spec(["python3", "-c", relay], true, { shell: "bash" }),
           WINDOW,
           {
             raw: true,
           },
         );
-        expect(answer.output).toMatch(new RegExp(`late-${round * 7}\\r\\n.*prompt\\$ $`, "s"));
-      }
-    },
-    QUICK,
-  );
+        expect(started.output).toMatch(/prompt\$ $/);
+        for (let round = 0; round < 3; round++) {
+          const command = `sleep 0.3; echo late-$((${round}*7))\n`;
+          const answer = await sessions.write(started.sessionId, command, WINDOW, { raw: true });
+          expect(answer.output).toMatch(new RegExp(`late-${round * 7}\\r\\n.*prompt\\$ $`, "s"));
+        }
+      },
+      QUICK,
+    );
+  }
 
   itWith(
     "python3",

@@ -11,7 +11,7 @@ import type { EnvPolicy } from "@conch/protocol";
 import { stdinClosed, UnifiedExecError } from "../errors.js";
 import { ScreenRenderer } from "../render/screen-renderer.js";
 import { type ProcessHandle, pipeHandle, spawnPty } from "./process-handle.js";
-import { LastLine, ShellPrompt } from "./shell-prompt.js";
+import { LastLine, PROMPT_ENDINGS, ShellPrompt } from "./shell-prompt.js";
 
 /** Bytes of output kept between two reads of a session: half head, half tail (DESIGN.md §3). */
 export const DEFAULT_RETAINED_BYTES: number = 1024 * 1024;
@@ -116,10 +116,10 @@ export class Session {
   // can sleep in its terminal's read between two parts of it as it does at its prompt, and is back at
   // its prompt only once it has echoed (or printed) at least one line end per line written.
   #linesOwed = 0;
-  // Whether the output's last line shows anything yet (a shell's): a shell prints its prompt last, with
-  // no line end after it; a last line with nothing on it (or only escape sequences and carriage returns:
-  // bash ends an accepted line with one) means the prompt has not come.
+  // How the output's last line ends (a shell's), and how the shell's prompt ended when a call last
+  // settled at it: while they differ, the prompt has not come (or not whole).
   readonly #lastLine: LastLine | null;
+  #promptEnding: string | null = null;
   /** When the shell was first seen at its prompt since the last output, and that output's count. */
   #promptSeen: { at: number; outputCount: number } | null = null;
   #outputCount = 0;
@@ -370,16 +370,19 @@ export class Session {
       const atPrompt = this.#prompt.atPrompt();
       if (atPrompt === true) {
         // Seen twice, SHELL_CONFIRM_MS apart with no output between: a shell passing through a sleep that
-        // looks like its prompt (a blocked write to the terminal, a lock) is not taken for it. While the
-        // output's last line shows nothing, the prompt has not come yet: the terminal hands on what a
-        // shell writes a moment later (a kernel worker moves it, late on a loaded machine), so the shell
-        // sits at its prompt while its last lines and the prompt are still on their way. Then it must
+        // looks like its prompt (a blocked write to the terminal, a lock) is not taken for it. Unless the
+        // output ends as its prompt does, the prompt has not come yet: the terminal hands on what a shell
+        // writes a moment later (a kernel worker moves it, late on a loaded machine), so the shell sits
+        // at its prompt while the end of its output and the prompt are still on their way. Then it must
         // stay there, with no output, as long as any other session must stay quiet (settle_ms).
-        const confirmMs =
-          this.#lastLine?.shows === false ? Math.max(settle.quietMs, SHELL_CONFIRM_MS) : SHELL_CONFIRM_MS;
+        const ending = this.#lastLine?.ending ?? "";
+        const promptCame =
+          this.#promptEnding === null ? PROMPT_ENDINGS.has(ending) : ending === this.#promptEnding;
+        const confirmMs = promptCame ? SHELL_CONFIRM_MS : Math.max(settle.quietMs, SHELL_CONFIRM_MS);
         const seen = this.#promptSeen;
         if (seen !== null && seen.outputCount === this.#outputCount && now - seen.at >= confirmMs) {
           this.#promptSeen = null;
+          if (ending.length === 2) this.#promptEnding = ending;
           return true;
         }
         if (seen === null || seen.outputCount !== this.#outputCount) {

@@ -136,6 +136,8 @@ export function interactiveShell(command: string): string | null {
 const ESC = 0x1b;
 const LF = 0x0a;
 const BEL = 0x07;
+const CAN = 0x18;
+const SUB = 0x1a;
 // Where a byte falls in the escape sequences a shell writes around its prompt: outside one; after ESC
 // (a two-byte sequence, a CSI or a string follows); in a CSI; in an OSC or DCS string (ended by BEL or
 // ESC \), or just after an ESC in one.
@@ -143,32 +145,42 @@ const Escape = { None: 0, Start: 1, Csi: 2, String: 3, StringEsc: 4 } as const;
 type Escape = (typeof Escape)[keyof typeof Escape];
 
 /**
- * Whether the last line of a terminal's output shows anything yet: the bytes after its last line feed,
- * less escape sequences and control characters (a carriage return, bash's bracketed-paste switches). A
- * shell's prompt does, and comes last: while the last line shows nothing, the prompt is still to come.
- * Fed chunk by chunk, following an escape sequence split between chunks; only the bytes after a chunk's
- * last line feed are looked at.
+ * The last two characters a terminal's output shows on its last line (its bytes after the last line
+ * feed, less escape sequences and control characters), as bytes read as latin1; "" for a line that
+ * shows nothing yet. A shell's prompt comes last, and ends the same way each time ("$ ", "# ", "% "):
+ * a last line ending otherwise means the prompt, or part of what the shell wrote before it, is still
+ * on its way. Fed chunk by chunk, following an escape sequence split between chunks; only the bytes
+ * after a chunk's last line feed are looked at.
  */
 export class LastLine {
-  #shows = false;
+  #ending = "";
   #escape: Escape = Escape.None;
 
-  get shows(): boolean {
-    return this.#shows;
+  get ending(): string {
+    return this.#ending;
   }
 
   push(chunk: Uint8Array): void {
     const lineFeed = chunk.lastIndexOf(LF);
     if (lineFeed !== -1) {
-      this.#shows = false;
+      this.#ending = "";
       this.#escape = Escape.None;
     }
     for (let at = lineFeed + 1; at < chunk.length; at++) {
       const byte = chunk[at] as number;
+      // ESC starts a sequence anywhere; CAN and SUB cancel one.
+      if (byte === ESC) {
+        this.#escape = this.#escape === Escape.String ? Escape.StringEsc : Escape.Start;
+        continue;
+      }
+      if (byte === CAN || byte === SUB) {
+        this.#escape = Escape.None;
+        continue;
+      }
       switch (this.#escape) {
         case Escape.None:
-          if (byte === ESC) this.#escape = Escape.Start;
-          else if (byte >= 0x20 && byte !== 0x7f) this.#shows = true;
+          if (byte >= 0x20 && byte !== 0x7f)
+            this.#ending = this.#ending.slice(-1) + String.fromCharCode(byte);
           break;
         case Escape.Start:
           // ESC [ opens a CSI; ESC ] and ESC P (and the other string openers) a string; intermediates
@@ -183,7 +195,6 @@ export class LastLine {
           break;
         case Escape.String:
           if (byte === BEL) this.#escape = Escape.None;
-          else if (byte === ESC) this.#escape = Escape.StringEsc;
           break;
         case Escape.StringEsc:
           this.#escape = byte === 0x5c ? Escape.None : Escape.String;
@@ -192,3 +203,6 @@ export class LastLine {
     }
   }
 }
+
+/** How prompts end, for a shell not yet seen at a prompt it settled at. */
+export const PROMPT_ENDINGS: ReadonlySet<string> = new Set(["$ ", "# ", "% ", "> "]);
