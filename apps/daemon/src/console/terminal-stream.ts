@@ -36,10 +36,16 @@ function latest(scrollback: Buffer): Buffer {
   let at = scrollback.length - 1;
   for (let lines = 0; lines < RESET_LINES && at > 0; lines++) {
     const lineFeed = scrollback.lastIndexOf(0x0a, at - 1);
-    if (lineFeed < floor) break;
+    if (lineFeed < floor) {
+      // Every line since the floor is in: from the start when the floor is the start.
+      if (floor === 0) from = 0;
+      break;
+    }
     from = lineFeed + 1;
     at = lineFeed;
   }
+  // Not in the middle of a character.
+  while (from < scrollback.length && ((scrollback[from] as number) & 0xc0) === 0x80) from++;
   return scrollback.subarray(from);
 }
 

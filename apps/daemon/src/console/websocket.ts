@@ -107,7 +107,8 @@ export class WebSocketConnection implements Sink {
 
   onDrain(listener: () => void): void {
     if (this.#closed) return;
-    if (this.#socket.writableLength === 0) listener();
+    // 'drain' comes only after a write the socket refused; what it queued below its mark is taken.
+    if (this.#socket.writableLength === 0 || !this.#socket.writableNeedDrain) listener();
     else this.#socket.once("drain", listener);
   }
 
