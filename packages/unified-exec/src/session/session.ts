@@ -360,6 +360,8 @@ export class Session {
    */
   #settledOrNext(settle: Settle): true | number | false {
     if (this.#outputCount <= settle.since) return false;
+    // Exited and draining (at most DRAIN_MAX_MS): the call returns with the exit, not just before it.
+    if (this.#exit !== null) return false;
     const now = performance.now();
     const quiet = now - this.#quietSince;
     // Until the lines written are echoed, a shell's answer has not even begun: only more output (or the
