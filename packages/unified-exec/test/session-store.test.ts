@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeWith } from "@conch/test-config";
+import { describeWith, itWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { isUnifiedExecError } from "../src/errors.js";
 import type { SessionSpec } from "../src/session/session.js";
@@ -195,7 +195,7 @@ describeWith(["linux", "pty"], "SessionStore", () => {
     expect(raw.output.split("\r").length).toBeGreaterThan(300);
   });
 
-  it("shows a full-screen program's screen, and keys written to it work", async () => {
+  itWith("less", "shows a full-screen program's screen, and keys written to it work", async () => {
     writeFileSync(join(dir, "page.txt"), Array.from({ length: 100 }, (_, i) => `line ${i + 1}`).join("\n"));
     const started = await store.start(spec(["less", join(dir, "page.txt")], true, { rows: 10 }), 2_000);
     expect(started.running).toBe(true);

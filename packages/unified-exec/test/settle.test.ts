@@ -76,33 +76,39 @@ describeWith(["linux", "pty"], "settled returns", () => {
     QUICK,
   );
 
-  it.each([
+  for (const [name, argv] of [
     ["zsh", ["zsh", "-f", "-i"]],
     ["sh", ["sh", "-i"]],
     ["dash", ["dash", "-i"]],
-  ])(
-    "%s -i settles at its prompt too",
-    async (name, argv) => {
-      const sessions = store();
-      const started = await sessions.start(
-        spec(argv, true, { shell: name, env: { set: { HOME: dir, PS1: "prompt$ ", PROMPT: "prompt$ " } } }),
-        WINDOW,
-      );
-      const id = started.sessionId;
-      // A shell without a line editor (sh, dash) lets the terminal echo the line before it wakes to read
-      // it: still sleeping in that read, it looks back at its prompt, but the output ends a line (the
-      // echo), so the call waits for the answer and the prompt after it. Again and again, as a loaded
-      // machine would catch it sooner or later.
-      for (let round = 0; round < 20; round++) {
-        const answer = await sessions.write(id, `echo from-$((40+${round}))\n`, WINDOW, { raw: true });
-        expect(answer.output).toContain(`from-${40 + round}\r\n`);
-        // The prompt last, whatever terminal modes the shell sets after it (zsh turns bracketed paste on).
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences are the point
-        expect(answer.output).toMatch(/prompt\$ (\u001b\[[0-9?;]*[A-Za-z])*$/);
-      }
-    },
-    QUICK,
-  );
+  ] as const) {
+    itWith(
+      name,
+      `${name} -i settles at its prompt too`,
+      async () => {
+        const sessions = store();
+        const started = await sessions.start(
+          spec([...argv], true, {
+            shell: name,
+            env: { set: { HOME: dir, PS1: "prompt$ ", PROMPT: "prompt$ " } },
+          }),
+          WINDOW,
+        );
+        const id = started.sessionId;
+        // A shell without a line editor (sh, dash) lets the terminal echo the line before it wakes to read
+        // it: still sleeping in that read, it looks back at its prompt, but the output ends a line (the
+        // echo), so the call waits for the answer and the prompt after it. Again and again, as a loaded
+        // machine would catch it sooner or later.
+        for (let round = 0; round < 20; round++) {
+          const answer = await sessions.write(id, `echo from-$((40+${round}))\n`, WINDOW, { raw: true });
+          expect(answer.output).toContain(`from-${40 + round}\r\n`);
+          // The prompt last, whatever terminal modes the shell sets after it (zsh turns bracketed paste on).
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences are the point
+          expect(answer.output).toMatch(/prompt\$ (\u001b\[[0-9?;]*[A-Za-z])*$/);
+        }
+      },
+      QUICK,
+    );
+  }
 
   it(
     "a line a background job prints at the prompt returns once quiet, not at the deadline",

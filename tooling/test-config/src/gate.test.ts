@@ -9,6 +9,7 @@ function machine(overrides: Partial<Machine> & { absent?: Partial<Record<Need, s
     missing: (need) => absent[need] ?? null,
     fix: (need) => `install ${need}`,
     platforms: (need) => (need === "bwrap" || need === "linux" ? ["linux"] : "any"),
+    optional: (need) => need === "zsh" || need === "less" || need === "chromium",
     ...rest,
   };
 }
@@ -29,6 +30,19 @@ describe("gate", () => {
       action: "fail",
       message:
         "CI must run this suite, but bwrap is not installed (fix: install bwrap); zsh is not installed (fix: install zsh)",
+    });
+  });
+
+  it("skips on CI too when only optional programs are missing, with the reason", () => {
+    expect(gate(["pty", "zsh"], machine({ ci: true, absent: { zsh: "zsh is not installed" } }))).toEqual({
+      action: "skip",
+      message: "zsh is not installed (fix: install zsh)",
+    });
+    expect(
+      gate(["git", "chromium"], machine({ ci: true, absent: { git: "no git", chromium: "no chromium" } })),
+    ).toEqual({
+      action: "fail",
+      message: "CI must run this suite, but no git (fix: install git); no chromium (fix: install chromium)",
     });
   });
 

@@ -27,6 +27,11 @@ interface Probe {
   /** Why the need is not met here, or null when it is. */
   readonly missing: () => string | null;
   readonly fix: string;
+  /**
+   * A program the suite uses but the security promise does not rest on (zsh, less, chromium): missing, the
+   * suite is skipped with the reason, on CI too. `.ci/run` installs them, so CI still runs those suites.
+   */
+  readonly optional?: true;
 }
 
 const BWRAP_ARGS = [
@@ -95,18 +100,29 @@ const PROBES: Readonly<Record<Need, Probe>> = {
   bash: { platforms: "any", missing: programMissing("bash", ["-c", "true"]), fix: "apt-get install bash" },
   sh: { platforms: "any", missing: programMissing("sh", ["-c", "true"]), fix: "install a POSIX sh" },
   dash: { platforms: "any", missing: programMissing("dash", ["-c", "true"]), fix: "apt-get install dash" },
-  zsh: { platforms: "any", missing: programMissing("zsh", ["-c", "true"]), fix: "apt-get install zsh" },
+  zsh: {
+    platforms: "any",
+    missing: programMissing("zsh", ["-c", "true"]),
+    fix: "apt-get install zsh",
+    optional: true,
+  },
   python3: {
     platforms: "any",
     missing: programMissing("python3", ["-c", "pass"]),
     fix: "apt-get install python3",
   },
   git: { platforms: "any", missing: programMissing("git", ["--version"]), fix: "apt-get install git" },
-  less: { platforms: "any", missing: programMissing("less", ["--version"]), fix: "apt-get install less" },
+  less: {
+    platforms: "any",
+    missing: programMissing("less", ["--version"]),
+    fix: "apt-get install less",
+    optional: true,
+  },
   chromium: {
     platforms: ["linux"],
     missing: programMissing(CHROMIUM, ["--version"]),
     fix: "apt-get install chromium (Debian's; the tests drive it with playwright-core, and download no browser)",
+    optional: true,
   },
 };
 
@@ -117,6 +133,7 @@ export interface Machine {
   readonly missing: (need: Need) => string | null;
   readonly fix: (need: Need) => string;
   readonly platforms: (need: Need) => readonly NodeJS.Platform[] | "any";
+  readonly optional: (need: Need) => boolean;
 }
 
 export type Gate =
@@ -127,7 +144,8 @@ export type Gate =
 /**
  * Whether a suite with these needs runs here. A need that makes no sense on this platform skips it
  * everywhere (the suite is not for this platform); one that is missing on its own platform fails it on
- * CI (a suite that silently stops running is worse than a red build) and skips it elsewhere.
+ * CI (a suite that silently stops running is worse than a red build) and skips it elsewhere, unless every
+ * missing need is an optional program, which skips it everywhere with the reason.
  */
 export function gate(needs: Need | readonly Need[], machine: Machine): Gate {
   const list: readonly Need[] = typeof needs === "string" ? [needs] : needs;
@@ -138,13 +156,14 @@ export function gate(needs: Need | readonly Need[], machine: Machine): Gate {
   if (offPlatform.length > 0) {
     return { action: "skip", message: `needs ${offPlatform.join(", ")}: not on ${machine.platform}` };
   }
-  const reasons = list.flatMap((need) => {
+  const missing = list.flatMap((need) => {
     const reason = machine.missing(need);
-    return reason === null ? [] : [`${reason} (fix: ${machine.fix(need)})`];
+    return reason === null ? [] : [{ need, text: `${reason} (fix: ${machine.fix(need)})` }];
   });
-  if (reasons.length === 0) return { action: "run" };
-  const message = reasons.join("; ");
-  return machine.ci
+  if (missing.length === 0) return { action: "run" };
+  const message = missing.map(({ text }) => text).join("; ");
+  const required = missing.some(({ need }) => !machine.optional(need));
+  return machine.ci && required
     ? { action: "fail", message: `CI must run this suite, but ${message}` }
     : { action: "skip", message };
 }
@@ -169,6 +188,7 @@ const here = (): Machine => ({
   missing: whyMissing,
   fix: (need) => PROBES[need].fix,
   platforms: (need) => PROBES[need].platforms,
+  optional: (need) => PROBES[need].optional === true,
 });
 
 function announce(title: string, message: string): void {
