@@ -381,6 +381,96 @@ describe("resolveSandboxPolicy: hidden reads", () => {
     expect(workspace.rules().hidden.map((entry) => entry.path)).not.toContain(join(h, ".ssh"));
   });
 
+  it("hides shell and REPL history under every usual name, and names with a newline", () => {
+    const h = dir("history", "home");
+    const names = [
+      ".zsh_history",
+      ".zhistory",
+      ".histfile",
+      ".history",
+      ".bash_history",
+      ".python_history",
+      ".node_repl_history",
+      ".psql_history",
+      ".mysql_history",
+      ".sqlite_history",
+      ".irb_history",
+      ".rediscli_history",
+      ".Rhistory",
+      ".lesshst",
+      ".viminfo",
+      ".dbshell",
+      ".zsh_history.new",
+      ".bash_history-4242.tmp",
+      // A `*` matches every character of a name: a newline does not end the match.
+      ".bash\n_history",
+      ".zsh_history\nold",
+    ];
+    for (const name of names) writeFileSync(join(h, name), "");
+    writeFileSync(join(h, ".cargo-credentials-not"), "");
+    dir("history", "home", ".cargo");
+    writeFileSync(join(h, ".cargo", "credentials\n.toml"), "");
+    dir("history", "home", ".julia", "logs");
+    writeFileSync(join(h, ".julia", "logs", "repl_history.jl"), "");
+    for (const nested of [
+      "share/fish/fish_history",
+      "share/fish/work_history",
+      "state/zsh/history",
+      "share/zsh/history",
+    ]) {
+      dir("history", "home", ".local", ...nested.split("/").slice(0, -1));
+      writeFileSync(join(h, ".local", nested), "");
+    }
+    // What the environment names: an exported HISTFILE outside the home, ZDOTDIR, the XDG dirs.
+    const elsewhere = dir("history", "elsewhere");
+    writeFileSync(join(elsewhere, "my-hist"), "");
+    const zdotdir = dir("history", "zdotdir");
+    writeFileSync(join(zdotdir, ".zsh_history"), "");
+    writeFileSync(join(zdotdir, ".histfile"), "");
+    writeFileSync(join(zdotdir, ".zshrc"), "");
+    const state = dir("history", "xdg-state", "zsh");
+    writeFileSync(join(state, "history"), "");
+    const rules = resolveSandboxPolicy(ww(), {
+      cwd: dir("history", "ws"),
+      env: {
+        HOME: h,
+        HISTFILE: join(elsewhere, "my-hist"),
+        ZDOTDIR: zdotdir,
+        XDG_STATE_HOME: join(base, "history", "xdg-state"),
+      },
+    });
+    const file = (path: string) => ({ path, type: "file", readable: [] });
+    expect(rules.hidden).toEqual(
+      withAlwaysHidden([
+        ...names.map((name) => file(join(h, name))),
+        file(join(h, ".cargo", "credentials\n.toml")),
+        file(join(h, ".julia", "logs", "repl_history.jl")),
+        file(join(h, ".local", "share", "fish", "fish_history")),
+        file(join(h, ".local", "share", "fish", "work_history")),
+        file(join(h, ".local", "share", "zsh", "history")),
+        file(join(h, ".local", "state", "zsh", "history")),
+        file(join(elsewhere, "my-hist")),
+        file(join(state, "history")),
+        file(join(zdotdir, ".histfile")),
+        file(join(zdotdir, ".zsh_history")),
+      ]),
+    );
+  });
+
+  it("denyRead hides what the session learns later (a snapshot's HISTFILE) from the next command on", () => {
+    const h = dir("learned", "home");
+    const hist = join(dir("learned", "state"), "hist");
+    writeFileSync(hist, "");
+    const workspace = createSandboxWorkspace(ww(), { cwd: dir("learned", "ws"), env: { HOME: h } });
+    expect(workspace.rules().hidden).toEqual(withAlwaysHidden([]));
+    workspace.denyRead([hist]);
+    workspace.denyRead([hist]);
+    expect(workspace.rules().hidden).toEqual(withAlwaysHidden([{ path: hist, type: "file", readable: [] }]));
+    expect(() => workspace.denyRead([""])).toThrow(
+      'invalid sandbox options: denyRead[0]: expected a non-empty path, received ""',
+    );
+  });
+
   it("a home that is a file, or a pattern through a file, hides nothing and throws nothing", () => {
     const file = join(dir("home-file"), "not-a-dir");
     writeFileSync(file, "");

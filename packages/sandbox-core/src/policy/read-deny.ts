@@ -6,7 +6,8 @@ import { canonical, isInside } from "./protected-paths.js";
 /**
  * Reads denied by default under read-only and workspace-write (DESIGN.md §5): credentials of the usual
  * tools, shell and REPL history, and the system's password hashes (readable by a root caller, whose
- * uid owns them). `~/` is the home directory; `*` and `?` match within one path component.
+ * uid owns them). `~/` is the home directory; `*` and `?` match any characters of one path component,
+ * a newline too (a name is any bytes but `/` and NUL).
  */
 export const DEFAULT_DENY_READ: readonly string[] = [
   "~/.ssh",
@@ -49,10 +50,27 @@ export const DEFAULT_DENY_READ: readonly string[] = [
   "~/.mozilla",
   "~/.config/google-chrome",
   "~/.config/chromium",
-  "~/.*_history",
-  "~/.history",
+  // Shell and REPL history under every usual name: `*history*` covers `.zsh_history`, `.zhistory`,
+  // `.python_history`, `.Rhistory`, `.node_repl_history`…, and the copies a shell writes before renaming
+  // them over the file (`.zsh_history.new`, readline's `.bash_history-PID.tmp`) or leaves behind. A
+  // profile's own HISTFILE comes from the environment (`historyDenyRead`) and the shell snapshot.
+  "~/.*history*",
+  "~/.*histfile*",
+  "~/.*_hist",
   "~/.lesshst",
-  "~/.local/share/fish/fish_history",
+  "~/.viminfo",
+  "~/.julia/logs/repl_history.jl",
+  "~/.ipython/profile_*/history.sqlite",
+  "~/.local/share/fish/*_history",
+  "~/.config/fish/fish_history",
+  "~/.local/share/*/*history",
+  "~/.local/state/*/*history",
+  "~/.local/share/nvim/shada",
+  "~/.local/state/nvim/shada",
+  "~/.cache/zsh/*history",
+  "~/.ghc/ghci_history",
+  "~/.mongodb/mongosh/*history",
+  "~/.dbshell",
   "/etc/shadow",
   "/etc/gshadow",
   "/etc/ssh/ssh_host_*_key",
@@ -60,12 +78,33 @@ export const DEFAULT_DENY_READ: readonly string[] = [
 
 const WILDCARD = /[*?]/;
 
+/**
+ * History files the environment names besides the usual ones: `HISTFILE` when exported, the history
+ * names in `ZDOTDIR` (where zsh keeps its files), and history under the XDG data and state dirs (fish's
+ * `fish_history`, a zsh or bash HISTFILE moved there). Only absolute directories count.
+ */
+export function historyDenyRead(env: Readonly<Record<string, string | undefined>>): string[] {
+  const absolute = (value: string | undefined): value is string =>
+    value !== undefined && isAbsolute(value) && value !== "/";
+  const patterns: string[] = [];
+  if (absolute(env.HISTFILE)) patterns.push(normalize(env.HISTFILE));
+  if (absolute(env.ZDOTDIR)) {
+    patterns.push(join(env.ZDOTDIR, ".*history"), join(env.ZDOTDIR, ".*histfile"));
+  }
+  for (const dir of [env.XDG_DATA_HOME, env.XDG_STATE_HOME]) {
+    if (absolute(dir)) patterns.push(join(dir, "*", "*history"));
+  }
+  return patterns;
+}
+
 function componentPattern(component: string): RegExp {
   const body = component
     .replace(/[.+^${}()|[\]\\]/g, "\\$&")
     .replace(/\*/g, ".*")
     .replace(/\?/g, ".");
-  return new RegExp(`^${body}$`);
+  // `s`: `.` is any character, so `*` spans a newline in a name as the shell's glob does; `u`: `?` is
+  // one character, not half of a surrogate pair.
+  return new RegExp(`^${body}$`, "su");
 }
 
 /** `pattern` with `~` expanded for each home; none when it is not absolute. */

@@ -11,8 +11,8 @@ import {
   PROTECTED_NAMES,
   protectedPathsOf,
 } from "./protected-paths.js";
-import { DEFAULT_DENY_READ, hiddenPathFinder } from "./read-deny.js";
-import { validatePolicy, validateResolveOptions } from "./validate-policy.js";
+import { DEFAULT_DENY_READ, hiddenPathFinder, historyDenyRead } from "./read-deny.js";
+import { patternList, validatePolicy, validateResolveOptions } from "./validate-policy.js";
 
 export interface SandboxWorkspaceOptions {
   /**
@@ -52,6 +52,12 @@ export interface SandboxWorkspace {
    * directory it was (moved, replaced by a symlink) throws `WRITABLE_ROOT_CHANGED`.
    */
   rules(): SandboxRules;
+  /**
+   * Hides what `patterns` name (as `denyRead`) from the next command on: paths learned after the
+   * session started, such as the history file the user's shell snapshot reports. A command already
+   * running keeps the mounts it started with.
+   */
+  denyRead(patterns: readonly string[]): void;
 }
 
 interface HeldDir {
@@ -183,7 +189,7 @@ export function createSandboxWorkspace(
       hidden: [],
       network: true,
     };
-    return { mode, cwd: realCwd, rules: () => structuredClone(rules) };
+    return { mode, cwd: realCwd, rules: () => structuredClone(rules), denyRead: () => {} };
   }
 
   const candidates =
@@ -211,7 +217,8 @@ export function createSandboxWorkspace(
     refuseWritableSymlinks(tmpDir, present, "tmpDir");
     tmp = hold(canonicalDirectory(tmpDir) as string);
   }
-  const hiddenPaths = hiddenPathFinder([...DEFAULT_DENY_READ, ...denyRead], allowRead, homes);
+  let deny = unique([...DEFAULT_DENY_READ, ...historyDenyRead(env), ...denyRead]);
+  let hiddenPaths = hiddenPathFinder(deny, allowRead, homes);
 
   return {
     mode,
@@ -232,6 +239,14 @@ export function createSandboxWorkspace(
         hidden: hiddenPaths(rootPaths),
         network: mode === "workspace-write" && checked.networkAccess === true,
       };
+    },
+    denyRead(patterns) {
+      const added = patternList({ denyRead: patterns }, "denyRead").filter(
+        (pattern) => !deny.includes(pattern),
+      );
+      if (added.length === 0) return;
+      deny = [...deny, ...added];
+      hiddenPaths = hiddenPathFinder(deny, allowRead, homes);
     },
   };
 }

@@ -74,7 +74,7 @@ function optionError(message: string): SandboxError {
   return new SandboxError("INVALID_SANDBOX_POLICY", `invalid sandbox options: ${message}`);
 }
 
-function patternList(options: Record<string, unknown>, field: string): string[] {
+export function patternList(options: Record<string, unknown>, field: string): string[] {
   const value = options[field] ?? [];
   if (!Array.isArray(value))
     throw optionError(`${field}: expected an array of paths, received ${describeValue(value)}`);
