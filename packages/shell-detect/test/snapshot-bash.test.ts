@@ -300,6 +300,18 @@ describe.runIf(process.platform === "linux")("shell snapshots of bash", () => {
     expect(readFileSync(join(home.home, ".bash_history"), "utf8")).toBe(history);
   });
 
+  it("reports the history file the profile left, absolute, exported or not", async () => {
+    const own = await capture({ ".profile": "HISTFILE=/var/tmp/conch-elsewhere/hist\n" });
+    expect(expectOk(own.result).historyFile).toBe("/var/tmp/conch-elsewhere/hist");
+    const relative = await capture({ ".profile": "HISTFILE=.config/bash/history\n" });
+    expect(expectOk(relative.result).historyFile).toBe(join(relative.home.home, ".config/bash/history"));
+    // An interactive bash names ~/.bash_history when the profile says nothing.
+    const plain = await capture({});
+    expect(expectOk(plain.result).historyFile).toBe(join(plain.home.home, ".bash_history"));
+    const none = await capture({ ".profile": "unset HISTFILE\n" });
+    expect(expectOk(none.result).historyFile).toBeNull();
+  });
+
   it("kills the login shell's process group at the deadline", async () => {
     const { home, result } = await capture(
       { ".profile": 'echo $$ > "$HOME/shell.pid"\nsleep 100 & echo $! > "$HOME/sleep.pid"\nwait\n' },

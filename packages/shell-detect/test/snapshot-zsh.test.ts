@@ -147,6 +147,18 @@ describeWithShell("shell snapshots of zsh", "zsh", (zsh: Shell) => {
     expect(readFileSync(join(home.home, ".zsh_history"), "utf8")).toBe(history);
   });
 
+  it("reports the history file ~/.zshrc or ZDOTDIR's .zshrc names, and none without HISTFILE", async () => {
+    const own = await capture({ ".zshrc": 'HISTFILE="$HOME/.local/state/zsh/history"\nSAVEHIST=100\n' });
+    expect(expectOk(own.result).historyFile).toBe(join(own.home.home, ".local/state/zsh/history"));
+    const zdotdir = await capture({
+      ".zshenv": 'export ZDOTDIR="$HOME/.config/zsh"\n',
+      ".config/zsh/.zshrc": 'HISTFILE="$ZDOTDIR/.histfile"\n',
+    });
+    expect(expectOk(zdotdir.result).historyFile).toBe(join(zdotdir.home.home, ".config/zsh/.histfile"));
+    // zsh keeps no history file unless told to.
+    expect(expectOk((await capture({})).result).historyFile).toBeNull();
+  });
+
   it("says so when ~/.zshrc exits with an error or execs another program", async () => {
     const hint = `run "${zsh.path} -l -i -c true" in a terminal to see what the startup files do`;
     expect((await capture({ ".zshrc": "exit 4\n" })).result).toEqual({

@@ -4,8 +4,9 @@ import type { SnapshotShellType } from "./shell-snapshot.js";
 /**
  * The script the login shell runs once its startup files are done. It writes NUL-separated records to
  * `outPath` (never to stdout, where the profile's own output goes): `conch-snapshot`, then `options`
- * TEXT, `env` NAME=VALUE, `function` NAME BODY, `fpath` DIR, `zdotdir` DIR, `aliases` TEXT, and `end`
- * last, so a script cut short is told apart from one that finished. Filtering and quoting are done by
+ * TEXT, `env` NAME=VALUE, `function` NAME BODY, `fpath` DIR, `zdotdir` DIR, `histfile` PATH (the
+ * history file as the profile left HISTFILE, exported or not), `aliases` TEXT, and `end` last, so a
+ * script cut short is told apart from one that finished. Filtering and quoting are done by
  * the caller, which knows the environment policy.
  *
  * Each script first turns off what the profile may have turned on that would bend the script itself
@@ -30,11 +31,11 @@ export function captureScript(type: SnapshotShellType, outPath: string): string 
 // holds when the rest is parsed.
 function bashCapture(out: string): string {
   return `\\builtin shopt -u expand_aliases; \\builtin set +H
-builtin unset HISTFILE
+__conch_histfile=\${HISTFILE-}; builtin unset HISTFILE
 builtin trap - DEBUG ERR RETURN
 builtin set +o errexit +o nounset +o pipefail +o xtrace +o verbose +o errtrace +o functrace +o posix
 {
-  builtin printf 'conch-snapshot\\0options\\0'
+  builtin printf 'conch-snapshot\\0histfile\\0%s\\0options\\0' "$__conch_histfile"
   builtin shopt -p
   builtin set +o
   builtin printf '\\0'
@@ -78,13 +79,13 @@ function zshCapture(out: string): string {
     for __conch_name in "\${fpath[@]}"; do
       builtin print -rn -- fpath$'\\0'"$__conch_name"$'\\0'
     done
-    builtin print -rn -- zdotdir$'\\0'"\${ZDOTDIR-}"$'\\0'aliases$'\\0'
+    builtin print -rn -- zdotdir$'\\0'"\${ZDOTDIR-}"$'\\0'histfile$'\\0'"$__conch_histfile"$'\\0'aliases$'\\0'
     builtin alias -L
     builtin alias -sL
     builtin print -rn -- $'\\0'end$'\\0'
   } >| ${out}
 }`;
-  return `\\builtin unsetopt aliases; \\builtin unset HISTFILE; \\builtin eval ${shellQuote(body)}`;
+  return `\\builtin unsetopt aliases; \\builtin typeset -g __conch_histfile="\${HISTFILE-}"; \\builtin unset HISTFILE; \\builtin eval ${shellQuote(body)}`;
 }
 
 // POSIX sh has no indirect expansion and no list of exported names, so awk's ENVIRON (exactly what the
@@ -95,7 +96,7 @@ function shCapture(out: string): string {
 IFS=' \t
 '
 {
-  printf 'conch-snapshot\\000'
+  printf 'conch-snapshot\\000histfile\\000%s\\000' "\${HISTFILE-}"
   __conch_names=$(command -p awk 'BEGIN { for (name in ENVIRON) print name }') && {
     for __conch_name in $__conch_names; do
       case $__conch_name in [!A-Za-z_]*|*[!A-Za-z0-9_]*) continue ;; esac

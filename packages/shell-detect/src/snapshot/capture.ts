@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { userInfo } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { invalidRequestError, ShellDetectError } from "../errors.js";
 import type { Shell } from "../shell-type.js";
 import { captureScript } from "./capture-scripts.js";
@@ -139,9 +139,10 @@ export async function captureShellSnapshot(
       exportedPath === undefined || !own.keep("PATH", utf8(exportedPath.value))
         ? null
         : utf8(exportedPath.value);
+    const historyFile = records.histfile === undefined ? null : resolve(cwd, utf8(records.histfile));
     return {
       ok: true,
-      snapshot: { shell: { type, path: shellPath }, path, capturedAt, sources, pathVariable },
+      snapshot: { shell: { type, path: shellPath }, path, capturedAt, sources, pathVariable, historyFile },
     };
   } catch (error) {
     // A file system error is the capture's to report; anything else (a keep that throws) the caller's.
@@ -218,7 +219,10 @@ async function checkSnapshotLoads(
   cwd: string,
   options: CaptureOptions,
 ): Promise<string | undefined> {
-  const argv = snapshotExecArgs({ shell, path: trial, capturedAt: 0, sources: [], pathVariable: null }, ":");
+  const argv = snapshotExecArgs(
+    { shell, path: trial, capturedAt: 0, sources: [], pathVariable: null, historyFile: null },
+    ":",
+  );
   const env = { ...options.env, [PROBE_VARIABLE]: "1" };
   const run = await options.run(argv, {
     cwd,

@@ -23,6 +23,8 @@ describe("parseCaptureOutput", () => {
         "/usr/share/zsh/functions",
         "zdotdir",
         "",
+        "histfile",
+        "/home/u/.local/state/zsh/history",
         "aliases",
         "alias hi='echo hi'\n",
         "end",
@@ -37,6 +39,7 @@ describe("parseCaptureOutput", () => {
       functions: [{ name: "greet", body: "greet () \n{ \n    echo hi\n}\n" }],
       fpath: ["/usr/share/zsh/functions"],
       zdotdir: undefined,
+      histfile: "/home/u/.local/state/zsh/history",
       aliases: "alias hi='echo hi'\n",
     });
   });

@@ -8,6 +8,8 @@ export interface CaptureRecords {
   readonly functions: readonly { readonly name: string; readonly body: string }[];
   readonly fpath: readonly string[];
   readonly zdotdir: string | undefined;
+  /** HISTFILE as the startup files left it; undefined when unset or empty (no history file). */
+  readonly histfile: string | undefined;
   readonly aliases: string;
 }
 
@@ -17,6 +19,7 @@ const FIELDS_AFTER: Readonly<Record<string, number>> = {
   function: 2,
   fpath: 1,
   zdotdir: 1,
+  histfile: 1,
   aliases: 1,
 };
 
@@ -30,6 +33,7 @@ export function parseCaptureOutput(output: Buffer): CaptureRecords | undefined {
   let options = "";
   let aliases = "";
   let zdotdir: string | undefined;
+  let histfile: string | undefined;
   const env: { name: string; value: string }[] = [];
   const functions: { name: string; body: string }[] = [];
   const fpath: string[] = [];
@@ -62,10 +66,13 @@ export function parseCaptureOutput(output: Buffer): CaptureRecords | undefined {
       case "zdotdir":
         zdotdir = first === "" ? undefined : first;
         break;
+      case "histfile":
+        histfile = first === "" ? undefined : first;
+        break;
       case "aliases":
         aliases += first;
         break;
     }
   }
-  return { options, env, functions, fpath, zdotdir, aliases };
+  return { options, env, functions, fpath, zdotdir, histfile, aliases };
 }

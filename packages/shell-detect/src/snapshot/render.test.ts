@@ -6,7 +6,16 @@ const HEADER = (path: string): string =>
   `# Conch shell snapshot of "${path}": loaded before each command; written by a capture, never edited.`;
 
 function records(overrides: Partial<CaptureRecords>): CaptureRecords {
-  return { options: "", env: [], functions: [], fpath: [], zdotdir: undefined, aliases: "", ...overrides };
+  return {
+    options: "",
+    env: [],
+    functions: [],
+    fpath: [],
+    zdotdir: undefined,
+    histfile: undefined,
+    aliases: "",
+    ...overrides,
+  };
 }
 
 const keepAll = (): boolean => true;

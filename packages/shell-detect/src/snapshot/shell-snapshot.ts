@@ -38,4 +38,9 @@ export interface ShellSnapshot {
   readonly sources: readonly SnapshotSource[];
   /** The PATH the snapshot exports (what commands look programs up in), or null when it sets none. */
   readonly pathVariable: string | null;
+  /**
+   * The history file the shell writes (HISTFILE once the startup files are done, relative to the
+   * home), or null when it keeps none: a caller hides it from sandboxed commands whatever its name.
+   */
+  readonly historyFile: string | null;
 }

@@ -4,7 +4,7 @@ import type { ShellSnapshot } from "./shell-snapshot.js";
 import { snapshotExecArgs } from "./snapshot-exec-args.js";
 
 function snapshot(shell: Shell, path: string): ShellSnapshot {
-  return { shell, path, capturedAt: 0, sources: [], pathVariable: null };
+  return { shell, path, capturedAt: 0, sources: [], pathVariable: null, historyFile: null };
 }
 
 const SCRIPT = "a & b\n|| 'c'\\";
