@@ -66,6 +66,26 @@ describe("buildEnv", () => {
     });
   });
 
+  it("drops credential-shaped values under harmless names; `allow` passes one on purpose", () => {
+    const key = `sk-${"Ab3".repeat(16)}`;
+    const values = {
+      FOO: key,
+      BAR: `AKIA${"Q7".repeat(8)}`,
+      HOOK: "https://hooks.slack.com/services/T0/B0/xyz",
+      REMOTE: "https://abc123def@github.com/o/r.git",
+      CACHE: "redis://:pw@cache:6379",
+      SHA: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+      LS_COLORS: "rs=0:di=01;34:*.key=00;33",
+    };
+    expect(buildEnv({}, values)).toEqual({
+      SHA: values.SHA,
+      LS_COLORS: values.LS_COLORS,
+      ...ENV_PINS,
+    });
+    expect(buildEnv({ allow: ["FOO"] }, values).FOO).toBe(key);
+    expect(buildEnv({ set: { BAR: key } }, values).BAR).toBe(key);
+  });
+
   it("reads each glob form exactly: whole name, prefix, suffix, inner `*`, `?`, and `.` as itself", () => {
     const names = ["KEY", "XKEY", "KEYX", "A_B", "A__B", "AB", "A.C", "AXC", "KEEP", "SECRET\nX"];
     const kept = (exclude: string[]): string[] =>

@@ -1,4 +1,5 @@
 import type { EnvPolicy } from "@conch/protocol";
+import { looksLikeSecretValue } from "./secret-values.js";
 
 /**
  * Names dropped from the inherited environment unless the policy says otherwise: the usual spellings of
@@ -21,9 +22,6 @@ export const DEFAULT_ENV_EXCLUDES: readonly string[] = [
   "*COOKIE*",
   "*SESSION*",
 ];
-
-// `scheme://user:password@host`: a connection string that carries its password (DATABASE_URL, a proxy).
-const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i;
 
 /** What `inherit: "core"` keeps: enough for a shell to find programs and a home, nothing more. */
 export const CORE_ENV_VARS: readonly string[] = [
@@ -92,8 +90,9 @@ function excludeMatcher(patterns: readonly string[]): RegExp {
 
 /**
  * Which inherited variables `policy` passes on: per `inherit` (`core` only CORE_ENV_VARS, `none`
- * nothing), minus names matching `exclude` and values that are URLs with a password, unless the name is
- * in `allow`. What a shell snapshot may carry is decided by the same test.
+ * nothing), minus names matching `exclude` and values shaped like a credential whatever their name (a
+ * provider's token, a private key, a URL with `user:password@`: `looksLikeSecretValue`), unless the
+ * name is in `allow`. What a shell snapshot may carry is decided by the same test.
  */
 export function inheritedVariableFilter(policy: EnvPolicy = {}): (name: string, value: string) => boolean {
   const inherit = policy.inherit ?? "all";
@@ -101,7 +100,7 @@ export function inheritedVariableFilter(policy: EnvPolicy = {}): (name: string, 
   const allowed = new Set(policy.allow ?? []);
   return (name, value) => {
     if (inherit === "none" || (inherit === "core" && !CORE_ENV_VARS.includes(name))) return false;
-    const secret = excludes.test(name) || (value.includes("://") && URL_WITH_PASSWORD.test(value));
+    const secret = excludes.test(name) || looksLikeSecretValue(value);
     return !secret || allowed.has(name);
   };
 }
