@@ -10,10 +10,18 @@ const rules: SandboxRules = {
   hidden: [],
   network: false,
 };
-const options = { cwd: "/work/repo", tty: false, seccompFd: 3, placeholder: "/ph/empty" };
+const options = {
+  cwd: "/work/repo",
+  tty: false,
+  seccompFd: 3,
+  placeholder: "/ph/empty",
+  proc: { entries: [], mounts: [] },
+};
+const KERNEL = ["--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"];
 const TAIL = [
   "--unshare-user",
   "--unshare-pid",
+  "--unshare-uts",
   "--disable-userns",
   "--unshare-net",
   "--die-with-parent",
@@ -27,9 +35,9 @@ const TAIL = [
   "--",
 ];
 
-/** The mount arguments, between the fresh /proc and the namespaces. */
+/** The mount arguments, between the fresh /proc's read-only /proc/sys and the namespaces. */
 function mounts(args: string[]): string[][] {
-  const body = args.slice(7, args.indexOf("--unshare-user"));
+  const body = args.slice(3 + KERNEL.length, args.indexOf("--unshare-user"));
   const out: string[][] = [];
   for (let i = 0; i < body.length; ) {
     const op = body[i] as string;
@@ -46,10 +54,7 @@ describe("bwrapArgs", () => {
       "--ro-bind",
       "/",
       "/",
-      "--dev",
-      "/dev",
-      "--proc",
-      "/proc",
+      ...KERNEL,
       "--bind",
       "/state/tmp/ws1",
       "/tmp",
@@ -201,13 +206,71 @@ describe("bwrapArgs", () => {
     ]);
   });
 
+  it("makes every global /proc entry read-only, masks kernel internals and what the host mounted inside", () => {
+    const proc = {
+      entries: [
+        { name: "bus", type: "dir" as const },
+        { name: "kcore", type: "file" as const },
+        { name: "mtrr", type: "file" as const },
+        { name: "sys", type: "dir" as const },
+        { name: "sysrq-trigger", type: "file" as const },
+        { name: "timer_list", type: "file" as const },
+      ],
+      mounts: [
+        { path: "/proc/fs/nfsd", type: "dir" as const },
+        { path: "/proc/fs/nfsd/inner", type: "dir" as const },
+        { path: "/proc/sys/fs/binfmt_misc", type: "dir" as const },
+        { path: "/proc/sys/kernel/odd", type: "file" as const },
+      ],
+    };
+    const args = bwrapArgs({ ...rules, writableRoots: [], tmp: { kind: "host" } }, { ...options, proc });
+    expect(args.slice(0, args.indexOf("--unshare-user"))).toEqual([
+      ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"],
+      ...["--ro-bind-try", "/proc/bus", "/proc/bus"],
+      ...["--ro-bind", "/ph/empty", "/proc/kcore"],
+      ...["--ro-bind-try", "/proc/mtrr", "/proc/mtrr"],
+      ...["--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger"],
+      ...["--ro-bind", "/ph/empty", "/proc/timer_list"],
+      ...["--perms", "0555", "--tmpfs", "/proc/fs/nfsd", "--remount-ro", "/proc/fs/nfsd"],
+      ...[
+        "--perms",
+        "0555",
+        "--tmpfs",
+        "/proc/sys/fs/binfmt_misc",
+        "--remount-ro",
+        "/proc/sys/fs/binfmt_misc",
+      ],
+      ...["--ro-bind", "/ph/empty", "/proc/sys/kernel/odd"],
+    ]);
+  });
+
+  it("puts the fresh /dev, /proc and a read-only /sys back over a writable root that covers them", () => {
+    const whole: SandboxRules = {
+      ...rules,
+      tmp: { kind: "host" },
+      writableRoots: [{ root: "/", readOnlySubpaths: [] }],
+    };
+    const args = bwrapArgs(whole, { ...options, cwd: "/" });
+    expect(args.slice(0, args.indexOf("--unshare-user"))).toEqual([
+      ...["--ro-bind", "/", "/", ...KERNEL],
+      ...["--bind", "/", "/"],
+      // The placeholder, shown by the writable /, is kept read-only (see below).
+      ...["--bind", "/ph", "/ph", "--ro-bind", "/ph/empty", "/ph/empty"],
+      ...[...KERNEL, "--ro-bind", "/sys", "/sys"],
+    ]);
+    const below = bwrapArgs(rules, options);
+    expect(below.filter((arg) => arg === "--proc")).toEqual(["--proc"]);
+    expect(below).not.toContain("/sys");
+  });
+
   it("keeps the network and the controlling terminal when asked", () => {
     const args = bwrapArgs({ ...rules, network: true }, { ...options, cwd: "/", tty: true, seccompFd: 4 });
     expect(args).not.toContain("--unshare-net");
     expect(args).not.toContain("--new-session");
-    expect(args.slice(-11)).toEqual([
+    expect(args.slice(-12)).toEqual([
       "--unshare-user",
       "--unshare-pid",
+      "--unshare-uts",
       "--disable-userns",
       "--die-with-parent",
       "--cap-drop",

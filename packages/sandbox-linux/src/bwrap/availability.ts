@@ -79,6 +79,7 @@ export async function probeBwrap(bwrap: string | null, shell: string | null): Pr
     "/proc",
     "--unshare-user",
     "--unshare-pid",
+    "--unshare-uts",
     "--disable-userns",
     "--unshare-net",
     "--die-with-parent",

@@ -14,6 +14,7 @@ import { withInheritedFdsClosed } from "./fd-closer.js";
 import { findProgram } from "./find-program.js";
 import { canonicalPath, isAtOrInside } from "./paths.js";
 import { hiddenFilePlaceholder } from "./placeholder.js";
+import { readProcSurface } from "./proc-entries.js";
 
 export interface LinuxBackendOptions {
   /** Where PATH is read from when no system bwrap or bash exists; defaults to `process.env`. */
@@ -119,6 +120,7 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
         tty: transformOptions.tty === true,
         seccompFd: 3 + spec.extraFds.length,
         placeholder: hiddenFilePlaceholder(),
+        proc: readProcSurface(),
       });
       // bwrap closes the seccomp descriptor once read; the caller's own extra descriptors stay.
       const command = withInheritedFdsClosed(probed.shell, 2 + spec.extraFds.length, spec.argv, {

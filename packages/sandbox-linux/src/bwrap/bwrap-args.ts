@@ -1,5 +1,6 @@
 import type { SandboxRules } from "@conch/sandbox-core";
 import { dirsBetween, isAtOrInside } from "./paths.js";
+import { MASKED_PROC_FILES, type ProcSurface } from "./proc-entries.js";
 
 type HiddenPath = SandboxRules["hidden"][number];
 
@@ -12,6 +13,8 @@ export interface BwrapArgsOptions {
   seccompFd: number;
   /** An empty mode-000 file of ours, bound read-only over hidden files (`hiddenFilePlaceholder`). */
   placeholder: string;
+  /** The host's /proc entries and mounts (`readProcSurface`), each made read-only or masked inside. */
+  proc: ProcSurface;
 }
 
 /** A host directory bound writable at `target` in the sandbox. */
@@ -28,17 +31,19 @@ interface Protected {
 
 /**
  * bubblewrap's arguments for `rules`, in the order the mounts must stack: the whole file system
- * read-only; fresh /dev and /proc; the private or empty /tmp; writable roots over it (a root under
- * /tmp lands on top); the directories leading to protected paths pinned; protected paths read-only
- * again; hidden paths last, so a hidden path inside a writable or read-only bind stays hidden. Then the
- * namespaces, no capabilities (bwrap keeps them for root otherwise), and the seccomp filter.
+ * read-only; fresh /dev and /proc, with every part of /proc that is not per-process read-only (see
+ * `kernelSurface`); the private or empty /tmp; writable roots over it (a root under /tmp lands on top);
+ * the directories leading to protected paths pinned; protected paths read-only again; the kernel's
+ * surface once more if a writable root covered it; hidden paths last, so a hidden path inside a
+ * writable or read-only bind stays hidden. Then the namespaces (user, pid, UTS, and network when it is
+ * off), no capabilities (bwrap keeps them for root otherwise), and the seccomp filter.
  *
  * Nothing is left behind in the user's files: every mount point there exists already. bwrap makes the
  * mount points of a hidden directory's readable exceptions inside the tmpfs that hides it, and those of
  * writable roots under a private /tmp in that directory (Conch's own state).
  */
 export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const args = ["--ro-bind", "/", "/", ...kernelSurface(options)];
   const writable: WritableMount[] = [];
   const { tmp } = rules;
   if (tmp.kind === "private") {
@@ -81,6 +86,11 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): strin
     }
   }
   for (const { source, target } of readOnly) args.push("--ro-bind", source, target);
+  // A writable root at or above them (`/`, with home_workspace) brings the host's /dev, /proc (its
+  // /proc/sys writable) and sysfs writable: the sandbox's own go over it again.
+  if (writable.some(({ target }) => KERNEL_MOUNTS.some((path) => isAtOrInside(path, target)))) {
+    args.push(...kernelSurface(options), "--ro-bind", "/sys", "/sys");
+  }
   for (const entry of hidden) {
     if (entry.type === "file") {
       args.push("--ro-bind", options.placeholder, entry.path);
@@ -96,11 +106,47 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): strin
     args.push("--remount-ro", entry.path);
   }
 
-  args.push("--unshare-user", "--unshare-pid", "--disable-userns");
+  args.push("--unshare-user", "--unshare-pid", "--unshare-uts", "--disable-userns");
   if (!rules.network) args.push("--unshare-net");
   args.push("--die-with-parent");
   if (!options.tty) args.push("--new-session");
   args.push("--cap-drop", "ALL", "--chdir", options.cwd, "--seccomp", String(options.seccompFd), "--");
+  return args;
+}
+
+const KERNEL_MOUNTS: readonly string[] = ["/dev", "/proc", "/sys"];
+
+/**
+ * A fresh /dev and /proc, and every part of that /proc that is not per-process made read-only: as root
+ * the sandbox's uid 0 is the host's, and sysctls (`/proc/sys/kernel/core_pattern`, `kernel/hostname`),
+ * `/proc/sysrq-trigger` and `/proc/irq/N/smp_affinity` check only the uid. bwrap 0.8 covers /proc/sys,
+ * sysrq-trigger, irq and bus only when access(W_OK) says it may write them, and the directory /proc/sys
+ * says no while the files in it say yes. The host's /proc shows the same global entries as the fresh one
+ * (they are not per pid namespace; /proc/sys/net and the UTS and IPC sysctls follow the namespaces of
+ * whoever opens them), so each is bound read-only from there: /proc/sys without `-try`, so a host whose
+ * /proc hides it fails closed, the others as listed, with `-try` for one gone since. The files in
+ * `MASKED_PROC_FILES` read as the placeholder. A file system the host mounted inside an entry
+ * (binfmt_misc, whose `register` runs a program as root) is hidden under an empty read-only one: the
+ * bind would carry it along, and an automount there would arrive writable.
+ */
+function kernelSurface(options: BwrapArgsOptions): string[] {
+  const args = ["--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"];
+  for (const { name, type } of options.proc.entries) {
+    if (name === "sys") continue;
+    const path = `/proc/${name}`;
+    if (type === "file" && MASKED_PROC_FILES.has(name)) args.push("--ro-bind", options.placeholder, path);
+    else args.push("--ro-bind-try", path, path);
+  }
+  const masked: string[] = [];
+  for (const { path, type } of options.proc.mounts) {
+    if (masked.some((outer) => isAtOrInside(path, outer))) continue;
+    if (type === "file") {
+      args.push("--ro-bind", options.placeholder, path);
+      continue;
+    }
+    masked.push(path);
+    args.push("--perms", "0555", "--tmpfs", path, "--remount-ro", path);
+  }
   return args;
 }
 
