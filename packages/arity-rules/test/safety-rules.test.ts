@@ -429,6 +429,7 @@ const DANGEROUS_ARGV: readonly [readonly string[], DangerousKind | null][] = [
   [["find", ".", "-name", "*.tmp", "-delete"], "find-delete"],
   [["find", "/", "-delete"], "find-delete"],
   [["find", ".", "-name", "-delete.txt"], null],
+  [["sysctl", "-w", "kernel.panic=1"], "kernel-setting"],
 ];
 
 describe("dangerousCommandMatch on argv", () => {
@@ -444,6 +445,7 @@ describe("dangerousCommandMatch on argv", () => {
       "recursive-chown-root",
       "find-delete",
       "remote-script",
+      "kernel-setting",
     ]);
     expect(Object.keys(DANGEROUS_REASONS)).toEqual([...DANGEROUS_KINDS]);
   });

@@ -219,6 +219,7 @@ const DANGER_ADVICE: Readonly<Record<DangerousKind, string>> = {
   "recursive-chown-root": "Change the ownership of named paths only.",
   "find-delete": "List the matches with find first, then delete them by name with rm (without -f).",
   "remote-script": "Download the script to a file, read it, then run that file.",
+  "kernel-setting": "Leave the kernel's settings as they are, or tell the user which setting needs changing.",
 };
 
 /** A dangerous command decided it (asked about under most policies, refused under never). */

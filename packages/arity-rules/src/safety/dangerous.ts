@@ -15,6 +15,8 @@
 //   find-delete           find with -delete
 //   remote-script         a download run unseen: curl/wget piped into a shell or interpreter, or given to
 //                         one as a substitution (`bash <(curl x)`, `sh -c "$(curl x)"`)
+//   kernel-setting        sysctl setting a value, or a write into /proc/sys, /sys or another global part
+//                         of /proc, by a redirection or tee, cp and the like (kernel-settings.ts)
 //
 // git's subcommand is looked for wherever its global options may leave it (see git.ts), `git-NAME` is
 // git's built-in NAME, and an alias given with `-c alias.NAME=…` is read as what it stands for.
@@ -60,6 +62,7 @@ import {
   isGitOwnCommand,
   isGitProgramSetting,
 } from "./git.js";
+import { kernelSettingRedirect, writesKernelSetting } from "./kernel-settings.js";
 import { skipOptions } from "./options.js";
 import { type LookedThrough, lookThrough, runnerTable, WATCH_GRAMMAR } from "./runners.js";
 import { type SafetyOptions, wrapperTable } from "./safety-options.js";
@@ -77,6 +80,7 @@ export const DANGEROUS_KINDS: readonly [
   "recursive-chown-root",
   "find-delete",
   "remote-script",
+  "kernel-setting",
 ] = [
   "forced-rm",
   "git-reset-hard",
@@ -88,6 +92,7 @@ export const DANGEROUS_KINDS: readonly [
   "recursive-chown-root",
   "find-delete",
   "remote-script",
+  "kernel-setting",
 ] as const;
 
 export type DangerousKind = (typeof DANGEROUS_KINDS)[number];
@@ -112,6 +117,8 @@ export const DANGEROUS_REASONS: Readonly<Record<DangerousKind, string>> = {
   "find-delete": "find -delete deletes every file that matches",
   "remote-script":
     "it runs what it downloads (curl or wget into a shell or interpreter), unseen: download the script to a file and read it first",
+  "kernel-setting":
+    "it changes a setting of the running kernel (sysctl, /proc/sys, /sys), for the whole machine and every user",
 };
 
 // Programs that fetch from the network, and what runs text it is handed: `curl … | sh` and its kin.
@@ -856,6 +863,12 @@ function matchScript(
   if (!context.reach) {
     const remote = remoteScript(analysis, context);
     if (remote !== null) return remote;
+    const redirect = kernelSettingRedirect(analysis.redirects);
+    if (redirect !== null) {
+      const command = analysis.commands.find((candidate) => candidate.redirects.includes(redirect));
+      const argv = [...(command?.argv ?? []), redirect.operator, redirect.target as string];
+      return { kind: "kernel-setting", argv, reason: DANGEROUS_REASONS["kernel-setting"] };
+    }
   }
   for (const command of analysis.commands) {
     const found = matchArgv(
@@ -1041,7 +1054,8 @@ function directKind(name: string, words: readonly string[], args: readonly strin
     case "find":
       return args.includes("-delete") ? "find-delete" : null;
     default:
-      return name.startsWith("mkfs") || name === "mke2fs" ? "mkfs" : null;
+      if (name.startsWith("mkfs") || name === "mke2fs") return "mkfs";
+      return writesKernelSetting(name, args) ? "kernel-setting" : null;
   }
 }
 
