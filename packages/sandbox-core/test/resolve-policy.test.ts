@@ -552,7 +552,6 @@ describe("resolveSandboxPolicy: what a repository's config points into the work 
     writeFileSync(join(cwd, ".gitconfig.local"), "[user]\n");
     git(cwd, "config", "core.hooksPath", ".husky");
     git(cwd, "config", "include.path", "../.gitconfig.local");
-    git(cwd, "config", "includeIf.gitdir:/nowhere/.path", "../missing.inc");
     expect(resolveSandboxPolicy(ww(), { cwd, env: env() }).writableRoots).toEqual([
       {
         root: cwd,

@@ -8,7 +8,7 @@ import {
   realpathSync,
   statSync,
 } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 
 /** Names that stay read-only inside every writable root (DESIGN.md §5). */
 export const PROTECTED_NAMES: readonly string[] = [".git", ".conch", ".agents"];
@@ -65,7 +65,7 @@ const MAX_POINTER_BYTES = 4096;
  * gitdir's `commondir`): opened without blocking and checked to be regular, so a FIFO planted there
  * cannot hang Conch, and read only so far.
  */
-function readText(path: string, maxBytes: number = MAX_POINTER_BYTES): string | undefined {
+function readText(path: string): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -76,8 +76,8 @@ function readText(path: string, maxBytes: number = MAX_POINTER_BYTES): string | 
     const stats = fstatSync(fd);
     if (!stats.isFile()) return undefined;
     // Sized by the file (plus one page, should it grow meanwhile) so a small config costs no large
-    // buffer; never more than maxBytes is read.
-    const size = Math.min(maxBytes, stats.size + 4096);
+    // buffer; never more than MAX_POINTER_BYTES is read.
+    const size = Math.min(MAX_POINTER_BYTES, stats.size + 4096);
     const buffer = Buffer.allocUnsafe(size);
     return buffer.toString("utf8", 0, readSync(fd, buffer, 0, size, 0));
   } catch {
@@ -106,51 +106,11 @@ function gitdirTargets(gitFile: string): string[] {
   return targets;
 }
 
-// A repository's config is a person's few lines; its start is where hooksPath and includes sit.
-const MAX_GIT_CONFIG_BYTES = 256 * 1024;
-
 /**
- * What a protected repository's own config points into the work tree, where the sandboxed command could
- * otherwise write it: `core.hooksPath` (husky's `.husky`; relative to the work tree) and the files
- * `include.path` / `includeIf.*.path` pull in (relative to the config's directory). The person's next
- * `git commit` runs those hooks and reads those includes outside the sandbox.
+ * Canonical paths that must stay read-only because of what exists directly inside `dir`. What a
+ * repository's config names is git's to say (`gitProtections`).
  */
-function gitConfigTargets(gitdir: string, workTree: string, home: string | undefined): string[] {
-  const text = readText(join(gitdir, "config"), MAX_GIT_CONFIG_BYTES);
-  if (text === undefined) return [];
-  const targets: string[] = [];
-  let section = "";
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]/.exec(line);
-    if (header !== null) {
-      section = (header[1] as string).toLowerCase();
-      continue;
-    }
-    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(line);
-    if (entry === null) continue;
-    const key = (entry[1] as string).toLowerCase();
-    const value = (entry[2] as string).replace(/^"(.*)"$/, "$1").trim();
-    if (value === "") continue;
-    const isHooks = section === "core" && key === "hookspath";
-    const isInclude = (section === "include" || section === "includeif") && key === "path";
-    if (!isHooks && !isInclude) continue;
-    const expanded = value.startsWith("~/") && home !== undefined ? join(home, value.slice(2)) : value;
-    const target = canonical(resolve(isHooks ? workTree : gitdir, expanded));
-    if (target !== undefined) targets.push(target);
-  }
-  return targets;
-}
-
-/**
- * Canonical paths that must stay read-only because of what exists directly inside `dir`; `home` is where
- * a repository config's `~/` points.
- */
-export function protectedPathsOf(
-  dir: string,
-  names: readonly string[] = PROTECTED_NAMES,
-  home?: string,
-): string[] {
+export function protectedPathsOf(dir: string, names: readonly string[] = PROTECTED_NAMES): string[] {
   const paths: string[] = [];
   for (const name of names) {
     const path = `${dir === "/" ? "" : dir}/${name}`;
@@ -159,10 +119,7 @@ export function protectedPathsOf(
     if (real === undefined) continue;
     paths.push(real);
     if (name !== ".git") continue;
-    const gitFile = statSync(real).isFile();
-    const gitdirs = gitFile ? gitdirTargets(real) : [real];
-    if (gitFile) paths.push(...gitdirs);
-    for (const gitdir of gitdirs) paths.push(...gitConfigTargets(gitdir, dir, home));
+    if (statSync(real).isFile()) paths.push(...gitdirTargets(real));
   }
   return paths;
 }

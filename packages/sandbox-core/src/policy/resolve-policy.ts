@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { SandboxMode } from "@conch/protocol";
 import { SandboxError } from "../errors.js";
 import type { SandboxPolicy, SandboxRules, TmpRule, WritableRoot } from "../types.js";
+import { gitProtections } from "./git-protections.js";
 import {
   canonical,
   HOME_PROTECTED_NAMES,
@@ -20,7 +21,11 @@ export interface SandboxWorkspaceOptions {
    * command's own working directory only says where it starts; it never widens what it may write.
    */
   cwd: string;
-  /** Where `HOME` (for `~/` in read patterns) and `TMPDIR` are read; defaults to `process.env`. */
+  /**
+   * Where `HOME` (for `~/` in read patterns), `TMPDIR`, and the variables that choose git's config
+   * (`XDG_CONFIG_HOME`, `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_COUNT`, ...) and `PATH` for the host's git are
+   * read; defaults to `process.env`.
+   */
   env?: Record<string, string | undefined>;
   /**
    * workspace-write: the host directory bound at `/tmp` (and `$TMPDIR`), created 0700 when missing, so
@@ -234,7 +239,7 @@ export function createSandboxWorkspace(
       return {
         mode,
         readableRoots: ["/"],
-        writableRoots: workspaceRoots(rootPaths, homes, protect),
+        writableRoots: workspaceRoots(rootPaths, homes, protect, env),
         tmp: tmpRule,
         hidden: hiddenPaths(rootPaths),
         network: mode === "workspace-write" && checked.networkAccess === true,
@@ -255,21 +260,26 @@ export function createSandboxWorkspace(
  * The writable roots with what stays read-only inside them, found now. A root nested in another is
  * merged into the outer one (its protected paths move with it), so the roots a backend binds are
  * disjoint and every protected path belongs to exactly one of them. A root at or below a protected
- * path is dropped: protection wins.
+ * path is dropped: protection wins; so is one that git's config makes read-only whole (see
+ * `gitProtections`).
  */
 function workspaceRoots(
   roots: readonly string[],
   homes: readonly string[],
   protect: readonly string[],
+  env: Record<string, string | undefined>,
 ): WritableRoot[] {
   const extras = protect.map(canonical).filter((path): path is string => path !== undefined);
   const writableHomes = homes.filter((home) => roots.some((root) => root === home || isInside(home, root)));
+  const git = gitProtections(roots, env);
   const allProtected = unique([
-    ...roots.flatMap((root) => protectedPathsOf(root, PROTECTED_NAMES, homes[0])),
+    ...roots.flatMap((root) => protectedPathsOf(root, PROTECTED_NAMES)),
     ...writableHomes.flatMap((home) => protectedPathsOf(home, HOME_PROTECTED_NAMES)),
+    ...git.paths,
     ...extras,
   ]).filter((path) => roots.some((root) => isInside(path, root)));
-  const covered = (path: string): boolean => allProtected.some((p) => p === path || isInside(path, p));
+  const covered = (path: string): boolean =>
+    git.roots.includes(path) || allProtected.some((p) => p === path || isInside(path, p));
   const outer = roots.filter((root) => !covered(root) && !roots.some((other) => isInside(root, other)));
   // A protected path inside another one is already read-only through it.
   const readOnly = allProtected.filter((path) => !allProtected.some((other) => isInside(path, other)));
