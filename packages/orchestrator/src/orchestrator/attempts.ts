@@ -7,6 +7,7 @@ import { OutputCollector } from "../output/output-collector.js";
 import type { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
 import type { AuditEvents } from "./audit-events.js";
+import { withHostGitGuard } from "./host-git-guard.js";
 import type { SpawnPlan } from "./spawn-plan.js";
 import type { CommandRequest, Execute, RunContext, SessionRequest, SessionRunContext } from "./types.js";
 
@@ -62,7 +63,8 @@ export async function runOneShot(
   const prepare = sandbox?.spawnHook() ?? null;
   const exec: ExecRequest = { argv: [...plan.argv], cwd: request.cwd };
   if (request.timeoutMs !== undefined) exec.timeoutMs = request.timeoutMs;
-  if (options.env !== undefined) exec.env = options.env;
+  const env = plan.hostGitGuard === true ? withHostGitGuard(options.env) : options.env;
+  if (env !== undefined) exec.env = env;
   const collected = new OutputCollector({
     maxTokens: request.maxOutputTokens,
     spill: request.spill === false ? null : options.spill,
@@ -147,6 +149,7 @@ export async function startSession(
   const started = performance.now();
   const command = request.script ?? request.argv.join(" ");
   const shell = request.tty ? interactiveShell(command) : null;
+  const env = plan.hostGitGuard === true ? withHostGitGuard(options.env) : options.env;
   const response = await sessions.start(
     {
       argv: [...plan.argv],
@@ -154,7 +157,7 @@ export async function startSession(
       cwd: request.cwd,
       tty: request.tty,
       ...(shell === null ? {} : { shell }),
-      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(env === undefined ? {} : { env }),
       ...(prepare === null ? {} : { prepare, wrapped: true }),
     },
     request.yieldTimeMs,

@@ -106,6 +106,7 @@ export async function runPipeline<T extends Attempt>(
     }
   }
 
+  const unasked = requirement.type !== "needs-approval";
   if (requirement.type === "needs-approval") {
     const answer = await approvals.approve(request, explained, permissions, {}, { signal, approver });
     if (answer.status === "rejected") return answer;
@@ -114,7 +115,8 @@ export async function runPipeline<T extends Attempt>(
   }
   if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
 
-  const first = await launch(prepared, plan);
+  // Outside the sandbox by a rule alone, nobody looked at the repository it runs git in: no hooks.
+  const first = await launch(prepared, unasked && unsandboxed ? { ...plan, hostGitGuard: true } : plan);
   if (!first.denied) {
     const offline =
       prepared !== null &&

@@ -13,6 +13,8 @@ export interface SpawnPlan {
   readonly argv: readonly string[];
   /** Null for a login shell whose profile sets PATH unread by Conch. */
   readonly path: string | null;
+  /** Run with git's hooks and fsmonitor off (`withHostGitGuard`): outside the sandbox by a rule. */
+  readonly hostGitGuard?: boolean;
 }
 
 export interface SpawnPlannerOptions {

@@ -41,12 +41,14 @@ const CONFIG_VARIABLES = [
   "GIT_CONFIG_PARAMETERS",
 ];
 
-// Where a `git` found on PATH is not trusted: anything a sandboxed command could have written.
+// Where git usually is, for a PATH that names none outside the writable roots.
 const FALLBACK_GIT = ["/usr/bin/git", "/usr/local/bin/git", "/bin/git"];
 
 function isExecutableFile(path: string): boolean {
   try {
-    return statSync(path).isFile() && (accessSync(path, constants.X_OK), true);
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
   } catch {
     // Missing, or in a directory this user cannot search (root's ~/.cargo/bin on PATH): not this one.
     return false;

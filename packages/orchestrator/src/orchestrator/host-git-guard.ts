@@ -1,0 +1,36 @@
+// What every git started by a command that an allow rule runs outside the sandbox (`sandbox = "none"`)
+// is told: run no hook, no fsmonitor, no `ext::` transport. Nobody looked at that command's repository:
+// the agent may have made it (`git init` in the workspace, a nested repository), or made its hooks (a
+// husky hook is a tracked file). A person's own yes to a command is not changed.
+import type { EnvPolicy } from "@conch/exec-core";
+
+/**
+ * Config given through the environment (`GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, git ≥ 2.31): the command
+ * scope, which wins over every config file, and reaches every git the command starts, whatever its
+ * directory, `-C` or nesting. `/dev/null` as the hooks dir holds no hook.
+ */
+export const HOST_GIT_GUARD: readonly (readonly [key: string, value: string])[] = [
+  ["core.hooksPath", "/dev/null"],
+  ["core.fsmonitor", "false"],
+  ["protocol.ext.allow", "never"],
+];
+
+/**
+ * `env` with the guard appended after the pairs the environment already gives (the person's own
+ * `GIT_CONFIG_COUNT`, inherited or set), so both hold.
+ */
+export function withHostGitGuard(
+  env: EnvPolicy | undefined,
+  inherited: Readonly<Record<string, string | undefined>> = process.env,
+): EnvPolicy {
+  const given = env?.set?.GIT_CONFIG_COUNT ?? inherited.GIT_CONFIG_COUNT;
+  const parsed = given === undefined ? 0 : Number(given);
+  const first = Number.isInteger(parsed) && parsed > 0 ? parsed : 0;
+  const set: Record<string, string> = { ...env?.set };
+  HOST_GIT_GUARD.forEach(([key, value], index) => {
+    set[`GIT_CONFIG_KEY_${first + index}`] = key;
+    set[`GIT_CONFIG_VALUE_${first + index}`] = value;
+  });
+  set.GIT_CONFIG_COUNT = String(first + HOST_GIT_GUARD.length);
+  return { ...env, set };
+}
