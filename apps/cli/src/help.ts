@@ -200,13 +200,15 @@ after 10 minutes, is used by one retry (every retry with --session), and is neve
 conch talks to every conchd of this user over its socket in $XDG_STATE_HOME/conch/conchd/ (0600),
 which sandboxed commands cannot reach.`;
 
-export const PENDING_HELP: string = `Usage: conch pending [--json]
+export const PENDING_HELP: string = `Usage: conch pending [--json] [--full ID]
 
 Lists the approvals every running conchd of this user waits for: the command as the approval prompt
-shows it (escaped), cwd, sandbox, why it is asked, the client that asked, and the ID.
+shows it (escaped), cwd, sandbox, why it is asked, the client that asked, and the ID. A row longer than
+4,096 characters is shown as its head and end, with a "cut:" row saying how much is left out.
 
 ${APPROVALS_NOTE}
 
+  --full ID   show approval ID alone, every row whole however long
   --json      one JSON object: {"daemons": N, "pending": [...]}
   -h, --help  show this help
 `;

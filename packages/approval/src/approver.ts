@@ -28,7 +28,20 @@ export interface ApprovalRequest {
   explanation?: RequirementExplanation;
   sandboxMode: SandboxMode;
   sandboxPermissions: SandboxPermissions;
+  /** The command runs on a terminal the model types into (`tty`), rather than with stdin closed. */
   tty: boolean;
+  /**
+   * Set when what is asked is not a new command but text the model types into a live session that runs
+   * outside the sandbox (`argv`, `cwd` and `tty` are that session's): whatever the program does with it
+   * (less's `!`, a shell's next line) runs on the host.
+   */
+  input?: SessionInputQuestion;
+}
+
+/** Text the model asks to type into a live session outside the sandbox. */
+export interface SessionInputQuestion {
+  readonly sessionId: number;
+  readonly text: string;
 }
 
 /** Who gave an answer: a person at a prompt, a person through an MCP client's form, or out of band. */

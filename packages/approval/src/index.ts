@@ -5,6 +5,7 @@ export {
   type ApprovalRequest,
   type Approver,
   ScriptedApprover,
+  type SessionInputQuestion,
 } from "./approver.js";
 export { ApprovalCache, type ApprovalCacheKeyInput } from "./cache/approval-cache.js";
 export { type AllowedPrefixRule, allowPrefixRule } from "./cache/rules-store.js";
@@ -26,7 +27,9 @@ export {
   type ApprovalField,
   approvalFields,
   proposedRuleText,
+  sessionInputNeedsApproval,
   shellQuote,
+  UNSANDBOXED_TERMINAL_TEXT,
 } from "./prompt/approval-fields.js";
 export { type VisibleTextOptions, visibleText } from "./prompt/visible-text.js";
 export { BANNED_PREFIX_SUGGESTIONS } from "./requirement/amendment.js";

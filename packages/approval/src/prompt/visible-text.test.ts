@@ -45,6 +45,27 @@ describe("visibleText", () => {
     );
   });
 
+  it("escapes every character that draws as a blank and is not U+0020 (issue 20)", () => {
+    // Braille blank, Hangul fillers, the musical null notehead: letters and symbols that draw nothing.
+    expect(visibleText("rm\u2800-rf x\u3164y\u115fz\u1160w\uffa0v\u{1d159}")).toBe(
+      "rm\\u{2800}-rf x\\u{3164}y\\u{115f}z\\u{1160}w\\u{ffa0}v\\u{1d159}",
+    );
+    // Every White_Space character but U+0020 and the line feed kept as a line break.
+    const spaces =
+      "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\u0085";
+    expect(visibleText(`a${spaces}b`, { keepLineBreaks: true })).toBe(
+      "a\\u{a0}\\u{1680}\\u{2000}\\u{2001}\\u{2002}\\u{2003}\\u{2004}\\u{2005}\\u{2006}\\u{2007}\\u{2008}\\u{2009}\\u{200a}\\u{202f}\\u{205f}\\u{3000}\\u{85}b",
+    );
+    // Default-ignorable and format characters, whichever block they are in.
+    expect(visibleText("\u180e\u17b4\u17b5\u2064\u{1bca0}\u{13430}\u{e0001}\ufff0\u{e0fff}")).toBe(
+      "\\u{180e}\\u{17b4}\\u{17b5}\\u{2064}\\u{1bca0}\\u{13430}\\u{e0001}\\u{fff0}\\u{e0fff}",
+    );
+    // Private-use and unassigned code points: a font may draw them as nothing.
+    expect(visibleText("\ue000\u{f0000}\u{10ffff}\u0378")).toBe("\\u{e000}\\u{f0000}\\u{10ffff}\\u{378}");
+    // U+0020 stays, and so do visible letters next to the blanks.
+    expect(visibleText("a b\u2800c")).toBe("a b\\u{2800}c");
+  });
+
   it("escapes lone surrogates and keeps letters, combining marks and emoji", () => {
     expect(visibleText("a\ud800b\udc00c")).toBe("a\\u{d800}b\\u{dc00}c");
     expect(visibleText("héllo e\u0301 日本語 😀 👍🏽 Ωmega")).toBe("héllo e\u0301 日本語 😀 👍🏽 Ωmega");

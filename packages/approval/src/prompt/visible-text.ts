@@ -9,20 +9,23 @@
 // run of backslashes that stands right before `u{` or before an escaped character is doubled, so the text
 // shown reads back unambiguously: an odd run before `u{` ends in an escape, an even one is literal.
 
-// C0 controls but `\n` (a tab included: it jumps the cursor to the margin, and the line then wraps to
-// column 0), DEL and C1; spaces other than U+0020, which look like one but do not split shell words; the
-// soft hyphen; bidi marks, embeddings, overrides and isolates; zero-width and other invisible format
-// characters (joiners, word joiner, BOM, Hangul fillers, Khmer inherent vowels, Mongolian selectors,
-// interlinear annotation, musical format controls); variation selectors and tag characters, which can
-// carry hidden text; the line and paragraph separators; lone surrogates.
-const ESCAPED_CLASS =
-  String.raw`\0-\x09\x0b-\x1f\x7f-\xa0\xad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180b-\u180f` +
-  String.raw`\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb` +
-  String.raw`\u{1d173}-\u{1d17a}\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}`;
+// What is escaped is kept as Unicode's own classes rather than a hand list, so a character added to a
+// class by a later Unicode version is escaped too: every control (Cc: C0 but `\n`, a tab included: it
+// jumps the cursor to the margin, and the line then wraps to column 0; DEL; C1) and format character
+// (Cf: bidi marks, embeddings, overrides and isolates, zero-width characters, joiners, the word joiner,
+// the BOM, interlinear annotation, tag characters, which can carry hidden text); every
+// Default_Ignorable_Code_Point (Hangul fillers, Khmer inherent vowels, Mongolian and other variation
+// selectors, the combining grapheme joiner); every White_Space character but U+0020 and `\n` (spaces that
+// look like U+0020 but do not split shell words; the line and paragraph separators); private-use and
+// unassigned code points (a font may draw them as anything, or nothing); lone surrogates. Then the
+// characters that are none of these and still draw as a blank: U+2800 (braille pattern blank) and
+// U+1D159 (musical symbol null notehead), and the Hangul fillers (already default-ignorable).
+const ESCAPED_CLASS = String.raw`[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{White_Space}\u2800\u3164\uffa0\u115f\u1160\u{1d159}]`;
 
-// The backslashes before each escaped character or `u{`, so that they can be doubled.
-const KEEPING_LINE_BREAKS = new RegExp(String.raw`(\\*)(u\{|[${ESCAPED_CLASS}]|\p{Cs})`, "gu");
-const ONE_LINE = new RegExp(String.raw`(\\*)(u\{|[\n${ESCAPED_CLASS}]|\p{Cs})`, "gu");
+// The backslashes before each escaped character or `u{`, so that they can be doubled. The `v` flag's set
+// difference leaves out U+0020 (and `\n` where lines are kept).
+const KEEPING_LINE_BREAKS = new RegExp(String.raw`(\\*)(u\{|[${ESCAPED_CLASS}--[\x20\n]])`, "gv");
+const ONE_LINE = new RegExp(String.raw`(\\*)(u\{|[${ESCAPED_CLASS}--[\x20]])`, "gv");
 
 export interface VisibleTextOptions {
   /** Leave `\n` a real line break (the caller lays the lines out); by default it is escaped too. */
