@@ -60,7 +60,7 @@ describe("the approval prompt", () => {
     });
   });
 
-  it("shows a multi-line script or purpose line by line behind a gutter, so no line passes for a field", () => {
+  it("shows a multi-line script line by line behind a gutter, and a purpose on one line, so no line passes for a field", () => {
     const args = { command: "echo a\n  command:  git log", description: "List\n  cwd:      /\u202e" };
     const result = conch([...ASK, "--profile", "bash", "bash", JSON.stringify(args)], "n\n");
     expect(result.status).toBe(4);
@@ -72,9 +72,7 @@ describe("the approval prompt", () => {
         "  command:",
         "    | echo a",
         "    |   command:  git log",
-        "  purpose:",
-        "    | List",
-        "    |   cwd:      /\\u{202e}",
+        "  purpose:  List\\u{0a}  cwd:      /\\u{202e}",
         `  cwd:      ${dir}`,
         "  sandbox:  workspace-write",
         WHY,

@@ -30,6 +30,8 @@ import {
 } from "@modelcontextprotocol/server";
 
 const NOTE_MAX_CHARS = 2000;
+// Past this many characters in its rows, a form says where else the whole question can be read.
+const LONG_FORM_CHARS = 2000;
 // The key of the one embedded request a 2026-07-28 round carries.
 const APPROVAL_INPUT = "approval";
 
@@ -73,10 +75,19 @@ function approvalForm(
   request: ApprovalRequest,
   policy: ApprovalPolicy,
   client: string,
+  pendingId: string | null,
 ): ElicitRequestFormParams {
-  const rows = approvalFields(request, policy).map(({ label, value }) =>
+  const fields = approvalFields(request, policy);
+  const rows = fields.map(({ label, value }) =>
     value.includes("\n") ? `${label}:\n${value.replace(/^/gm, "  | ")}` : `${label}: ${value}`,
   );
+  // A client may show only part of a long message: the person is told where the whole of it is.
+  const chars = fields.reduce((sum, field) => sum + field.value.length, 0);
+  if (chars > LONG_FORM_CHARS && pendingId !== null) {
+    rows.push(
+      `length: this question is ${chars} characters long; if this form shows less, see all of it with \`conch pending --full ${pendingId}\` or in conchd's web console before answering`,
+    );
+  }
   const rule = proposedRuleText(request);
   const choices: { const: Choice; title: string }[] = [
     { const: "approve", title: "Run once" },
@@ -93,7 +104,12 @@ function approvalForm(
   ];
   return {
     mode: "form",
-    message: [`conchd: ${visibleText(client)} asks to run this command. Approve it?`, ...rows].join("\n"),
+    message: [
+      request.input === undefined
+        ? `conchd: ${visibleText(client)} asks to run this command. Approve it?`
+        : `conchd: ${visibleText(client)} asks to type this into a terminal outside the sandbox. Approve it?`,
+      ...rows,
+    ].join("\n"),
     requestedSchema: {
       type: "object",
       properties: {
@@ -182,7 +198,7 @@ function elicitingApprover(
       const elsewhere = pending.open(request, client.name);
       try {
         const asked = ctx.mcpReq
-          .elicitInput(approvalForm(request, policy, client.name), {
+          .elicitInput(approvalForm(request, policy, client.name, elsewhere.id), {
             timeout: timeoutMs,
             signal: form.signal,
           })
@@ -230,7 +246,7 @@ function requestKey(request: ApprovalRequest): string {
  * state names this very command and the answer came within the timeout.
  */
 class RoundApprover implements Approver {
-  asked: { request: ApprovalRequest; key: string } | null = null;
+  asked: { request: ApprovalRequest; key: string; pendingId: string | null } | null = null;
   readonly #ctx: ServerContext;
   readonly #timeoutMs: number;
   readonly #pending: PendingApprovals;
@@ -262,9 +278,18 @@ class RoundApprover implements Approver {
         return notApproved("the person dismissed the question without answering");
       }
     }
-    this.asked = { request, key };
     // Listed while the client's form asks it, so a person elsewhere may answer first.
-    this.#pending.ask(request, this.#client, () => "", "elicitation");
+    let pendingId: string | null = null;
+    this.#pending.ask(
+      request,
+      this.#client,
+      (id) => {
+        pendingId = id;
+        return "";
+      },
+      "elicitation",
+    );
+    this.asked = { request, key, pendingId };
     return {
       decision: "abort",
       outcome: "pending",
@@ -329,7 +354,7 @@ export function createCallApprovals(options: {
           return inputRequired({
             inputRequests: {
               [APPROVAL_INPUT]: inputRequired.elicit(
-                approvalForm(round.asked.request, options.policy, client.name),
+                approvalForm(round.asked.request, options.policy, client.name, round.asked.pendingId),
               ),
             },
             requestState: await codec.mint({ key: round.asked.key, askedAt: Date.now() }),

@@ -181,7 +181,51 @@ describe("approval channel", () => {
       expect(cut?.argv[2]).toContain("characters cut");
       // The rows shown are cut as well.
       expect(JSON.stringify(cut?.fields).length).toBeLessThan(20_000);
-      expect(cut?.fields.find((field) => field.label === "command")?.value).toContain("characters cut");
+      // Its head, a row of Conch's own saying how much is cut and where all of it is, and its end.
+      const id = cut?.id as string;
+      const command = `echo ${"y".repeat(4_000_000)}`;
+      expect(cut?.fields.slice(1, 4)).toEqual([
+        { label: "command", value: command.slice(0, 2048) },
+        {
+          label: "cut",
+          value: `${command.length - 4096} of the ${command.length} characters of command are not shown here; \`conch pending --full ${id}\` shows all of it`,
+        },
+        { label: "command (end)", value: command.slice(-2048) },
+      ]);
+    } finally {
+      await channel.close();
+    }
+  });
+
+  it("a 9.6 KB command is cut saying so, and `full` gives it whole, the `touch` in its middle included (issue 20)", async () => {
+    const pending = new PendingApprovals();
+    const channel = await serveApprovalChannel(pending, { dir });
+    try {
+      const script = `echo ${"a".repeat(4800)}; touch /var/tmp/pwned; echo ${"b".repeat(4800)}`;
+      const id = pending.ask({ ...request, argv: ["/bin/bash", "-lc", script] }, "c", (found) => found)
+        .reason as string;
+      const listed = (await listPendingApprovals({ dir })).pending[0];
+      expect(listed?.fields.map((field) => field.label)).toEqual([
+        "shell",
+        "command",
+        "cut",
+        "command (end)",
+        "cwd",
+        "sandbox",
+        "why",
+      ]);
+      expect(listed?.fields[2]?.value).toBe(
+        `${script.length - 4096} of the ${script.length} characters of command are not shown here; \`conch pending --full ${id}\` shows all of it`,
+      );
+      expect(JSON.stringify(listed?.fields)).not.toContain("touch");
+      const whole = await listPendingApprovals({ dir, full: id });
+      expect(whole.pending).toHaveLength(1);
+      expect(whole.pending[0]?.fields[1]).toEqual({ label: "command", value: script });
+      expect(whole.pending[0]?.commandCut).toBe(false);
+      expect((await listPendingApprovals({ dir, full: "nosuchid" })).pending).toEqual([]);
+      expect(await raw(channel.path, `${JSON.stringify({ op: "pending", full: "../x" })}\n`)).toBe(
+        `${JSON.stringify({ ok: false, error: "full: expected an approval id (letters and digits)" })}\n`,
+      );
     } finally {
       await channel.close();
     }

@@ -54,7 +54,11 @@ function wrapRow(row: string, width: number): string[] {
 
 /** The question, as printed before the answer line; rows wrapped to `columns` when it is known. */
 function approvalPrompt(request: ApprovalRequest, policy: ApprovalPolicy, columns: number | null): string {
-  const rows = ["", "conch: approve this command?", ...approvalFields(request, policy).flatMap(row)];
+  const question =
+    request.input === undefined
+      ? "conch: approve this command?"
+      : "conch: let the agent type this into a terminal outside the sandbox?";
+  const rows = ["", question, ...approvalFields(request, policy).flatMap(row)];
   rows.push("  [y] yes  [s] yes, and don't ask again this session");
   const rule = proposedRuleText(request);
   if (rule !== null) rows.push(`  [a] always: run \`${rule} ...\` unasked from now on`);

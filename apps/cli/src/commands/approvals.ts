@@ -27,11 +27,6 @@ function describe(entry: ListedApproval, now: number): string {
   if (entry.route === "elicitation") {
     rows.push(`  ${"note:".padEnd(10)}the client's own form asks this too: the first answer counts`);
   }
-  if (entry.commandCut) {
-    rows.push(
-      `  ${"note:".padEnd(10)}the command is ${entry.commandChars} characters long: its middle is cut above`,
-    );
-  }
   const head = `${entry.id}  from ${visibleText(entry.client)} (conchd pid ${entry.daemon}), asked ${age(now - entry.createdAt)} ago, lapses in ${age(entry.expiresAt - now)}`;
   return [head, ...rows].join("\n");
 }
@@ -48,9 +43,16 @@ function idArgument(positionals: readonly string[], command: string): string {
   return id;
 }
 
-const PENDING_SPECS = { json: { type: "boolean" }, help: { type: "boolean" } } as const;
+const PENDING_SPECS = {
+  json: { type: "boolean" },
+  full: { type: "string" },
+  help: { type: "boolean" },
+} as const;
 
-/** `conch pending [--json]`: what waits for a person, in every running conchd of this user. */
+/**
+ * `conch pending [--json] [--full ID]`: what waits for a person, in every running conchd of this user;
+ * with --full, one approval with every row whole.
+ */
 export async function pendingCommand(args: readonly string[]): Promise<number> {
   const { options, positionals } = parseArgs(args, PENDING_SPECS, "pending", false);
   if (options.help) {
@@ -58,7 +60,22 @@ export async function pendingCommand(args: readonly string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError("takes no arguments", "pending");
-  const { daemons, pending } = await listPendingApprovals();
+  const full = options.full;
+  if (full !== undefined && !ID.test(full)) {
+    throw new UsageError(
+      `--full: expected an approval id of letters and digits, received ${JSON.stringify(full)}`,
+      "pending",
+    );
+  }
+  const { daemons, pending } = await listPendingApprovals(full === undefined ? {} : { full });
+  if (full !== undefined && pending.length === 0 && options.json !== true) {
+    process.stderr.write(
+      daemons === 0
+        ? `conch pending: no conchd is running, so no approval ${full} waits\n`
+        : `conch pending: no pending approval ${full} (it may have been answered, or lapsed; see conch pending)\n`,
+    );
+    return EXIT_NONE_FOUND;
+  }
   if (options.json === true) {
     process.stdout.write(`${JSON.stringify({ daemons, pending })}\n`);
     return 0;

@@ -41,7 +41,14 @@ function card(entry: PendingApproval): HTMLElement {
     return element;
   };
   const rows = el("dl", {});
-  for (const field of entry.fields) rows.append(el("dt", {}, field.label), el("dd", {}, field.value));
+  // A value of several lines (a script, output) is drawn behind a gutter, as every other route shows it:
+  // none of its lines can pass for a row of the card. The model's own words are one line already.
+  for (const field of entry.fields) {
+    const value = field.value.includes("\n")
+      ? el("dd", { class: "lines" }, field.value)
+      : el("dd", {}, field.value);
+    rows.append(el("dt", {}, field.label), value);
+  }
   rows.append(el("dt", {}, "client"), el("dd", {}, entry.client));
   if (entry.route === "elicitation") {
     rows.append(

@@ -5,12 +5,12 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import type { PendingApproval, PendingApprovals } from "@conch/approval";
+import type { ApprovalField, PendingApproval, PendingApprovals } from "@conch/approval";
 import { conchStateDir } from "../spill/state-dir.js";
 
 /** What the channel is asked. */
 export type ChannelRequest =
-  | { readonly op: "pending" }
+  | { readonly op: "pending"; readonly full?: string }
   | { readonly op: "approve"; readonly id: string; readonly scope: "once" | "session" | "always" }
   | { readonly op: "deny"; readonly id: string; readonly note?: string }
   | { readonly op: "console" };
@@ -29,6 +29,8 @@ const MAX_REQUEST_BYTES = 64 * 1024;
 // A reply lists at most 256 pending approvals, each command cut to SHOWN_COMMAND_CHARS: well under this.
 const MAX_REPLY_BYTES = 16 * 1024 * 1024;
 const SHOWN_COMMAND_CHARS = 8 * 1024;
+// A row longer than twice this is shown as its head and end, with a row saying what is cut between.
+const SHOWN_FIELD_CHARS = 2 * 1024;
 const IO_TIMEOUT_MS = 5000;
 const NOTE_MAX_CHARS = 2000;
 const ID = /^[0-9a-z]{1,32}$/;
@@ -46,7 +48,12 @@ function parseRequest(text: string): ChannelRequest | string {
     return "expected one JSON object";
   }
   if (typeof value !== "object" || value === null) return "expected one JSON object";
-  const { op, id, scope, note } = value as Record<string, unknown>;
+  const { op, id, scope, note, full } = value as Record<string, unknown>;
+  if (op === "pending" && full !== undefined) {
+    if (typeof full !== "string" || !ID.test(full))
+      return "full: expected an approval id (letters and digits)";
+    return { op, full };
+  }
   if (op === "pending" || op === "console") return { op };
   if (op !== "approve" && op !== "deny") return `op: expected "pending", "approve", "deny" or "console"`;
   if (typeof id !== "string" || !ID.test(id)) return "id: expected an approval id (letters and digits)";
@@ -62,6 +69,19 @@ function parseRequest(text: string): ChannelRequest | string {
   return note === undefined ? { op, id } : { op, id, note };
 }
 
+/** Where `text` may be cut near `at` without splitting a surrogate pair or an escape (`\u{…}`). */
+function cutPoint(text: string, at: number): number {
+  let point = at;
+  const code = text.charCodeAt(point);
+  if (code >= 0xdc00 && code <= 0xdfff) point--;
+  const escape = text.lastIndexOf("\\u{", point);
+  if (escape !== -1 && escape > point - 12) {
+    const close = text.indexOf("}", escape);
+    if (close >= point) point = escape;
+  }
+  return Math.max(0, point);
+}
+
 /** `text` with its middle cut to SHOWN_COMMAND_CHARS when longer, saying how much was cut. */
 function cutMiddle(text: string, keep: number): string {
   if (text.length <= 2 * keep) return text;
@@ -69,19 +89,48 @@ function cutMiddle(text: string, keep: number): string {
 }
 
 /**
- * An entry as the channel sends it: a command longer than SHOWN_COMMAND_CHARS is cut (its head and
- * tail kept, in argv and in the rows shown) and says so, so that one huge command cannot make the list
- * too long to read.
+ * The rows of an entry, a row longer than SHOWN_FIELD_CHARS cut in the middle: its head, then a row of
+ * Conch's own (`cut`, a label the model cannot write: values are escaped, and a value's lines stay
+ * behind its label) saying how much is not shown and how to see all of it, then its end.
  */
-function shown(entry: PendingApproval): PendingApproval & { commandChars: number; commandCut: boolean } {
+function cutFields(entry: PendingApproval): { fields: ApprovalField[]; cut: boolean } {
+  const fields: ApprovalField[] = [];
+  let cut = false;
+  for (const field of entry.fields) {
+    if (field.value.length <= 2 * SHOWN_FIELD_CHARS) {
+      fields.push(field);
+      continue;
+    }
+    cut = true;
+    const head = cutPoint(field.value, SHOWN_FIELD_CHARS);
+    const tail = cutPoint(field.value, field.value.length - SHOWN_FIELD_CHARS);
+    fields.push(
+      { label: field.label, value: field.value.slice(0, head) },
+      {
+        label: "cut",
+        value: `${tail - head} of the ${field.value.length} characters of ${field.label} are not shown here; \`conch pending --full ${entry.id}\` shows all of it`,
+      },
+      { label: `${field.label} (end)`, value: field.value.slice(tail) },
+    );
+  }
+  return { fields, cut };
+}
+
+/**
+ * An entry as the channel sends it: a command longer than SHOWN_COMMAND_CHARS is cut (its head and
+ * tail kept, in argv and in the rows shown) and says so in a row of its own, so that one huge command
+ * cannot make the list too long to read; `whole` sends it uncut (`conch pending --full ID`).
+ */
+function shown(
+  entry: PendingApproval,
+  whole = false,
+): PendingApproval & { commandChars: number; commandCut: boolean } {
   const chars = entry.argv.reduce((sum, word) => sum + word.length, 0);
-  if (chars <= SHOWN_COMMAND_CHARS) return { ...entry, commandChars: chars, commandCut: false };
+  const { fields, cut } = whole ? { fields: entry.fields, cut: false } : cutFields(entry);
+  if (whole || chars <= SHOWN_COMMAND_CHARS)
+    return { ...entry, fields, commandChars: chars, commandCut: cut };
   const half = Math.floor(SHOWN_COMMAND_CHARS / 2 / Math.max(1, entry.argv.length));
   const argv = entry.argv.map((word) => cutMiddle(word, half));
-  const fields = entry.fields.map((field) => ({
-    ...field,
-    value: cutMiddle(field.value, SHOWN_COMMAND_CHARS / 2),
-  }));
   return { ...entry, argv, fields, commandChars: chars, commandCut: true };
 }
 
@@ -96,7 +145,14 @@ function answer(
   services: ChannelServices,
   request: ChannelRequest,
 ): Record<string, unknown> {
-  if (request.op === "pending") return { ok: true, pending: pending.list().map(shown) };
+  if (request.op === "pending") {
+    const { full } = request;
+    if (full === undefined) return { ok: true, pending: pending.list().map((entry) => shown(entry)) };
+    return {
+      ok: true,
+      pending: pending.list().flatMap((entry) => (entry.id === full ? [shown(entry, true)] : [])),
+    };
+  }
   if (request.op === "console") return { ok: true, url: services.consoleLink?.() ?? null };
   if (request.op === "approve" && request.scope === "always") {
     const entry = pending.list().find((candidate) => candidate.id === request.id);
@@ -228,13 +284,22 @@ function daemonSockets(dir: string): { pid: number; path: string }[] {
     .filter(({ path }) => lstatSync(path, { throwIfNoEntry: false })?.isSocket() === true);
 }
 
-/** How many daemons answered, and what is pending in each. */
+/**
+ * How many daemons answered, and what is pending in each; with `full`, only that approval, uncut
+ * however long its command.
+ */
 export async function listPendingApprovals(
-  options: { readonly dir?: string; readonly env?: Readonly<Record<string, string | undefined>> } = {},
+  options: {
+    readonly dir?: string;
+    readonly env?: Readonly<Record<string, string | undefined>>;
+    readonly full?: string;
+  } = {},
 ): Promise<{ daemons: number; pending: ListedApproval[] }> {
   const sockets = daemonSockets(options.dir ?? approvalChannelDir(options.env));
+  const request: ChannelRequest =
+    options.full === undefined ? { op: "pending" } : { op: "pending", full: options.full };
   const replies = await Promise.all(
-    sockets.map(async (socket) => ({ socket, reply: await ask(socket.path, { op: "pending" }) })),
+    sockets.map(async (socket) => ({ socket, reply: await ask(socket.path, request) })),
   );
   const pending: ListedApproval[] = [];
   let daemons = 0;

@@ -21,6 +21,8 @@ import type { AuditEvents } from "./audit-events.js";
 import { rejected } from "./outcomes.js";
 import type { CommandRequest, RejectedOutcome } from "./types.js";
 
+const INPUT_REASON = "text typed into a session that runs outside the sandbox";
+
 export interface ApprovalsOptions {
   readonly approvalPolicy: ApprovalPolicy;
   readonly sandboxPolicy: SandboxPolicy;
@@ -30,6 +32,23 @@ export interface ApprovalsOptions {
   readonly rulesStorePath: string | null;
   readonly audit: AuditEvents;
 }
+
+/** A live session outside the sandbox, as the question about typing into it names it. */
+export interface InputTarget {
+  readonly id: number;
+  readonly argv: readonly string[];
+  readonly script?: string;
+  readonly cwd: string;
+  readonly tty: boolean;
+}
+
+/** Why typed input is asked, for the model when nobody can be asked. */
+const INPUT_EXPLANATION: RequirementExplanation = {
+  why: "the session runs outside the sandbox, and what is typed into it runs on the host: each input needs a person's yes",
+  advice:
+    "Run what you need as a command of its own, in the sandbox, or tell the user what you would type and why.",
+  notAsked: null,
+};
 
 /**
  * What a retry outside the sandbox asks with: its own question, the end of the denied output, and what
@@ -44,6 +63,8 @@ export interface RetryQuestion {
 export class Approvals {
   readonly #options: ApprovalsOptions;
   readonly #cache = new ApprovalCache();
+  // Input a person allowed for the session: the same text to the same session is not asked again.
+  readonly #inputs = new Set<string>();
   #rules: ExecPolicy;
 
   constructor(options: ApprovalsOptions) {
@@ -173,6 +194,93 @@ export class Approvals {
         );
       });
     }
+    return { status: "approved" };
+  }
+
+  /**
+   * A person's yes for `text` typed into `session`, which runs outside the sandbox, asked like a command:
+   * the question shows the text and the session, and a yes for the session covers that same text to
+   * that same session. Recorded in the audit log as a decision of `tool`.
+   */
+  async approveInput(
+    tool: string,
+    session: InputTarget,
+    text: string,
+    call: {
+      readonly signal?: AbortSignal | undefined;
+      readonly approver?: Approver | undefined;
+      readonly client?: string | undefined;
+    },
+  ): Promise<RejectedOutcome | { status: "approved" }> {
+    const { audit } = this.#options;
+    const request: CommandRequest = {
+      tool,
+      argv: session.argv,
+      ...(session.script === undefined ? {} : { script: session.script }),
+      cwd: session.cwd,
+      maxOutputTokens: 0,
+      ...(call.client === undefined ? {} : { client: call.client }),
+    };
+    const requirement = {
+      type: "needs-approval",
+      reason: INPUT_REASON,
+      proposedRule: null,
+      bypassSandbox: false,
+    } as const;
+    const key = JSON.stringify([session.id, text]);
+    if (this.#inputs.has(key)) {
+      audit.decision(request, requirement, "approved_for_session", "cache");
+      return { status: "approved" };
+    }
+    const approver = call.approver ?? this.#options.approver;
+    if (approver === null) {
+      audit.decision(request, requirement, "denied", "policy");
+      return rejected(
+        "no-approver",
+        noApproverText(INPUT_EXPLANATION, this.#options.noApproverHint).replace(
+          "the command did not run",
+          "nothing was typed",
+        ),
+        "policy",
+      );
+    }
+    const ask: ApprovalRequest = {
+      argv: session.argv,
+      cwd: session.cwd,
+      reason: INPUT_REASON,
+      proposedRule: null,
+      sandboxMode: this.#options.sandboxPolicy.mode,
+      sandboxPermissions: "require_escalated",
+      tty: session.tty,
+      input: { sessionId: session.id, text },
+      explanation: INPUT_EXPLANATION,
+    };
+    const given = await approver.request(ask, call.signal === undefined ? {} : { signal: call.signal });
+    const answer: ApprovalAnswer = typeof given === "string" ? { decision: given } : given;
+    const decidedBy = answer.decidedBy ?? "user";
+    const { decision } = answer;
+    if (answer.outcome === "pending") {
+      audit.decision(request, requirement, "pending", decidedBy);
+      return rejected("approval-pending", answer.reason ?? REJECTED_BY_USER, decidedBy);
+    }
+    if (decision !== "approved" && decision !== "approved_for_session" && decision !== "approved_always") {
+      audit.decision(
+        request,
+        requirement,
+        answer.outcome === "not-approved" ? "not-approved" : decision,
+        decidedBy,
+      );
+      const kind =
+        answer.outcome === "not-approved"
+          ? "not-approved"
+          : decision === "abort"
+            ? "aborted-by-user"
+            : "denied-by-user";
+      return rejected(kind, `${answer.reason ?? REJECTED_BY_USER}: nothing was typed`, decidedBy);
+    }
+    // No rule is stored for typed text: "always" counts as this session's yes.
+    audit.decision(request, requirement, decision, decidedBy);
+    if (decision !== "approved") this.#inputs.add(key);
     return { status: "approved" };
   }
 }

@@ -5,7 +5,7 @@
 // one-shot and session attempts (attempts.ts) and the audit lines (audit-events.ts). Codex's
 // ToolOrchestrator (codex-rs/core/src/tools/orchestrator.rs).
 import { realpathSync } from "node:fs";
-import { type ExecPolicy, loadExecPolicy } from "@conch/approval";
+import { type ExecPolicy, loadExecPolicy, sessionInputNeedsApproval } from "@conch/approval";
 import { run as execRun } from "@conch/exec-core";
 import { type ApprovalPolicy, isConchError } from "@conch/protocol";
 import { createSandboxRegistry, type PreparedSandbox, type SandboxPolicy } from "@conch/sandbox-core";
@@ -18,7 +18,7 @@ import { sessionSandbox } from "../runtime/session-sandbox.js";
 import { SessionFates } from "../sessions/session-fates.js";
 import { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
-import { Approvals } from "./approvals.js";
+import { Approvals, type InputTarget } from "./approvals.js";
 import { type AttemptOptions, type OneShotAttempt, runOneShot, startSession } from "./attempts.js";
 import { AuditEvents, type SessionActor } from "./audit-events.js";
 import { type PipelineSteps, runPipeline } from "./pipeline.js";
@@ -28,6 +28,7 @@ import type {
   CommandRequest,
   FailedOutcome,
   RanOutcome,
+  RejectedOutcome,
   RunContext,
   SessionOutcome,
   SessionRequest,
@@ -48,6 +49,8 @@ export class ToolOrchestrator {
   readonly #settleMs: number | undefined;
   readonly #exitGraceMs: number;
   #sessions: SessionState | null = null;
+  // Sessions outside the sandbox whose typed input a person approves first, by id.
+  readonly #guarded = new Map<number, InputTarget>();
   readonly #closingIdle = new Set<Promise<unknown>>();
 
   constructor(options: ToolOrchestratorOptions) {
@@ -169,6 +172,24 @@ export class ToolOrchestrator {
       if (done.status !== "done") return done;
       const { response, sandbox } = done.value;
       if (response.pruned !== null) fates.pruned(response.pruned);
+      // A person's yes to start a program outside the sandbox is not a yes to whatever is typed into it
+      // later (less's `!cmd`, a shell's next line): that input is asked, input by input. A session without
+      // a terminal takes no input but Ctrl-C (its stdin is /dev/null).
+      if (
+        request.tty &&
+        sandbox === "none" &&
+        sessionInputNeedsApproval(this.sandboxPolicy.mode, this.approvalPolicy)
+      ) {
+        this.#guarded.set(response.sessionId, {
+          id: response.sessionId,
+          argv: request.argv,
+          ...(request.script === undefined ? {} : { script: request.script }),
+          cwd: request.cwd,
+          tty: request.tty,
+        });
+      } else {
+        this.#guarded.delete(response.sessionId);
+      }
       return {
         status: "session",
         response,
@@ -182,8 +203,10 @@ export class ToolOrchestrator {
 
   /**
    * Writes `chars` to a session (write_stdin) and waits for its output; empty `chars` only polls. Text
-   * written is recorded in the audit log, as a command is. Throws the store's errors (`UNKNOWN_SESSION`,
-   * saying what became of the session, `STDIN_CLOSED`), before anything is written or recorded.
+   * written is recorded in the audit log, as a command is. Text for a session outside the sandbox is
+   * asked first (`approveInput`): a "no" is the rejection returned, and nothing is written. Throws the
+   * store's errors (`UNKNOWN_SESSION`, saying what became of the session, `STDIN_CLOSED`), before
+   * anything is asked, written or recorded.
    */
   async writeSession(
     tool: string,
@@ -191,13 +214,15 @@ export class ToolOrchestrator {
     chars: string,
     yieldTimeMs: number,
     context: SessionRunContext = {},
-  ): Promise<SessionResponse> {
+  ): Promise<SessionResponse | RejectedOutcome> {
     const options = context.signal === undefined ? {} : { signal: context.signal };
     if (chars === "") {
       return this.sessions
         .write(id, chars, yieldTimeMs, options)
         .catch((error: unknown) => this.#rethrow(id, error));
     }
+    const approved = await this.#inputApproved(tool, id, chars, context);
+    if (approved !== null) return approved;
     // Written first, recorded once it was taken, then the output of the same wait a write gets.
     try {
       this.sessions.send(id, chars);
@@ -218,10 +243,36 @@ export class ToolOrchestrator {
   }
 
   /**
-   * Writes `text` to a session without waiting (terminal_write, or a person typing in the console),
-   * recorded in the audit log as `actor`'s input; says whether it runs.
+   * The model's `text` for a session, without waiting (terminal_write): asked first when the session
+   * runs outside the sandbox, as in `writeSession`. Says whether the session runs, or the rejection.
+   */
+  async typeIntoSession(
+    tool: string,
+    id: number,
+    text: string,
+    context: SessionRunContext = {},
+  ): Promise<boolean | RejectedOutcome> {
+    const approved = await this.#inputApproved(tool, id, text, context);
+    if (approved !== null) return approved;
+    return this.#send(tool, id, text, modelActor(context.client));
+  }
+
+  /**
+   * Writes `text` to a session without waiting (a person typing in the console), recorded in the audit
+   * log as `actor`'s input; says whether it runs. The model's text goes through `typeIntoSession`: given
+   * here for a session outside the sandbox, it is refused.
    */
   sendToSession(tool: string, id: number, text: string, actor: SessionActor = MODEL): boolean {
+    if (actor.by !== "person" && this.#needsInputApproval(id, text)) {
+      throw new OrchestratorError(
+        "INVALID_REQUEST",
+        `session ${id} runs outside the sandbox: the model's input to it must be approved (typeIntoSession)`,
+      );
+    }
+    return this.#send(tool, id, text, actor);
+  }
+
+  #send(tool: string, id: number, text: string, actor: SessionActor): boolean {
     try {
       this.sessions.send(id, text);
     } catch (error) {
@@ -230,6 +281,35 @@ export class ToolOrchestrator {
     const running = this.#isRunning(id);
     this.#audit.input(tool, id, running, { text }, actor);
     return running;
+  }
+
+  /**
+   * Whether `text` for session `id` needs a person's yes: the session runs outside the sandbox, and it is
+   * more than Ctrl-C (which only interrupts, as on a pipe session) or nothing.
+   */
+  #needsInputApproval(id: number, text: string): boolean {
+    return text !== "" && text !== CTRL_C && this.#guarded.has(id) && this.#isRunning(id);
+  }
+
+  /** Null when `text` may be typed into session `id` now; else the rejection (nothing is typed). */
+  async #inputApproved(
+    tool: string,
+    id: number,
+    text: string,
+    context: SessionRunContext,
+  ): Promise<RejectedOutcome | null> {
+    // An unknown id fails as it would without the question (the store's error, explained).
+    if (!this.sessions.has(id)) {
+      try {
+        this.sessions.send(id, "");
+      } catch (error) {
+        this.#rethrow(id, error);
+      }
+    }
+    const target = this.#guarded.get(id);
+    if (target === undefined || !this.#needsInputApproval(id, text)) return null;
+    const answer = await this.#approvals.approveInput(tool, target, text, context);
+    return answer.status === "rejected" ? answer : null;
   }
 
   /**
@@ -391,6 +471,8 @@ async function ran(
     result,
   };
 }
+
+const CTRL_C = "\u0003";
 
 /** How long an exited, pruned or closed session's fate is told (config `session_exit_grace_s`). */
 const DEFAULT_SESSION_EXIT_GRACE_MS = 10 * 60 * 1000;

@@ -2,6 +2,7 @@
 // and sending input to it go through the orchestrator (the one door), which audits both; reading from,
 // listing and closing a session that already passed it only touch the session store.
 import { resolve } from "node:path";
+import { visibleText } from "@conch/approval";
 import { isKnownSafeCommand } from "@conch/arity-rules";
 import {
   type ExecCommandParams,
@@ -38,6 +39,7 @@ import {
 } from "../format/terminal-result.js";
 import { approxTokenCount, joinCut } from "../format/truncate.js";
 import { formatUnifiedExecResult } from "../format/unified-exec-result.js";
+import type { RejectedOutcome, SessionRunContext } from "../orchestrator/types.js";
 import { omissionMarker } from "../spill/spill-notice.js";
 import { defineTool } from "./define-tool.js";
 import { escalationFields, noteUnusedJustification } from "./escalation-args.js";
@@ -200,17 +202,33 @@ export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = defineToo
         input.session_id,
         input.chars,
         input.yield_time_ms,
-        {
-          ...(context.signal === undefined ? {} : { signal: context.signal }),
-          ...(context.client === undefined ? {} : { client: context.client }),
-        },
+        callOf(context),
       );
+      // Input for a session outside the sandbox that a person did not approve: nothing was written.
+      if ("status" in response) return inputRejectedResult("write_stdin", input.session_id, response);
       return await unifiedExecResult("write_stdin", response, false, input.max_output_tokens, context);
     } catch (error) {
       return errorResult("write_stdin", error);
     }
   },
 });
+
+/** What the orchestrator needs of a call to ask about, and record, input to a session. */
+function callOf(context: ToolContext): SessionRunContext {
+  return {
+    ...(context.signal === undefined ? {} : { signal: context.signal }),
+    ...(context.approver === undefined ? {} : { approver: context.approver }),
+    ...(context.client === undefined ? {} : { client: context.client }),
+  };
+}
+
+/** Input that was not typed: the rejection's words, the session named. */
+function inputRejectedResult(tool: string, id: number, outcome: RejectedOutcome): ToolCallResult {
+  return {
+    text: visibleText(outcome.reason, { keepLineBreaks: true }),
+    result: { tool, status: "rejected", ...NOT_RUN, session_id: id, running: true, rejection: outcome.kind },
+  };
+}
 
 /**
  * A terminal tool's error in the terminal profile's words: its id is a terminal's, and a terminal without
@@ -285,10 +303,13 @@ export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = def
   isMutating: async () => true,
   handler: async (input: TerminalWriteParams, context: ToolContext) => {
     try {
-      const running = context.orchestrator.sendToSession("terminal_write", input.id, input.input, {
-        by: "model",
-        client: context.client ?? null,
-      });
+      const running = await context.orchestrator.typeIntoSession(
+        "terminal_write",
+        input.id,
+        input.input,
+        callOf(context),
+      );
+      if (typeof running !== "boolean") return inputRejectedResult("terminal_write", input.id, running);
       return {
         text: terminalWriteText(input.id, Buffer.byteLength(input.input), running),
         result: { tool: "terminal_write", status: "ok", ...NOT_RUN, session_id: input.id, running },
