@@ -1,13 +1,14 @@
 // Issue 10, items 8, 9 and 10 and the syscall filter, end to end: a tool call through the real CLI, in
 // real bwrap, trying what a hostile command would. (sandbox-linux's own tests try every variant one by
 // one; these check that the CLI's path gets the same sandbox.)
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { lstatSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { describeWith, itWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { BIN, toolCall, type Workspace, workspace } from "./harness.js";
+import { BIN, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
 
 let ws: Workspace;
 beforeEach(() => {
@@ -127,4 +128,160 @@ describeWith("bwrap", "the kernel surface a sandboxed command sees", () => {
     for (const ok of ["userns-ok", "netns-ok", "mount-ok", "umount-ok", "keyctl-ok"])
       expect(call.text).not.toContain(ok);
   });
+});
+
+// Issue 20, §1: as root the sandbox's uid 0 is the host's, and sysctls check only the uid. Each attempt
+// opens a file for writing and closes it without writing a byte (the permission check is at open, and
+// nothing changes); the host's values are compared afterwards. Nothing here writes a host setting.
+const SETTINGS = [
+  "/proc/sys/kernel/core_pattern",
+  "/proc/sys/kernel/hostname",
+  "/proc/sys/kernel/randomize_va_space",
+  "/proc/sys/fs/protected_symlinks",
+  "/proc/sys/fs/suid_dumpable",
+  "/proc/sys/vm/overcommit_memory",
+  "/proc/sys/kernel/modprobe",
+  "/proc/sys/kernel/panic",
+  "/proc/sys/kernel/domainname",
+  "/proc/sys/fs/binfmt_misc/register",
+  "/proc/sys/net/ipv4/ip_forward",
+  "/proc/sysrq-trigger",
+  "/proc/irq/default_smp_affinity",
+];
+// O_WRONLY without O_TRUNC or O_CREAT: the open is the whole attempt.
+const OPEN_FOR_WRITING = [
+  "import errno, os, sys",
+  "for path in sys.argv[1:]:",
+  "    try:",
+  "        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)",
+  "    except OSError as e:",
+  "        print(path, errno.errorcode[e.errno], sep='\\t')",
+  "    else:",
+  "        os.close(fd)",
+  "        print(path, 'OPENED', sep='\\t')",
+].join("\n");
+
+/** Each path's outcome in the model text: OPENED or the errno's name. */
+function outcomes(text: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const [, path, result] of text.matchAll(/^(\/\S+)\t(\S+)$/gm))
+    found[path as string] = result as string;
+  return found;
+}
+
+/** The refusal opening `path` for writing meets inside: the read-only mount, or for another uid the mode. */
+function refusal(path: string): string {
+  const info = lstatSync(path, { throwIfNoEntry: false });
+  if (info === undefined) return "ENOENT";
+  return process.getuid?.() === 0 || (info.mode & 0o002) !== 0 ? "EROFS" : "EACCES";
+}
+
+function hostValues(paths: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    paths.map((path) => {
+      try {
+        return [path, readFileSync(path, "utf8")];
+      } catch (error) {
+        return [path, (error as NodeJS.ErrnoException).code ?? "error"];
+      }
+    }),
+  );
+}
+
+describeWith("bwrap", "the host's kernel settings through the CLI (issue 20, §1)", () => {
+  itWith(
+    "python3",
+    "no sysctl, /proc/sysrq-trigger or /proc/irq file opens for writing; the host's stay",
+    () => {
+      const before = hostValues(SETTINGS);
+      const host = hostname();
+      const call = toolCall(ws, "shell", { command: ["python3", "-c", OPEN_FOR_WRITING, ...SETTINGS] });
+      expect(outcomes(call.text)).toEqual(Object.fromEntries(SETTINGS.map((path) => [path, refusal(path)])));
+      expect(refusal("/proc/sys/kernel/core_pattern")).not.toBe("ENOENT");
+      expect(hostValues(SETTINGS)).toEqual(before);
+      expect(hostname()).toBe(host);
+    },
+  );
+
+  itWith("python3", "with the network on, the host's own network sysctls stay read-only", () => {
+    userConfig(ws, ["network_access = true"]);
+    const paths = ["/proc/sys/net/ipv4/ip_forward", "/proc/sys/net/ipv4/conf/all/forwarding"];
+    const before = hostValues(paths);
+    const netns = toolCall(ws, "shell_command", { command: "readlink /proc/self/ns/net" });
+    expect(netns.text).toContain(`\n${readlinkSync("/proc/self/ns/net")}\n`);
+    const call = toolCall(ws, "shell", { command: ["python3", "-c", OPEN_FOR_WRITING, ...paths] });
+    expect(outcomes(call.text)).toEqual(Object.fromEntries(paths.map((path) => [path, refusal(path)])));
+    expect(hostValues(paths)).toEqual(before);
+  });
+
+  it("a shell's redirection into /proc/sys is refused, and `hostname` renames at most the sandbox", () => {
+    const host = hostname();
+    const hostUts = readlinkSync("/proc/self/ns/uts");
+    // `: >` opens with O_TRUNC, which procfs ignores; it writes nothing. `hostname` runs only in a UTS
+    // namespace that is not the host's, so not even a sandbox that kept its capabilities renames the host.
+    const asked = toolCall(ws, "shell_command", { command: ": > /proc/sys/kernel/hostname" });
+    // A kernel setting is asked about; the person (here the deny approver) says no, and nothing ran.
+    expect([asked.text, asked.result.rejection]).toEqual(["rejected by user", "denied-by-user"]);
+    // Approved, it still runs in the sandbox.
+    const command = {
+      command: [
+        ": > /proc/sys/kernel/hostname && echo truncated",
+        "readlink /proc/self/ns/uts",
+        `if [ "$(readlink /proc/self/ns/uts)" = "${hostUts}" ]; then echo shared; else hostname conch-sandboxed || echo refused; fi`,
+        "uname -n",
+      ].join("; "),
+    };
+    const call = toolCall(ws, "shell_command", command, { approver: "approve" });
+    expect(call.text).toContain("/proc/sys/kernel/hostname: Read-only file system");
+    expect(call.text).not.toContain("truncated");
+    expect(call.text).not.toContain("shared");
+    expect(call.text).toContain("refused");
+    expect(call.text).toMatch(new RegExp(`\\nuts:\\[\\d+\\]\\n[^]*\\n${host}\\n`));
+    expect(call.text).not.toContain(hostUts);
+    expect(hostname()).toBe(host);
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    "a file system the host mounted in /proc/sys (binfmt_misc's register runs programs as root) is hidden",
+    () => {
+      // In a private mount namespace of the host's, never the host's own: binfmt_misc mounted there, and
+      // the CLI started in it, as on a host whose systemd mounts it.
+      const script = [
+        "mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || exit 90",
+        "test -e /proc/sys/fs/binfmt_misc/register || exit 91",
+        'exec "$@"',
+      ].join(" && ");
+      const args = JSON.stringify({
+        command:
+          "ls -A /proc/sys/fs/binfmt_misc | wc -l; : > /proc/sys/fs/binfmt_misc/register; : > /proc/sys/fs/binfmt_misc/x",
+      });
+      const run = spawnSync(
+        "unshare",
+        [
+          "-m",
+          "--propagation",
+          "private",
+          "sh",
+          "-c",
+          script,
+          "sh",
+          process.execPath,
+          BIN,
+          "tool",
+          "call",
+          "--json",
+          "--approver",
+          "approve",
+          "shell_command",
+          args,
+        ],
+        { cwd: ws.cwd, env: ws.env, encoding: "utf8", timeout: 60_000 },
+      );
+      expect([run.status, run.stderr]).toEqual([0, ""]);
+      const text = (JSON.parse(run.stdout) as { text: string }).text;
+      expect(text).toMatch(/Output:\n0\n/);
+      expect(text).toContain("/proc/sys/fs/binfmt_misc/register: Read-only file system");
+      expect(text).toContain("/proc/sys/fs/binfmt_misc/x: Read-only file system");
+    },
+  );
 });
