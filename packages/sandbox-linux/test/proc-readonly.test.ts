@@ -28,9 +28,11 @@ const SETTINGS = [
   "/proc/sys/net/ipv4/ip_forward",
   "/proc/sysrq-trigger",
 ];
-// The same file by other names: /proc/self/root leads to the sandbox's own root.
+// The same file by other names: /proc/self/root and /proc/1/root (bwrap, pid 1 of the sandbox's pid
+// namespace) lead to the sandbox's own root.
 const ALIASES = [
   "/proc/self/root/proc/sys/kernel/core_pattern",
+  "/proc/1/root/proc/sys/kernel/core_pattern",
   "//proc/./sys/kernel/../kernel/core_pattern",
 ];
 
