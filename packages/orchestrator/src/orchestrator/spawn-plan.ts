@@ -1,11 +1,11 @@
 // What a command spawns as, decided before the approval: its argv (a login-shell command may run with
 // the user's shell snapshot instead), and the PATH and writable roots its programs resolve against.
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ProgramLookup } from "@conch/approval";
 import { type EnvPolicy, run as execRun, inheritedVariableFilter } from "@conch/exec-core";
 import type { PreparedSandbox, SandboxPolicy, SpawnSpec } from "@conch/sandbox-core";
-import type { Shell, ShellRun } from "@conch/shell-detect";
+import { detectShell, type Shell, type ShellRun } from "@conch/shell-detect";
 import type { CommandRequest, ShellSnapshotSource } from "./types.js";
 
 /** What a command spawns as, decided once per call: its argv, and the PATH its programs resolve in. */
@@ -29,6 +29,7 @@ export interface SpawnPlannerOptions {
 export class SpawnPlanner {
   readonly #options: SpawnPlannerOptions;
   #programRoots: string[] | null = null;
+  #userShell: Shell | null = null;
 
   constructor(options: SpawnPlannerOptions) {
     this.#options = options;
@@ -45,6 +46,7 @@ export class SpawnPlanner {
       path: request.loginShell === undefined ? this.#basePath() : null,
     };
     const snapshots = this.#options.shellSnapshots;
+    if (snapshots !== null) await this.#hideUserHistory(snapshots);
     if (request.loginShell === undefined || request.script === undefined || snapshots === null) {
       return given;
     }
@@ -55,7 +57,47 @@ export class SpawnPlanner {
       writableRoots: this.#sessionRoots(),
     });
     if (!use.ok) return given;
+    if (use.historyFile !== undefined) await this.#hideHistory(use.historyFile);
     return { argv: use.argv, path: use.pathVariable ?? this.#basePath() };
+  }
+
+  /**
+   * Hides the history file of the user's own shell (`detectShell`) from every sandboxed command, login
+   * shell or not, argv tools too: its snapshot (captured now if need be, then kept) reports the
+   * HISTFILE the profile set, which the default deny list knows only by the usual names.
+   */
+  async #hideUserHistory(snapshots: ShellSnapshotSource): Promise<void> {
+    const mode = this.#options.sandboxPolicy.mode;
+    if (mode !== "read-only" && mode !== "workspace-write") return;
+    try {
+      this.#userShell ??= detectShell();
+    } catch {
+      // No shell of the user's: no history file of theirs to learn.
+      return;
+    }
+    if (this.#inSessionRoots(this.#userShell.path)) return;
+    const use = await snapshots.use(this.#userShell, ":", {
+      run: (argv, options) => this.#runCapture(argv, options),
+      writableRoots: this.#sessionRoots(),
+    });
+    if (use.ok && use.historyFile !== undefined) await this.#hideHistory(use.historyFile);
+  }
+
+  /**
+   * Hides the history file a shell writes from this command on, whatever the profile named it
+   * (`HISTFILE=~/.local/state/zsh/hist`, or a path outside the home). A directory is no history file
+   * and is left alone.
+   */
+  async #hideHistory(path: string): Promise<void> {
+    if (lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true) return;
+    let prepared: PreparedSandbox;
+    try {
+      prepared = await this.#options.sandbox();
+    } catch {
+      // No sandbox, no command: the spawn reports why.
+      return;
+    }
+    prepared.workspace.denyRead([path]);
   }
 
   /** Whether a login-shell command in `shell` runs with its snapshot (capturing it now if needed), or why not. */

@@ -38,6 +38,8 @@ export type SnapshotUse =
       readonly argv: string[];
       readonly pathVariable: string | null;
       readonly file: string;
+      /** The history file the user's shell writes (the snapshot's HISTFILE): for the sandbox to hide. */
+      readonly historyFile?: string;
     }
   | { readonly ok: false; readonly reason: string };
 
@@ -85,6 +87,7 @@ export class ShellSnapshots {
       argv: snapshotExecArgs(result.snapshot, script),
       pathVariable: result.snapshot.pathVariable,
       file: result.snapshot.path,
+      ...(result.snapshot.historyFile === null ? {} : { historyFile: result.snapshot.historyFile }),
     };
   }
 
