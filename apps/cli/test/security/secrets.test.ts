@@ -1,7 +1,7 @@
 // Issue 10: secrets are denied by default, by path and by environment name, and Conch's own files are out
 // of reach. Real attempts through the CLI and bwrap, checked on what the model gets and on the host.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { replay, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
@@ -188,5 +188,125 @@ describeWith("bwrap", "secrets in the environment", () => {
     expect(call.text).toContain("KEEP_ME_URL=postgres://app:kept-conch-test-value@db/app");
     expect(call.text).toContain("PLAIN=plain-value");
     expect(call.text).toMatch(/^PWD=/m);
+  });
+});
+
+// Issue 20 §6: history under every usual name, names no glob may miss, what a live session sees, and
+// credentials under harmless variable names.
+describeWith("bwrap", "history, late secrets and live sessions", () => {
+  const HISTORY = [
+    ".histfile",
+    ".zhistory",
+    ".zsh_history",
+    ".zsh_history.new",
+    ".bash_history-4242.tmp",
+    ".history",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
+    ".irb_history",
+    ".rediscli_history",
+    ".Rhistory",
+    ".lesshst",
+    ".julia/logs/repl_history.jl",
+    ".local/share/fish/fish_history",
+    ".local/state/zsh/history",
+    ".local/share/zsh/history",
+    // A `*` matches every character of a name: a newline in one does not end the match.
+    ".bash\n_history",
+    ".zsh_history\nx",
+    ".cargo/credentials\n.toml",
+  ];
+
+  it("shell and REPL history is unreadable under every usual name, a newline in the name too", () => {
+    HISTORY.forEach((name, index) => {
+      mkdirSync(dirname(join(ws.home, name)), { recursive: true });
+      writeFileSync(join(ws.home, name), `history-${index}-conch-test-secret`);
+    });
+    const call = toolCall(ws, "shell_command", {
+      command: [
+        'for f in ~/.* ~/.local/share/*/* ~/.local/state/*/* ~/.julia/logs/* ~/.cargo/*; do cat "$f"; done 2>&1',
+        "find ~ -type f -exec cat {} + 2>/dev/null | grep -a conch-test-secret",
+        "echo done",
+      ].join("; "),
+    });
+    expect(call.text).toContain("done");
+    expect(call.text).toContain("Permission denied");
+    expect(call.text).not.toContain("conch-test-secret");
+  });
+
+  it("a live session started before a secret existed cannot read one created later in a hidden directory", async () => {
+    const session = replay(ws);
+    const started = await session.call("exec_command", {
+      cmd:
+        "while [ ! -e stop ]; do cat ~/.ssh/id_new ~/.aws/late ~/.config/gh/late.yml 2>/dev/null; sleep 0.05; done; " +
+        "cat ~/.ssh/id_new ~/.aws/late ~/.config/gh/late.yml; echo finished",
+      login: false,
+      yield_time_ms: 500,
+    });
+    expect(started.text).toContain("Process running");
+    writeFileSync(join(ws.home, ".ssh", "id_new"), "late-key-conch-test-secret");
+    writeFileSync(join(ws.home, ".aws", "late"), "late-aws-conch-test-secret");
+    writeFileSync(join(ws.home, ".config", "gh", "late.yml"), "late-gh-conch-test-secret");
+    const id = Number(/session ID (\d+)/.exec(started.text)?.[1]);
+    const seen = await session.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 1000 });
+    writeFileSync(join(ws.cwd, "stop"), "");
+    const end = await session.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 10000 });
+    expect(await session.close()).toBe(0);
+    expect(end.text).toContain("finished");
+    expect(`${started.text}${seen.text}${end.text}`).not.toContain("conch-test-secret");
+  });
+});
+
+describeWith("bwrap", "credentials under harmless variable names", () => {
+  const SECRETS: Record<string, string> = {
+    FOO: "sk-conchtestsecret0123456789abcdefABCDEF",
+    ANTHROPIC: "sk-ant-api03-conchtestsecret_0123456789-abcdefABCDEF",
+    AWS_ID: "AKIACONCHTESTSECRET1",
+    STS_ID: "ASIACONCHTESTSECRET2",
+    HOOK: "https://hooks.slack.com/services/T000/B000/conchtestsecret",
+    SLACK: "xoxb-0000-conchtestsecret-abcdef",
+    GH: "ghp_conchtestsecret0123456789abcdefABCDEFGH".slice(0, 40),
+    GHFG: "github_pat_conchtestsecret_0123456789abcdef",
+    GL: "glpat-conchtestsecret-0123456789",
+    GOOGLE: "AIzaconchtestsecret0123456789abcdefABCDEFG".slice(0, 39),
+    STRIPE: "sk_live_conchtestsecret0123456789",
+    NPMT: "npm_conchtestsecret0123456789abcdefABCDEFG".slice(0, 40),
+    PYPIT: "pypi-AgEIcHlwaS5vcmcconchtestsecret",
+    HFT: "hf_conchtestsecret0123456789abcdefABCD",
+    JWTV: "eyJhbGciOiJIUzI1NiJ9.eyJjb25jaHRlc3RzZWNyZXQiOjF9.conchtestsecret",
+    PEM: "-----BEGIN OPENSSH PRIVATE KEY-----\nconchtestsecret\n-----END OPENSSH PRIVATE KEY-----",
+    REMOTE: "https://conchtestsecret@github.com/o/r.git",
+    CACHE: "redis://:conchtestsecret@cache:6379/0",
+    QUEUE: "amqp://guest:conchtestsecret@mq/vhost",
+    MONGO: "mongodb+srv://app:conchtestsecret@cluster0.example.net/db",
+    PG: "postgres://app:conchtestsecret@db/app",
+    GITSSH: "git+ssh://git:conchtestsecret@host/r.git",
+  };
+  const ORDINARY: Record<string, string> = {
+    SHA: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    ID: "123e4567-e89b-12d3-a456-426614174000",
+    COLORS: "rs=0:di=01;34:ln=01;36:*.key=00;33",
+    SSH_REMOTE: "ssh://git@github.com/o/r.git",
+    NOTES: "/var/tmp/sk-learn-tutorial-notebooks-2024",
+  };
+
+  it("no credential-shaped value reaches env, one-shot, in a session or from the profile; env_allow passes one", async () => {
+    Object.assign(ws.env, SECRETS, ORDINARY, { KEPT: "sk-conchtestkept0123456789abcdefABCDEF" });
+    writeFileSync(join(ws.home, ".profile"), "export FROM_PROFILE=xoxp-0000-conchtestsecret-profile\n");
+    userConfig(ws, ['env_allow = ["KEPT"]']);
+    const oneShot = toolCall(ws, "shell_command", { command: "env; echo done" });
+    const session = replay(ws);
+    const live = await session.call("exec_command", { cmd: "env; echo done", yield_time_ms: 5000 });
+    const pty = await session.call("exec_command", { cmd: "env; echo done", tty: true, yield_time_ms: 5000 });
+    expect(await session.close()).toBe(0);
+    for (const call of [oneShot.text, live.text, pty.text]) {
+      expect(call).toContain("done");
+      expect(call).not.toContain("conchtestsecret");
+      for (const [name, value] of Object.entries(ORDINARY)) expect(call).toContain(`${name}=${value}`);
+      expect(call).toContain("KEPT=sk-conchtestkept0123456789abcdefABCDEF");
+    }
   });
 });

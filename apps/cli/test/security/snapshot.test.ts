@@ -3,7 +3,7 @@
 // runs outside it, and the raw capture (every variable, before the env policy) is out of sight.
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describeWith } from "@conch/test-config";
+import { describeWith, itWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { conch, replay, toolCall, type Workspace, workspace } from "./harness.js";
 
@@ -78,5 +78,68 @@ describeWith("bwrap", "shell snapshots never run what the sandbox wrote outside 
     expect(seen.text).toContain("watched");
     expect(seen.text).not.toContain("conch-test-secret");
     expect(await session.close()).toBe(0);
+  });
+});
+
+// Issue 20 §6: the history file is hidden whatever the profile named it, in or out of the home.
+describeWith("bwrap", "the history file the user's shell snapshot reports is hidden", () => {
+  const SECRET = "hist-conch-test-secret";
+
+  it("bash: a HISTFILE set in ~/.profile outside the home, and ~/.bash_history, read nothing", () => {
+    const histfile = join(ws.outside, "bash-hist");
+    writeFileSync(histfile, SECRET);
+    writeFileSync(join(ws.home, ".profile"), `HISTFILE=${histfile}\nexport FROM_PROFILE=yes\n`);
+    writeFileSync(join(ws.home, ".bash_history"), SECRET);
+    const call = toolCall(ws, "exec_command", {
+      cmd: `echo profile=$FROM_PROFILE; cat ${histfile} ~/.bash_history; echo done`,
+      shell: "bash",
+      yield_time_ms: 10000,
+    });
+    expect(call.text).toContain("profile=yes");
+    expect(call.text).toContain("done");
+    expect(call.text).not.toContain(SECRET);
+    // The next command, a non-login one that captures nothing, is covered too.
+    const next = toolCall(ws, "shell_command", { command: `cat ${histfile}`, login: false });
+    expect(next.text).not.toContain(SECRET);
+    const argv = toolCall(ws, "shell", { argv: ["cat", histfile] }, { profile: "argv" });
+    expect(argv.text).toContain("Permission denied");
+    expect(argv.text).not.toContain(SECRET);
+  });
+
+  itWith(
+    "zsh",
+    "zsh: a HISTFILE under ZDOTDIR with a name of its own reads nothing, in a session too",
+    async () => {
+      const zdotdir = join(ws.home, ".config", "zsh");
+      mkdirSync(zdotdir, { recursive: true });
+      writeFileSync(join(ws.home, ".zshenv"), `export ZDOTDIR="$HOME/.config/zsh"\n`);
+      writeFileSync(join(zdotdir, ".zshrc"), 'HISTFILE="$ZDOTDIR/my-own-hist"\nSAVEHIST=100\n');
+      writeFileSync(join(zdotdir, "my-own-hist"), SECRET);
+      const session = replay(ws);
+      const first = await session.call("exec_command", {
+        cmd: "echo zdotdir=$ZDOTDIR; cat $ZDOTDIR/my-own-hist; echo done",
+        shell: "zsh",
+        yield_time_ms: 10000,
+      });
+      const second = await session.call("shell_command", {
+        command: `cat ${join(zdotdir, "my-own-hist")}; echo done`,
+        login: false,
+      });
+      expect(await session.close()).toBe(0);
+      expect(first.text).toContain(`zdotdir=${zdotdir}`);
+      expect(first.text).toContain("done");
+      expect(first.text).not.toContain(SECRET);
+      expect(second.text).toContain("done");
+      expect(second.text).not.toContain(SECRET);
+    },
+  );
+
+  it("an exported HISTFILE is hidden from the first command, before any snapshot", () => {
+    const histfile = join(ws.outside, "exported-hist");
+    writeFileSync(histfile, SECRET);
+    ws.env.HISTFILE = histfile;
+    const call = toolCall(ws, "shell_command", { command: `cat ${histfile}; echo done`, login: false });
+    expect(call.text).toContain("done");
+    expect(call.text).not.toContain(SECRET);
   });
 });
