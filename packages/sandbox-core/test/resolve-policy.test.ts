@@ -457,6 +457,20 @@ describe("resolveSandboxPolicy: hidden reads", () => {
     );
   });
 
+  it("refuses to run rather than leave visible a denied name that is not UTF-8, which no backend can name", () => {
+    const h = dir("not-utf8", "home");
+    const cwd = dir("not-utf8", "ws");
+    const workspace = createSandboxWorkspace(ww(), { cwd, env: { HOME: h }, denyRead: [`${cwd}/*.key`] });
+    // In the workspace, a pattern hides nothing anyway: no refusal.
+    writeFileSync(Buffer.concat([Buffer.from(`${cwd}/a`), Buffer.from([0xff]), Buffer.from(".key")]), "");
+    expect(workspace.rules().hidden).toEqual(withAlwaysHidden([]));
+    writeFileSync(Buffer.concat([Buffer.from(`${h}/.zsh_history`), Buffer.from([0xff])]), "");
+    expect(() => workspace.rules()).toThrow(
+      `cannot sandbox: "${h}/.zsh_history\ufffd" (shown with replacement characters) matches a read deny ` +
+        "pattern, and its name is not UTF-8, so the sandbox cannot name it to hide it; rename or remove it",
+    );
+  });
+
   it("denyRead hides what the session learns later (a snapshot's HISTFILE) from the next command on", () => {
     const h = dir("learned", "home");
     const hist = join(dir("learned", "state"), "hist");

@@ -237,6 +237,15 @@ describeWith("bwrap", "history, late secrets and live sessions", () => {
     expect(call.text).not.toContain("conch-test-secret");
   });
 
+  it("a history whose name is not UTF-8 is never shown: the command is refused, saying which file", () => {
+    const name = Buffer.concat([Buffer.from(join(ws.home, ".zsh_history")), Buffer.from([0xff])]);
+    writeFileSync(name, "not-utf8-conch-test-secret");
+    const call = toolCall(ws, "shell_command", { command: "cat ~/.zsh_history*; echo ran" });
+    expect(call.text).not.toContain("conch-test-secret");
+    expect(call.text).not.toContain("ran");
+    expect(call.text).toContain("its name is not UTF-8, so the sandbox cannot name it to hide it");
+  });
+
   it("a live session started before a secret existed cannot read one created later in a hidden directory", async () => {
     const session = replay(ws);
     const started = await session.call("exec_command", {

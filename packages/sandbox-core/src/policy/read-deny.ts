@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, statSync } from "node:fs";
-import { isAbsolute, join, normalize } from "node:path";
+import { basename, dirname, isAbsolute, join, normalize } from "node:path";
+import { SandboxError } from "../errors.js";
 import type { HiddenPath } from "../types.js";
 import { canonical, isInside } from "./protected-paths.js";
 
@@ -165,10 +166,13 @@ function patternTree(absolutes: readonly string[]): PatternNode {
 /**
  * The existing paths a pattern tree names, as written (not canonical). Each directory on the way is
  * listed or looked into once for all the patterns, and found afresh on every call: nothing on disk is
- * cached, so a secret created mid-session is hidden from the next command on.
+ * cached, so a secret created mid-session is hidden from the next command on. A listed name that is not
+ * UTF-8 cannot be passed to a backend to hide it: one a pattern matches is returned in `unnamed` (as
+ * its parent and the name decoded with replacement characters) for the caller to refuse.
  */
-function existingPaths(root: PatternNode): string[] {
+function existingPaths(root: PatternNode): { found: string[]; unnamed: string[] } {
   const found: string[] = [];
+  const unnamed: string[] = [];
   const visit = (path: string, node: PatternNode): void => {
     if (node.named) found.push(path);
     if (node.literal.size === 0 && node.wild.size === 0) return;
@@ -178,11 +182,17 @@ function existingPaths(root: PatternNode): string[] {
         if (exists(join(path, name))) below.push([name, next]);
       }
     } else {
-      let names: string[];
+      let raw: Buffer[];
       try {
-        names = readdirSync(path);
+        raw = readdirSync(path, { encoding: "buffer" });
       } catch {
         return;
+      }
+      const names: string[] = [];
+      const undecodable: string[] = [];
+      for (const bytes of raw) {
+        const name = bytes.toString("utf8");
+        (Buffer.from(name, "utf8").equals(bytes) ? names : undecodable).push(name);
       }
       const listed = new Set(names);
       for (const [name, next] of node.literal) {
@@ -190,21 +200,24 @@ function existingPaths(root: PatternNode): string[] {
       }
       for (const { matcher, node: next } of node.wild.values()) {
         for (const name of names) if (matcher.test(name)) below.push([name, next]);
+        for (const name of undecodable) if (matcher.test(name)) unnamed.push(join(path, name));
       }
     }
     for (const [name, next] of below) visit(join(path, name), next);
   };
   visit("/", root);
-  return found;
+  return { found, unnamed };
 }
 
-function canonicalAll(tree: PatternNode): string[] {
+function canonicalAll(tree: PatternNode): { paths: string[]; unnamed: string[] } {
   const paths = new Set<string>();
-  for (const path of existingPaths(tree)) {
+  const { found, unnamed } = existingPaths(tree);
+  for (const path of found) {
     const real = canonical(path);
     if (real !== undefined) paths.add(real);
   }
-  return [...paths];
+  const unnamedReal = unnamed.map((path) => join(canonical(dirname(path)) ?? dirname(path), basename(path)));
+  return { paths: [...paths], unnamed: unnamedReal };
 }
 
 /**
@@ -224,12 +237,25 @@ export function hiddenPathFinder(
   const denyTree = tree(deny);
   const allowTree = tree(allow);
   return (writableRoots) => {
-    const allowed = allow.length === 0 ? [] : canonicalAll(allowTree);
-    const denied = canonicalAll(denyTree).filter(
+    const allowed = allow.length === 0 ? [] : canonicalAll(allowTree).paths;
+    const inRoot = (path: string) => writableRoots.some((root) => root === path || isInside(path, root));
+    const found = canonicalAll(denyTree);
+    const denied = found.paths.filter(
       (path) =>
         !allowed.includes(path) && !writableRoots.some((root) => root === path || isInside(root, path)),
     );
     const outer = denied.filter((path) => !denied.some((other) => isInside(path, other))).sort();
+    const unhidden = found.unnamed.find(
+      (path) => !inRoot(path) && !outer.some((hidden) => isInside(path, hidden)),
+    );
+    if (unhidden !== undefined) {
+      throw new SandboxError(
+        "SANDBOX_UNAVAILABLE",
+        `cannot sandbox: ${JSON.stringify(unhidden)} (shown with replacement characters) matches a read ` +
+          "deny pattern, and its name is not UTF-8, so the sandbox cannot name it to hide it; rename or " +
+          "remove it",
+      );
+    }
     return outer.map((path) => {
       const isDir = statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
       return {
