@@ -43,6 +43,8 @@ const SECRETS: readonly (readonly [string, string])[] = [
   ["a git+ssh URL with a password", "git+ssh://git:pw@host/r"],
   ["a mongodb+srv URL", "mongodb+srv://u:p@cluster0.example.net/db"],
   ["a URL with a password in a list", "a b https://u:p@h/x"],
+  ["an Authorization header in git's config", "'http.extraheader=Authorization: Basic dXNlcjpwYXNz'"],
+  ["a bearer header", "AUTHORIZATION: Bearer abcdef0123456789"],
   ["a token in a query string", "https://api.example.com/v1?access_token=abcdef"],
   ["a password in a connection string", "Server=db;Database=app;Password=hunter2;"],
   ["a token after other text", `Bearer sk-${run("Ab3", 48)}`],
@@ -69,6 +71,7 @@ const ORDINARY: readonly (readonly [string, string])[] = [
   ["a lowercase akia run", `akia${run("q7", 16)}`],
   ["a Java option", "-Xmx2g -Dfile.encoding=UTF-8"],
   ["an empty value", ""],
+  ["the word authorization in prose", "authorization: see the docs"],
 ];
 
 describe("looksLikeSecretValue", () => {

@@ -41,8 +41,9 @@ const TOKEN = new RegExp(`(?<![A-Za-z0-9_-])(?:${TOKEN_SHAPES.join("|")})`);
  * Shapes that hold wherever they appear, whatever the case: a private key block, a webhook URL (the
  * URL is the credential), a URL with `user:password@` in any scheme (`postgres://`, `redis://:pw@`,
  * `mongodb+srv://`, `amqp://`, `git+ssh://`), one with any user at all in a scheme whose user part is
- * a token when there is no password (`https://TOKEN@github.com`), and a credential in a query or
- * connection string (`?access_token=`, `;Password=`).
+ * a token when there is no password (`https://TOKEN@github.com`), an HTTP Authorization header (git's
+ * `http.extraHeader` in GIT_CONFIG_PARAMETERS), and a credential in a query or connection string
+ * (`?access_token=`, `;Password=`).
  */
 const TEXT_SHAPES: readonly string[] = [
   "-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY",
@@ -50,6 +51,7 @@ const TEXT_SHAPES: readonly string[] = [
   "https?://(?:[a-z0-9-]+\\.)?discord(?:app)?\\.com/api/webhooks/",
   "(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\\s/?#@:]*:[^\\s/@]+@",
   "(?:https?|wss?|ftps?)://[^\\s/?#@]+@",
+  "authorization:\\s{0,8}(?:basic|bearer|token|bot)\\s{1,8}[A-Za-z0-9+/=._~-]{8}",
   "(?:^|[?&;\\s])(?:access_token|api[_-]?key|auth_token|client_secret|password|passwd|private_token|secret|token)=[^&;\\s]",
 ];
 
