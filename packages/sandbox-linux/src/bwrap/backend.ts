@@ -45,16 +45,17 @@ function normalizeOptions(options: LinuxBackendOptions): LinuxBackendOptions {
 
 /**
  * Refuses rules this backend cannot enforce as they say, rather than enforce less, and programs the
- * command could replace (bwrap runs outside the sandbox, the shell inside it) or could not see.
+ * command could replace (unshare and bwrap run outside the sandbox, the shell inside it) or the shell
+ * where the command could not see it.
  */
-function checkRules(rules: SandboxRules, bwrap: string, shell: string): void {
+function checkRules(rules: SandboxRules, programs: readonly string[], shell: string): void {
   if (rules.readableRoots.length !== 1 || rules.readableRoots[0] !== "/") {
     throw new SandboxError(
       "SANDBOX_UNAVAILABLE",
       `cannot sandbox: the bwrap backend reads from / less hidden paths, received readable roots ${JSON.stringify(rules.readableRoots)}`,
     );
   }
-  for (const program of [bwrap, shell]) {
+  for (const program of programs) {
     // The path as run and where it leads: a symlink inside a writable root could be pointed elsewhere.
     const root = rules.writableRoots.find(({ root }) =>
       [program, canonicalPath(program)].some((path) => isAtOrInside(path, root)),
@@ -77,6 +78,32 @@ function checkRules(rules: SandboxRules, bwrap: string, shell: string): void {
   }
 }
 
+type Probe =
+  | Extract<BwrapProbe, { available: false }>
+  | (Extract<BwrapProbe, { available: true }> & { readonly launcher: readonly string[] });
+
+/**
+ * What starts bwrap. bwrap makes the host's mounts slaves of the host's: a file system the host mounts
+ * while a command runs (an automount the command itself triggers, systemd's /boot, /efi or binfmt_misc)
+ * arrives in the sandbox as the host mounted it, writable. For a root caller, whose sandbox writes what
+ * root may, bwrap starts in a mount namespace of its own whose mounts are private, so nothing arrives;
+ * `unshare` execs bwrap, which stays the process Conch started. Another user cannot make one without a
+ * user namespace, and a mount that arrives there is written only as that user may.
+ */
+function launcher(env: Record<string, string | undefined>): Probe | readonly string[] {
+  if (process.getuid?.() !== 0) return [];
+  const unshare = findProgram("unshare", env);
+  if (unshare === null) {
+    return {
+      available: false,
+      reason:
+        "unshare (util-linux) is not installed; as root the sandbox starts in a mount namespace of its own, so that mounts the host makes later stay out",
+      fix: "install util-linux: `apt-get install util-linux`, `dnf install util-linux`, `pacman -S util-linux`, `apk add util-linux`",
+    };
+  }
+  return [unshare, "--mount", "--propagation", "private", "--"];
+}
+
 /**
  * The Linux backend: bubblewrap namespaces and a seccomp filter. `available()` probes once and caches;
  * `transform()` refuses (SANDBOX_UNAVAILABLE, with the reason and the fix) when bwrap cannot sandbox, so
@@ -85,9 +112,9 @@ function checkRules(rules: SandboxRules, bwrap: string, shell: string): void {
 export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBackend {
   const checked = normalizeOptions(options);
   const env = checked.env ?? process.env;
-  let probe: Promise<BwrapProbe> | undefined;
-  const probeOnce = (): Promise<BwrapProbe> => {
-    probe ??= (async () => {
+  let probe: Promise<Probe> | undefined;
+  const probeOnce = (): Promise<Probe> => {
+    probe ??= (async (): Promise<Probe> => {
       try {
         seccompArchOf(process.arch);
       } catch (error) {
@@ -97,7 +124,10 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
           fix: "run Conch on x86_64 or aarch64 Linux; the seccomp filter has no syscall table for this one",
         };
       }
-      return probeBwrap(checked.bwrap ?? findProgram("bwrap", env), findProgram("bash", env));
+      const probed = await probeBwrap(checked.bwrap ?? findProgram("bwrap", env), findProgram("bash", env));
+      if (!probed.available) return probed;
+      const start = launcher(env);
+      return "available" in start ? start : { ...probed, launcher: start };
     })();
     return probe;
   };
@@ -113,7 +143,7 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
       if (!probed.available) {
         throw new SandboxError("SANDBOX_UNAVAILABLE", `cannot sandbox: ${probed.reason}; fix: ${probed.fix}`);
       }
-      checkRules(rules, probed.bwrap, probed.shell);
+      checkRules(rules, [probed.bwrap, probed.shell, ...probed.launcher.slice(0, 1)], probed.shell);
       const filter = buildSeccompFilter({ arch: seccompArchOf(process.arch), network: rules.network });
       const args = bwrapArgs(rules, {
         cwd: spec.cwd,
@@ -127,7 +157,7 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
         tty: transformOptions.tty === true,
       });
       return {
-        argv: [probed.bwrap, ...args, ...command],
+        argv: [...probed.launcher, probed.bwrap, ...args, ...command],
         cwd: spec.cwd,
         env: { ...spec.env, ...sandboxEnv(backend.name, rules) },
         extraFds: [...spec.extraFds, filter],
