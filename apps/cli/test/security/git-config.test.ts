@@ -1,0 +1,217 @@
+// Issue 20 §3: what the person's next `git commit` or `git status` on the host runs. The person's repository
+// and config name a hooks dir, an include, a program, in one of the forms git reads; a sandboxed tool call
+// (the agent) tries to plant a hook there; then the host runs real git, as the person would, and the
+// test checks that nothing the agent wrote ran. Real git, real bwrap, the real `conch` binary.
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { toolCall, userRules, type Workspace, workspace } from "./harness.js";
+
+let ws: Workspace;
+let marker: string;
+beforeEach(() => {
+  ws = workspace();
+  marker = join(ws.outside, "hook-ran");
+  hostGit("init", "-q");
+  hostGit("commit", "-q", "--allow-empty", "-m", "init");
+});
+afterEach(() => ws.cleanup());
+
+/** The person's git on the host, in the workspace, with the person's home (its global config). */
+function hostGit(...args: string[]): { status: number | null; stderr: string } {
+  const result = spawnSync(
+    "git",
+    ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
+    {
+      cwd: ws.cwd,
+      encoding: "utf8",
+      env: { PATH: ws.env.PATH, HOME: ws.home, XDG_CONFIG_HOME: ws.env.XDG_CONFIG_HOME, LANG: "C" },
+    },
+  );
+  return { status: result.status, stderr: result.stderr };
+}
+
+function appendRepoConfig(text: string): void {
+  writeFileSync(join(ws.cwd, ".git", "config"), `${text}\n`, { flag: "a" });
+}
+
+/** A shell line that writes an executable script at `path` which, run on the host, creates the marker. */
+function plant(path: string): string {
+  return `mkdir -p "$(dirname ${path})" && printf '#!/bin/sh\\ntouch ${marker}\\n' > ${path} && chmod +x ${path}`;
+}
+
+/** The agent's attempt: one sandboxed tool call, as a model would make it. */
+function agent(command: string): string {
+  return toolCall(ws, "shell_command", { command }).text;
+}
+
+/** The person's next commit, then the check that none of the agent's files ran. */
+function personCommits(): void {
+  hostGit("commit", "-q", "--allow-empty", "-m", "next");
+  expect(existsSync(marker)).toBe(false);
+}
+
+describeWith("bwrap", "core.hooksPath in each form git's parser reads is read-only", () => {
+  it.each([
+    ["the key on the [core] header line", "[core] hooksPath=hooks"],
+    ["a trailing comment", "[core]\n\thooksPath = hooks ; the team's hooks"],
+    ["partial quoting", '[core]\n\thooksPath = "ho"oks'],
+    ["a backslash continuation", "[core]\n\thooksPath = ho\\\noks"],
+  ])("%s", (_label, text) => {
+    mkdirSync(join(ws.cwd, "hooks"));
+    appendRepoConfig(text);
+    expect(agent(plant("hooks/pre-commit"))).toMatch(/Read-only file system/);
+    personCommits();
+  });
+
+  it("a hooksPath in config.worktree (extensions.worktreeConfig)", () => {
+    mkdirSync(join(ws.cwd, "hooks"));
+    hostGit("config", "extensions.worktreeConfig", "true");
+    hostGit("config", "--worktree", "core.hooksPath", "hooks");
+    expect(agent(plant("hooks/pre-commit"))).toMatch(/Read-only file system/);
+    personCommits();
+  });
+
+  it("a relative hooksPath in the person's global config (relative to every work tree)", () => {
+    mkdirSync(join(ws.cwd, ".githooks"));
+    writeFileSync(join(ws.home, ".gitconfig"), "[core]\n\thooksPath = .githooks\n");
+    expect(agent(plant(".githooks/pre-commit"))).toMatch(/Read-only file system/);
+    personCommits();
+  });
+
+  it("the same hooks dir when it does not exist yet: the workspace is read-only", () => {
+    writeFileSync(join(ws.home, ".gitconfig"), "[core]\n\thooksPath = .githooks\n");
+    expect(agent(plant(".githooks/pre-commit"))).toMatch(/Read-only file system/);
+    personCommits();
+  });
+
+  it("a hooksPath in the XDG config, read as the person's git reads it", () => {
+    mkdirSync(join(ws.cwd, "hooks"));
+    const xdg = ws.env.XDG_CONFIG_HOME as string;
+    mkdirSync(join(xdg, "git"), { recursive: true });
+    writeFileSync(join(xdg, "git", "config"), "[core]\n\thooksPath = hooks\n");
+    expect(agent(plant("hooks/pre-commit"))).toMatch(/Read-only file system/);
+    personCommits();
+  });
+});
+
+describeWith("bwrap", "included config, whatever the scope that includes it", () => {
+  it("an includeIf of the person's global config naming a file in the workspace", () => {
+    writeFileSync(join(ws.cwd, "team.gitconfig"), "[user]\n\tname = team\n");
+    writeFileSync(
+      join(ws.home, ".gitconfig"),
+      `[includeIf "gitdir:${ws.cwd}/"]\n\tpath = ${join(ws.cwd, "team.gitconfig")}\n`,
+    );
+    mkdirSync(join(ws.cwd, "evil"));
+    const text = agent(
+      `${plant("evil/pre-commit")}; printf '[core]\\n\\thooksPath = ${join(ws.cwd, "evil")}\\n' >> team.gitconfig`,
+    );
+    expect(text).toMatch(/Read-only file system/);
+    personCommits();
+  });
+});
+
+describeWith("bwrap", "every link on the way is kept, not only where it points", () => {
+  it("a hooks dir reached through a symlink: the agent replaces the link", () => {
+    mkdirSync(join(ws.cwd, "tools"));
+    mkdirSync(join(ws.cwd, "real-hooks"));
+    symlinkSync("../real-hooks", join(ws.cwd, "tools", "hooks"));
+    appendRepoConfig("[core]\n\thooksPath = tools/hooks");
+    const text = agent(`rm tools/hooks && ${plant("tools/hooks/pre-commit")}`);
+    expect(text).toMatch(/Read-only file system/);
+    personCommits();
+  });
+
+  it("a hooks dir that is a symlink right in the workspace", () => {
+    mkdirSync(join(ws.cwd, "real-hooks"));
+    symlinkSync("real-hooks", join(ws.cwd, "hooks"));
+    appendRepoConfig("[core]\n\thooksPath = hooks");
+    const text = agent(`rm hooks && ${plant("hooks/pre-commit")}`);
+    expect(text).toMatch(/Read-only file system/);
+    personCommits();
+  });
+
+  it("an include that is a symlink: the agent replaces the link with config of its own", () => {
+    mkdirSync(join(ws.cwd, "conf"));
+    writeFileSync(join(ws.cwd, "shared.gitconfig"), "[user]\n\tname = team\n");
+    symlinkSync("../shared.gitconfig", join(ws.cwd, "conf", "team.gitconfig"));
+    appendRepoConfig("[include]\n\tpath = ../conf/team.gitconfig");
+    mkdirSync(join(ws.cwd, "evil"));
+    const text = agent(
+      `${plant("evil/pre-commit")}; rm conf/team.gitconfig && printf '[core]\\n\\thooksPath = ${join(ws.cwd, "evil")}\\n' > conf/team.gitconfig`,
+    );
+    expect(text).toMatch(/Read-only file system/);
+    personCommits();
+  });
+
+  it("a .git that is a symlink: the agent puts a repository of its own in its place", () => {
+    renameSync(join(ws.cwd, ".git"), join(ws.cwd, "store.git"));
+    symlinkSync("store.git", join(ws.cwd, ".git"));
+    const text = agent(`rm .git && cp -r store.git .git && ${plant(".git/hooks/pre-commit")}`);
+    expect(text).toMatch(/Read-only file system/);
+    personCommits();
+  });
+});
+
+describeWith("bwrap", "programs the config names in the workspace", () => {
+  it("core.fsmonitor: the person's next git status runs it", () => {
+    mkdirSync(join(ws.cwd, "tools"));
+    const script = join(ws.cwd, "tools", "fsmonitor.sh");
+    // A harmless fsmonitor hook: it answers "everything may have changed".
+    writeFileSync(script, "#!/bin/sh\nprintf '/\\0'\n");
+    chmodSync(script, 0o755);
+    appendRepoConfig("[core]\n\tfsmonitor = tools/fsmonitor.sh");
+    expect(agent(plant("tools/fsmonitor.sh"))).toMatch(/Read-only file system/);
+    hostGit("status", "--short");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("an alias the person runs: a script it names", () => {
+    mkdirSync(join(ws.cwd, "scripts"));
+    writeFileSync(join(ws.cwd, "scripts", "sync.sh"), "#!/bin/sh\n");
+    chmodSync(join(ws.cwd, "scripts", "sync.sh"), 0o755);
+    appendRepoConfig('[alias]\n\tsync = "!sh scripts/sync.sh"');
+    expect(agent(plant("scripts/sync.sh"))).toMatch(/Read-only file system/);
+    hostGit("sync");
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describeWith(
+  "bwrap",
+  'an allow rule with sandbox = "none" for git runs no hook of a repository the agent made',
+  () => {
+    beforeEach(() => {
+      writeFileSync(join(ws.home, ".gitconfig"), "[user]\n\tname = t\n\temail = t@t\n");
+      userRules(
+        ws,
+        "git.toml",
+        '[[rule]]\npattern = ["git", ["commit", "status"]]\ndecision = "allow"\nsandbox = "none"\n',
+      );
+    });
+
+    it.each([
+      ["a nested repository", "sub"],
+      ["a repository made in the workspace's own root", "."],
+    ])("%s: its pre-commit hook and fsmonitor do not run on the host", (_label, dir) => {
+      rmSync(join(ws.cwd, ".git"), { recursive: true });
+      const made = agent(
+        `git init -q ${dir} && ${plant(`${dir}/.git/hooks/pre-commit`)} && ${plant(`${dir}/fsmonitor.sh`)} && ` +
+          `git -C ${dir} config core.fsmonitor ./fsmonitor.sh && echo made`,
+      );
+      expect(made).toContain("made");
+      for (const command of ["git commit --allow-empty -m next", "git status --short"]) {
+        const call = toolCall(
+          ws,
+          "shell_command",
+          { command, workdir: join(ws.cwd, dir) },
+          { approval: "untrusted" },
+        );
+        expect(call.result).toMatchObject({ status: "ok", sandbox: "none" });
+      }
+      expect(existsSync(marker)).toBe(false);
+    });
+  },
+);
