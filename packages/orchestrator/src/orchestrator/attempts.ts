@@ -1,9 +1,10 @@
 // Step 4 of the one door: one run of a command, in the given sandbox or none, as a one-shot process or a
 // live session. Each attempt says itself whether the sandbox denied it (step 5's check), where it knows.
-import type { EnvPolicy, ExecRequest, ExecResult } from "@conch/exec-core";
+import type { EnvPolicy, ExecRequest, ExecResult, SpawnSpec } from "@conch/exec-core";
 import { isLikelySandboxDenied, type PreparedSandbox } from "@conch/sandbox-core";
 import { interactiveShell, type SessionResponse, type SessionStore } from "@conch/unified-exec";
 import { OutputCollector } from "../output/output-collector.js";
+import { type HostReaper, runMarkerOf } from "../sessions/host-reaper.js";
 import type { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
 import type { AuditEvents } from "./audit-events.js";
@@ -47,6 +48,8 @@ export interface SessionAttempt extends Attempt {
 
 export interface AttemptOptions {
   readonly env: EnvPolicy | undefined;
+  /** Runs a session outside the sandbox under a keeper that ends it with this process; null: none. */
+  readonly hostReaper: HostReaper | null;
   readonly execute: Execute;
   readonly spill: SpillStore | null;
   readonly audit: AuditEvents;
@@ -146,6 +149,18 @@ export async function startSession(
 ): Promise<SessionAttempt> {
   const prepare = sandbox?.spawnHook({ tty: request.tty }) ?? null;
   const sandboxName = sandbox?.name ?? "none";
+  // Outside the sandbox, the keeper: the session dies with this process (bwrap's --die-with-parent's
+  // part), and its ledger names it for the next Conch process should the keeper die first.
+  const reaper = prepare === null ? options.hostReaper : null;
+  let marker: string | undefined;
+  const keep =
+    reaper === null
+      ? null
+      : (spec: SpawnSpec): Promise<SpawnSpec> => {
+          marker = runMarkerOf(spec.env);
+          return reaper.hook(spec);
+        };
+  const hook = prepare ?? keep;
   const started = performance.now();
   const command = request.script ?? request.argv.join(" ");
   const shell = request.tty ? interactiveShell(command) : null;
@@ -158,7 +173,7 @@ export async function startSession(
       tty: request.tty,
       ...(shell === null ? {} : { shell }),
       ...(env === undefined ? {} : { env }),
-      ...(prepare === null ? {} : { prepare, wrapped: true }),
+      ...(hook === null ? {} : { prepare: hook, wrapped: true }),
     },
     request.yieldTimeMs,
     {
@@ -166,13 +181,16 @@ export async function startSession(
       ...(request.keepAfterExit === undefined ? {} : { keepAfterExit: request.keepAfterExit }),
       ...(request.unclampedYield === undefined ? {} : { unclampedYield: request.unclampedYield }),
       ...(request.settle === undefined ? {} : { settle: request.settle }),
-      onStored: (id) =>
+      onStored: (id) => {
         monitor.describe(id, {
           tool: request.tool,
           cwd: request.cwd,
           sandbox: sandboxName,
           client: request.client ?? null,
-        }),
+        });
+        const pid = sessions.list().find((session) => session.id === id)?.pid;
+        if (reaper !== null && pid !== undefined) reaper.record(pid, marker);
+      },
     },
   );
   const denied =

@@ -93,6 +93,7 @@ export class ToolOrchestrator {
     };
     this.#attempts = {
       env: options.env,
+      hostReaper: options.hostReaper ?? null,
       execute: options.execute ?? execRun,
       spill: this.#spill,
       audit: this.#audit,

@@ -7,6 +7,7 @@ import type { SessionResponse } from "@conch/unified-exec";
 import type { AuditDecider, AuditLog } from "../audit/audit-log.js";
 import type { CollectorResult } from "../output/output-collector.js";
 import type { SnapshotContext, SnapshotUse } from "../runtime/shell-snapshots.js";
+import type { HostReaper } from "../sessions/host-reaper.js";
 import type { SpillStore } from "../spill/spill-store.js";
 
 /** One command a tool wants run, already validated and resolved by the tool's handler. */
@@ -167,6 +168,11 @@ export interface ShellSnapshotSource {
 export type Execute = (request: ExecRequest, options: RunOptions) => Promise<ExecResult>;
 
 export interface ToolOrchestratorOptions {
+  /**
+   * Runs each session outside the sandbox under a keeper that ends it, and all it started, when this
+   * process ends (HostReaper.create); none by default.
+   */
+  readonly hostReaper?: HostReaper | null;
   /**
    * The session's working directory: tools resolve relative `workdir`s against it, and under
    * workspace-write it is the writable root. A call's `workdir` only says where its command starts.

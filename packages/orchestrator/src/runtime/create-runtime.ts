@@ -14,6 +14,7 @@ import type { ConfigSandboxMode } from "../config/config-values.js";
 import { type ConchConfig, loadConfig } from "../config/load-config.js";
 import { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { Execute } from "../orchestrator/types.js";
+import { HostReaper, killLeftovers } from "../sessions/host-reaper.js";
 import { recordingsDir, recordSessions } from "../sessions/session-recorder.js";
 import { createSpillStore } from "../spill/spill-store.js";
 import { conchStateDir } from "../spill/state-dir.js";
@@ -132,7 +133,13 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
       })
     : null;
   const profile = options.profile ?? config.toolProfile;
+  // What a Conch process that died left running outside the sandbox is killed before anything starts;
+  // this process's own sessions outside the sandbox die with it.
+  const keepers = join(conchStateDir({ env }), "keepers");
+  killLeftovers(keepers);
+  const hostReaper = HostReaper.create(keepers, env.PATH);
   const orchestrator = new ToolOrchestrator({
+    hostReaper,
     cwd: options.cwd,
     approvalPolicy: options.approvalPolicy ?? config.approvalPolicy,
     sandbox,

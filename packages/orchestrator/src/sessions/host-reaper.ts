@@ -1,0 +1,333 @@
+// A session that runs outside the sandbox dies with the Conch process that started it (issue 20, §5).
+// A sandboxed one does already: bwrap's --die-with-parent, and its pid namespace takes every descendant
+// along. Outside the sandbox there is neither, and Node can set neither PR_SET_PDEATHSIG nor
+// PR_SET_CHILD_SUBREAPER on a child. So such a session runs under a small keeper in Perl (perl-base is
+// Essential in Debian and Ubuntu; its syscall() reaches prctl) that:
+//   - is a child subreaper: whatever the command starts, even after a double fork or setsid, stays its
+//     descendant, so it can always find all of it;
+//   - gets SIGTERM when its parent dies (PR_SET_PDEATHSIG), and checks its parent every second besides:
+//     an orphaned keeper kills every descendant (SIGSTOP, then SIGKILL, until none is left) and exits;
+//   - runs the command in a process group of its own (the terminal's foreground group on a PTY), so
+//     Ctrl-C and the session's signals reach the command and not the keeper (`wrapped` sessions);
+//   - when the command exits, ends what it left (SIGTERM, a grace, SIGKILL) and exits as it did.
+// What runs nothing else: no namespace, no mount, no uid change; the command sees the host as it would.
+//
+// The keeper itself can be killed (SIGKILL to it, or the OOM killer) before it acts. So each keeper is
+// also written to a ledger in the state dir, one file per Conch process: its run marker (the variable
+// every process of the run inherits) and its pid and start time. Every Conch process, as it starts,
+// kills what the ledgers of Conch processes that are gone still name, and removes those ledgers.
+import { accessSync, appendFileSync, constants, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import { RUN_MARKER_VAR, type SpawnSpec } from "@conch/exec-core";
+
+// prctl(2)'s syscall number, where the keeper knows it.
+const PRCTL: Readonly<Partial<Record<NodeJS.Architecture, number>>> = { x64: 157, arm64: 167 };
+
+const KEEPER = String.raw`
+use strict; use warnings; use POSIX ();
+my ($nr, $parent, $nenv, @rest) = @ARGV;
+my @env = splice(@rest, 0, $nenv);
+my @cmd = @rest;
+syscall($nr, 36, 1, 0, 0, 0);
+syscall($nr, 1, 15, 0, 0, 0);
+sub descendants {
+  my %kids;
+  opendir(my $dir, "/proc") or return ();
+  for my $pid (grep { /^\d+$/ } readdir $dir) {
+    open(my $fh, "<", "/proc/$pid/stat") or next;
+    my $stat = <$fh>; close $fh;
+    next unless defined $stat;
+    $stat =~ s/^.*\) //s;
+    my @field = split / /, $stat;
+    next if $field[0] eq "Z" || $field[0] eq "X";
+    push @{$kids{$field[1]}}, $pid;
+  }
+  my @found; my @queue = ($$);
+  while (@queue) { my $pid = shift @queue; for my $kid (@{$kids{$pid} || []}) { push @found, $kid; push @queue, $kid } }
+  return @found;
+}
+sub reap { 1 while waitpid(-1, POSIX::WNOHANG()) > 0 }
+sub kill_all {
+  for (1 .. 500) {
+    my @all = descendants();
+    last unless @all;
+    kill "STOP", @all; kill "KILL", @all;
+    reap();
+    select(undef, undef, undef, 0.01);
+  }
+}
+sub orphaned { if (getppid() != $parent) { kill_all(); POSIX::_exit(137) } }
+orphaned();
+my @quiet = qw(INT QUIT TSTP TTIN TTOU);
+$SIG{$_} = "IGNORE" for @quiet;
+my $tty = -t STDIN;
+my $child = fork();
+if (!defined $child) { print STDERR "conch: cannot start the command: $!\n"; POSIX::_exit(126) }
+if ($child == 0) {
+  POSIX::setpgid(0, 0);
+  POSIX::tcsetpgrp(0, POSIX::getpgrp()) if $tty;
+  $SIG{$_} = "DEFAULT" for @quiet;
+  for (@env) { my ($name, $value) = split /=/, $_, 2; $ENV{$name} = $value }
+  { no warnings; exec { $cmd[0] } @cmd; }
+  print STDERR "conch: cannot run $cmd[0]: $!\n"; POSIX::_exit(127);
+}
+POSIX::setpgid($child, $child);
+POSIX::tcsetpgrp(0, $child) if $tty;
+$SIG{TERM} = $SIG{HUP} = sub { my $signal = shift; orphaned(); kill $signal, -$child };
+$SIG{ALRM} = sub { orphaned(); alarm 1 };
+alarm 1;
+my $status;
+while (1) {
+  my $pid = waitpid(-1, 0);
+  if ($pid == $child) { $status = $?; last }
+  last if $pid == -1 && !$!{EINTR};
+}
+alarm 0;
+my @left = descendants();
+if (@left) {
+  kill "TERM", @left;
+  for (1 .. 50) { reap(); last unless descendants(); select(undef, undef, undef, 0.01) }
+  kill_all();
+}
+exit 127 unless defined $status;
+exit($status >> 8) if ($status & 127) == 0;
+my $signal = $status & 127;
+$SIG{$_} = "DEFAULT" for (@quiet, "TERM", "HUP");
+kill $signal, $$;
+exit 128 + $signal;
+`;
+
+/** Environment variables that steer perl itself: the keeper starts without them, the command gets them. */
+const PERL_ENV = /^PERL/;
+
+function findPerl(path: string | undefined): string | null {
+  for (const dir of ["/usr/bin", "/bin", ...(path ?? "").split(delimiter)]) {
+    if (dir === "") continue;
+    const candidate = join(dir, "perl");
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return null;
+}
+
+/** Starts unsandboxed commands under the keeper, and keeps the ledger of this process's keepers. */
+export class HostReaper {
+  readonly #perl: string;
+  readonly #prctl: number;
+  readonly #ledger: string;
+
+  private constructor(perl: string, prctl: number, ledger: string) {
+    this.#perl = perl;
+    this.#prctl = prctl;
+    this.#ledger = ledger;
+  }
+
+  /**
+   * The reaper for this process, its ledger in `dir`; null where no keeper can run (not Linux, an
+   * architecture without a known prctl number, no perl): there, a session outside the sandbox still
+   * ends with its process group when Conch ends it, and the ledgers are not kept.
+   */
+  static create(dir: string, path: string | undefined = process.env.PATH): HostReaper | null {
+    const prctl = PRCTL[process.arch];
+    if (process.platform !== "linux" || prctl === undefined) return null;
+    const perl = findPerl(path);
+    if (perl === null) return null;
+    const self = readStart(process.pid);
+    if (self === null) return null;
+    return new HostReaper(perl, prctl, join(dir, `${process.pid}-${self}.jsonl`));
+  }
+
+  /** Rewrites `spec` to run under the keeper (a spawn hook, as a sandbox backend's). */
+  readonly hook = async (spec: SpawnSpec): Promise<SpawnSpec> => {
+    const env: Record<string, string> = {};
+    const moved: string[] = [];
+    for (const [name, value] of Object.entries(spec.env)) {
+      if (PERL_ENV.test(name)) moved.push(`${name}=${value}`);
+      else env[name] = value;
+    }
+    return {
+      ...spec,
+      argv: [
+        this.#perl,
+        "-e",
+        KEEPER,
+        "--",
+        String(this.#prctl),
+        String(process.pid),
+        String(moved.length),
+        ...moved,
+        ...spec.argv,
+      ],
+      env,
+    };
+  };
+
+  /** Writes a started keeper (its pid and run marker) to the ledger. */
+  record(pid: number, marker: string | undefined): void {
+    const startTime = readStart(pid);
+    if (startTime === null) return;
+    mkdirSync(dirname(this.#ledger), { recursive: true, mode: 0o700 });
+    appendFileSync(this.#ledger, `${JSON.stringify({ pid, startTime, marker: marker ?? null })}\n`, {
+      mode: 0o600,
+    });
+  }
+}
+
+/** The marker of a spawn spec, as its processes inherit it. */
+export function runMarkerOf(env: Readonly<Record<string, string>>): string | undefined {
+  const value = env[RUN_MARKER_VAR];
+  return value === undefined ? undefined : `${RUN_MARKER_VAR}=${value}`;
+}
+
+/** A process's start time (clock ticks since boot), or null when it is gone. */
+function readStart(pid: number): number | null {
+  const stat = readStat(pid);
+  return stat === null ? null : stat.startTime;
+}
+
+interface Stat {
+  readonly pid: number;
+  readonly state: string;
+  readonly session: number;
+  readonly startTime: number;
+}
+
+function readStat(pid: number): Stat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return null;
+  }
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  return {
+    pid,
+    state: fields[0] ?? "?",
+    session: Number(fields[3]),
+    startTime: Number(fields[19]),
+  };
+}
+
+function environHas(pid: number, entry: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(entry);
+  } catch {
+    return false;
+  }
+}
+
+interface LedgerEntry {
+  readonly pid: number;
+  readonly startTime: number;
+  readonly marker: string | null;
+}
+
+function readLedger(path: string): LedgerEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  const entries: LedgerEntry[] = [];
+  for (const line of text.split("\n")) {
+    try {
+      const value = JSON.parse(line) as Partial<LedgerEntry>;
+      if (typeof value.pid === "number" && typeof value.startTime === "number") {
+        entries.push({
+          pid: value.pid,
+          startTime: value.startTime,
+          marker: typeof value.marker === "string" ? value.marker : null,
+        });
+      }
+    } catch {
+      // A line cut by a crash: skipped.
+    }
+  }
+  return entries;
+}
+
+/**
+ * The live processes a dead Conch process's keeper left: the keeper itself (same pid and start time),
+ * every process of its session (its pid leads it; the kernel does not give that pid to another process
+ * while a member of the session lives, so a live process with that pid and another start time means the
+ * session is empty), and every process started after it whose environment holds its run marker.
+ */
+function leftovers(entries: readonly LedgerEntry[]): number[] {
+  if (entries.length === 0) return [];
+  const found: number[] = [];
+  const sessions = new Map<number, LedgerEntry>();
+  for (const entry of entries) {
+    const now = readStat(entry.pid);
+    if (now === null || now.startTime === entry.startTime) sessions.set(entry.pid, entry);
+  }
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    const stat = readStat(pid);
+    if (stat === null || stat.state === "Z" || stat.state === "X") continue;
+    const ours = entries.some(
+      (entry) =>
+        stat.startTime >= entry.startTime &&
+        ((pid === entry.pid && stat.startTime === entry.startTime) ||
+          sessions.get(stat.session) === entry ||
+          (entry.marker !== null && environHas(pid, entry.marker))),
+    );
+    if (ours) found.push(pid);
+  }
+  return found;
+}
+
+/**
+ * Kills what the keepers of Conch processes that are gone left running on the host, and removes their
+ * ledgers in `dir`; this process's own ledger, and those of live Conch processes, are kept. Resolves
+ * with the pids killed.
+ */
+export function killLeftovers(dir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const killed = new Set<number>();
+  for (const name of names) {
+    const match = /^(\d+)-(\d+)\.jsonl$/.exec(name);
+    if (match === null) continue;
+    const owner = Number(match[1]);
+    // A Conch process still running (same pid, same start) keeps its ledger and its sessions.
+    if (readStart(owner) === Number(match[2])) continue;
+    const path = join(dir, name);
+    const entries = readLedger(path);
+    // Stopped first, then killed, until nothing named is left: a process forking meanwhile is caught.
+    for (let round = 0; round < 100; round++) {
+      const pids = leftovers(entries);
+      if (pids.length === 0) break;
+      for (const pid of pids) signal(pid, "SIGSTOP");
+      for (const pid of pids) {
+        signal(pid, "SIGKILL");
+        killed.add(pid);
+      }
+    }
+    rmSync(path, { force: true });
+  }
+  return [...killed];
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Gone already.
+  }
+}
