@@ -15,7 +15,7 @@ const options = {
   tty: false,
   seccompFd: 3,
   placeholder: "/ph/empty",
-  proc: { entries: [], mounts: [] },
+  proc: { entries: [], mounts: [], kernelMounts: [] },
 };
 const KERNEL = ["--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"];
 const TAIL = [
@@ -222,6 +222,7 @@ describe("bwrapArgs", () => {
         { path: "/proc/sys/fs/binfmt_misc", type: "dir" as const },
         { path: "/proc/sys/kernel/odd", type: "file" as const },
       ],
+      kernelMounts: [],
     };
     const args = bwrapArgs({ ...rules, writableRoots: [], tmp: { kind: "host" } }, { ...options, proc });
     expect(args.slice(0, args.indexOf("--unshare-user"))).toEqual([
@@ -261,6 +262,28 @@ describe("bwrapArgs", () => {
     const below = bwrapArgs(rules, options);
     expect(below.filter((arg) => arg === "--proc")).toEqual(["--proc"]);
     expect(below).not.toContain("/sys");
+  });
+
+  it("binds kernel file systems inside a writable mount read-only again, after the writable binds", () => {
+    const proc = {
+      entries: [],
+      mounts: [],
+      kernelMounts: [
+        "/proc",
+        "/sys/fs/cgroup",
+        "/work/repo/chroot/proc",
+        "/state/tmp/ws1/m/sys",
+        "/srv/proc",
+      ],
+    };
+    expect(mounts(bwrapArgs(rules, { ...options, proc }))).toEqual([
+      ["--bind", "/state/tmp/ws1", "/tmp"],
+      ["--bind", "/state/tmp/ws1", "/var/tmp/user"],
+      ["--bind", "/work/repo", "/work/repo"],
+      ["--ro-bind", "/work/repo/.git", "/work/repo/.git"],
+      ["--ro-bind-try", "/work/repo/chroot/proc", "/work/repo/chroot/proc"],
+      ["--ro-bind-try", "/state/tmp/ws1/m/sys", "/var/tmp/user/m/sys"],
+    ]);
   });
 
   it("keeps the network and the controlling terminal when asked", () => {

@@ -242,6 +242,56 @@ describeWith("bwrap", "the host's kernel settings through the CLI (issue 20, §1
   });
 
   it.runIf(process.getuid?.() === 0)(
+    "a /proc, /sys or cgroup2 mounted inside the workspace (a chroot's) stays read-only in the sandbox",
+    () => {
+      // In a private mount namespace of the host's, as in a chroot a build made in the workspace.
+      const chroot = join(ws.cwd, "chroot");
+      const script = [
+        `mkdir -p ${chroot}/proc ${chroot}/sys ${chroot}/cgroup`,
+        `mount -t proc proc ${chroot}/proc`,
+        `mount -t sysfs sysfs ${chroot}/sys`,
+        `mount -t cgroup2 cgroup2 ${chroot}/cgroup`,
+        'exec "$@"',
+      ].join(" && ");
+      const files = [
+        `${chroot}/proc/sys/kernel/core_pattern`,
+        `${chroot}/proc/sys/kernel/hostname`,
+        `${chroot}/sys/kernel/mm/transparent_hugepage/enabled`,
+        `${chroot}/cgroup/cgroup.procs`,
+        `${chroot}/cgroup/cgroup.subtree_control`,
+      ];
+      const before = hostValues(["/proc/sys/kernel/core_pattern", "/proc/sys/kernel/hostname"]);
+      const args = JSON.stringify({ command: ["python3", "-c", OPEN_FOR_WRITING, ...files] });
+      const run = spawnSync(
+        "unshare",
+        [
+          "-m",
+          "--propagation",
+          "private",
+          "sh",
+          "-c",
+          script,
+          "sh",
+          process.execPath,
+          BIN,
+          "tool",
+          "call",
+          "--json",
+          "--approver",
+          "deny",
+          "shell",
+          args,
+        ],
+        { cwd: ws.cwd, env: ws.env, encoding: "utf8", timeout: 60_000 },
+      );
+      expect([run.status, run.stderr]).toEqual([0, ""]);
+      const text = (JSON.parse(run.stdout) as { text: string }).text;
+      expect(outcomes(text)).toEqual(Object.fromEntries(files.map((path) => [path, "EROFS"])));
+      expect(hostValues(["/proc/sys/kernel/core_pattern", "/proc/sys/kernel/hostname"])).toEqual(before);
+    },
+  );
+
+  it.runIf(process.getuid?.() === 0)(
     "a file system the host mounted in /proc/sys (binfmt_misc's register runs programs as root) is hidden",
     () => {
       // In a private mount namespace of the host's, never the host's own: binfmt_misc mounted there, and

@@ -86,6 +86,13 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): strin
     }
   }
   for (const { source, target } of readOnly) args.push("--ro-bind", source, target);
+  // A kernel file system the host mounted inside a writable root (a chroot's /proc or /sys in the
+  // workspace) is read-only again: the writable bind carries it along writable, sysctls and all.
+  for (const path of options.proc.kernelMounts) {
+    if (KERNEL_MOUNTS.some((kernel) => isAtOrInside(path, kernel))) continue;
+    const mount = writable.findLast((candidate) => isAtOrInside(path, candidate.source));
+    if (mount !== undefined) args.push("--ro-bind-try", path, mount.target + path.slice(mount.source.length));
+  }
   // A writable root at or above them (`/`, with home_workspace) brings the host's /dev, /proc (its
   // /proc/sys writable) and sysfs writable: the sandbox's own go over it again.
   if (writable.some(({ target }) => KERNEL_MOUNTS.some((path) => isAtOrInside(path, target)))) {

@@ -21,7 +21,35 @@ export interface ProcSurface {
    * /proc/fs/nfsd), outermost first: the sandbox's read-only view of an entry would carry them along.
    */
   readonly mounts: readonly ProcMount[];
+  /**
+   * Where the host mounted a file system that is an interface to the kernel (`KERNEL_FILE_SYSTEMS`),
+   * outermost first: one inside a writable root (a chroot's /proc or /sys in the workspace) would be
+   * writable there, its sysctls and cgroup release agents with it.
+   */
+  readonly kernelMounts: readonly string[];
 }
+
+/** File systems whose files are the kernel's settings or state rather than stored data. */
+export const KERNEL_FILE_SYSTEMS: ReadonlySet<string> = new Set([
+  "binfmt_misc",
+  "bpf",
+  "cgroup",
+  "cgroup2",
+  "configfs",
+  "debugfs",
+  "efivarfs",
+  "fusectl",
+  "mqueue",
+  "nfsd",
+  "proc",
+  "pstore",
+  "rpc_pipefs",
+  "securityfs",
+  "selinuxfs",
+  "smackfs",
+  "sysfs",
+  "tracefs",
+]);
 
 /**
  * Files that show the whole machine's kernel internals or other processes' state, readable only because
@@ -50,7 +78,8 @@ const PER_PROCESS = /^\d+$/;
 /**
  * The host's /proc as bwrap's fresh one will show it: every top-level entry but the pid directories and
  * the links into them (`self`, `thread-self`, `net`, `mounts`), read afresh for each sandbox so an entry
- * a module added since is covered too; and what the host mounted inside those entries.
+ * a module added since is covered too; what the host mounted inside those entries; and where it mounted
+ * kernel file systems.
  */
 export function readProcSurface(): ProcSurface {
   const entries: ProcEntry[] = [];
@@ -62,14 +91,16 @@ export function readProcSurface(): ProcSurface {
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const dirs = new Set(entries.flatMap((entry) => (entry.type === "dir" ? [entry.name] : [])));
   const mounts: ProcMount[] = [];
-  for (const path of mountPoints(readFileSync("/proc/self/mountinfo", "utf8"))) {
+  const table = mountTable(readFileSync("/proc/self/mountinfo", "utf8"));
+  for (const path of new Set(table.map((row) => row.path))) {
     const parts = path.split("/");
     // Inside an entry: a mount at an entry itself (a container's masks) is what the bind shows, read-only.
     if (parts[1] !== "proc" || parts.length < 4 || !dirs.has(parts[2] as string)) continue;
     const type = mountPointType(path);
     if (type !== null) mounts.push({ path, type });
   }
-  return { entries, mounts };
+  const kernelMounts = table.flatMap(({ path, type }) => (KERNEL_FILE_SYSTEMS.has(type) ? [path] : []));
+  return { entries, mounts, kernelMounts: [...new Set(kernelMounts)] };
 }
 
 /**
@@ -88,17 +119,30 @@ function mountPointType(path: string): "file" | "dir" | null {
   }
 }
 
-/** The mount points of a mountinfo text, outermost first. */
-export function mountPoints(mountinfo: string): string[] {
-  const points = new Set<string>();
+/** A mount of a mountinfo text: where, and the file system's type. */
+export interface MountRow {
+  readonly path: string;
+  readonly type: string;
+}
+
+/** The mounts of a mountinfo text, outermost first (a point mounted over keeps every row). */
+export function mountTable(mountinfo: string): MountRow[] {
+  const rows: MountRow[] = [];
   for (const line of mountinfo.split("\n")) {
-    const field = line.split(" ")[4];
-    if (field === undefined) continue;
+    const fields = line.split(" ");
+    const point = fields[4];
+    // The optional fields end with "-"; the file system's type follows it.
+    const separator = fields.indexOf("-", 6);
+    if (point === undefined || separator === -1) continue;
+    const type = fields[separator + 1] ?? "";
     // mountinfo writes space, tab, newline and backslash as octal escapes.
-    points.add(
-      field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8))),
+    const path = point.replace(/\\([0-7]{3})/g, (_, octal: string) =>
+      String.fromCharCode(Number.parseInt(octal, 8)),
     );
+    rows.push({ path, type });
   }
   const depth = (path: string): number => path.split("/").length;
-  return [...points].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return rows.sort(
+    (a, b) => depth(a.path) - depth(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0),
+  );
 }
