@@ -2,7 +2,7 @@
 // real bwrap, trying what a hostile command would. (sandbox-linux's own tests try every variant one by
 // one; these check that the CLI's path gets the same sandbox.)
 import { spawn, spawnSync } from "node:child_process";
-import { lstatSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -251,6 +251,8 @@ describeWith("bwrap", "the host's kernel settings through the CLI (issue 20, §1
         `mount -t proc proc ${chroot}/proc`,
         `mount -t sysfs sysfs ${chroot}/sys`,
         `mount -t cgroup2 cgroup2 ${chroot}/cgroup`,
+        `mkdir -p ${chroot}/dev`,
+        `mount -t devtmpfs devtmpfs ${chroot}/dev`,
         'exec "$@"',
       ].join(" && ");
       const files = [
@@ -261,7 +263,10 @@ describeWith("bwrap", "the host's kernel settings through the CLI (issue 20, §1
         `${chroot}/cgroup/cgroup.subtree_control`,
       ];
       const before = hostValues(["/proc/sys/kernel/core_pattern", "/proc/sys/kernel/hostname"]);
-      const args = JSON.stringify({ command: ["python3", "-c", OPEN_FOR_WRITING, ...files] });
+      // A disk of this machine (sysfs names every block device; devtmpfs has a node for each).
+      const disk = readdirSync("/sys/block").sort()[0];
+      const devices = [`${chroot}/dev/null`, ...(disk === undefined ? [] : [`${chroot}/dev/${disk}`])];
+      const args = JSON.stringify({ command: ["python3", "-c", OPEN_FOR_WRITING, ...files, ...devices] });
       const run = spawnSync(
         "unshare",
         [
@@ -286,7 +291,11 @@ describeWith("bwrap", "the host's kernel settings through the CLI (issue 20, §1
       );
       expect([run.status, run.stderr]).toEqual([0, ""]);
       const text = (JSON.parse(run.stdout) as { text: string }).text;
-      expect(outcomes(text)).toEqual(Object.fromEntries(files.map((path) => [path, "EROFS"])));
+      // The host's devices are no device in the sandbox: bwrap binds everything nodev but its own /dev.
+      expect(outcomes(text)).toEqual({
+        ...Object.fromEntries(files.map((path) => [path, "EROFS"])),
+        ...Object.fromEntries(devices.map((path) => [path, "EACCES"])),
+      });
       expect(hostValues(["/proc/sys/kernel/core_pattern", "/proc/sys/kernel/hostname"])).toEqual(before);
     },
   );
