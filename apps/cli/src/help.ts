@@ -261,7 +261,9 @@ Opens the web console of a running conchd (one started with --http PORT) in a br
 sessions live (take over, interrupt, kill), the approvals waiting, the audit log, recordings.
 It asks the daemon, over its channel socket in your state dir, for a fresh login link that
 works once, for 15 minutes. The browser is $BROWSER, else xdg-open where a display is (open on
-macOS); when none can be opened, the link is printed instead.
+macOS); when none can be opened, the link is printed instead. The browser is never given the
+link on its command line (any user can read that): it opens a page in your state dir
+(console/, 0700; the page 0600) that leads it on to the link.
 
   --print     print the link, open nothing
   --pid PID   the conchd to open, when several serve a console (without it, each link is printed)

@@ -1,9 +1,20 @@
 // `conch console` and `conch record`: the real binary against a real channel socket served by this test
 // process (as a running conchd serves it), and real recordings in a state dir.
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PendingApprovals } from "@conch/approval";
 import { type ApprovalChannel, serveApprovalChannel } from "@conch/orchestrator";
@@ -63,17 +74,50 @@ describe("conch console", () => {
       stdout:
         "conch console: open this link (it works once, for 15 minutes):\nhttp://127.0.0.1:4000/#login=secret1\n",
     });
+    // The browser is given a page only this user can read, never the link: its command line is in
+    // /proc/PID/cmdline for every user of the machine.
     const opened = join(root, "opened");
     const browser = join(root, "browser");
-    writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+    writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$@" > '${opened}'\n`);
     chmodSync(browser, 0o755);
     env.BROWSER = browser;
     expect(await conch("console")).toMatchObject({
       code: 0,
       stdout: `conch console: opened conchd ${process.pid}'s console in a browser\n`,
     });
-    expect(readFileSync(opened, "utf8")).toBe("http://127.0.0.1:4000/#login=secret2");
-    expect((await conch("console", "--print")).stdout).toContain("#login=secret3");
+    const argv = readFileSync(opened, "utf8").trimEnd().split("\n");
+    const pages = join(root, "state", "conch", "console");
+    expect(argv).toEqual([expect.stringMatching(/^file:\/\/\/.+\/login-[A-Za-z0-9_-]{22}\.html$/)]);
+    expect(argv.join(" ")).not.toContain("secret2");
+    const page = fileURLToPath(argv[0] as string);
+    expect(dirname(page)).toBe(pages);
+    expect(statSync(pages).mode & 0o777).toBe(0o700);
+    expect(statSync(page).mode & 0o777).toBe(0o600);
+    expect(readFileSync(page, "utf8")).toContain(
+      '<meta http-equiv="refresh" content="0;url=http://127.0.0.1:4000/#login=secret2">',
+    );
+    // A page whose link has lapsed (15 minutes) is swept at the next run; a browser that fails leaves
+    // no page behind, and the link is printed instead.
+    utimesSync(page, new Date(Date.now() - 16 * 60_000), new Date(Date.now() - 16 * 60_000));
+    writeFileSync(browser, "#!/bin/sh\nexit 3\n");
+    expect(await conch("console")).toMatchObject({
+      code: 0,
+      stdout:
+        "conch console: open this link (it works once, for 15 minutes):\nhttp://127.0.0.1:4000/#login=secret3\n",
+    });
+    expect(readdirSync(pages)).toEqual([]);
+    // A page is never written through a link planted where the directory should be.
+    rmSync(pages, { recursive: true });
+    symlinkSync(root, pages);
+    expect(await conch("console")).toEqual({
+      code: 0,
+      stdout:
+        "conch console: open this link (it works once, for 15 minutes):\nhttp://127.0.0.1:4000/#login=secret4\n",
+      stderr: `conch console: no browser opened: cannot write its page (${pages} is not a directory of yours)\n`,
+    });
+    expect(readdirSync(root).filter((name) => name.startsWith("login-"))).toEqual([]);
+    rmSync(pages);
+    expect((await conch("console", "--print")).stdout).toContain("#login=secret5");
     expect((await conch("console", "--pid", "1")).code).toBe(5);
     expect((await conch("console", "--pid", "x")).code).toBe(2);
   });

@@ -10,6 +10,7 @@ describe("@conch/orchestrator public surface", () => {
       "ToolOrchestrator",
       "answerPendingApproval",
       "conchSandboxWorkspace",
+      "conchStateDir",
       "consoleLinks",
       "createAuditLog",
       "createRuntime",

@@ -30,6 +30,7 @@ export { conchSandboxWorkspace } from "./runtime/workspace-state.js";
 export type { SessionMonitor, SessionView, WatchEvent } from "./sessions/session-monitor.js";
 export { listRecordings, type RecordingInfo, recordingsDir } from "./sessions/session-recorder.js";
 export { createSpillStore } from "./spill/spill-store.js";
+export { conchStateDir } from "./spill/state-dir.js";
 export { invalidResult } from "./tools/model-result.js";
 export { createToolSet, type ToolSet, type ToolSetOptions } from "./tools/tool-set.js";
 export type { ToolCallResult, ToolDefinition } from "./tools/types.js";

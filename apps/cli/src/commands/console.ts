@@ -1,13 +1,18 @@
 // `conch console`: opens the web console of a running conchd (one served with --http) in a browser, with
 // a fresh one-time login link asked of the daemon over its 0600 channel socket; prints the link when no
-// browser can be opened.
+// browser can be opened. The browser is never given the link itself: its command line is anyone's to
+// read. It is given a page only this user can read, which leads it on to the link.
 import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { visibleText } from "@conch/approval";
-import { consoleLinks } from "@conch/orchestrator";
+import { conchStateDir, consoleLinks } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXIT_NONE_FOUND } from "../exit-codes.js";
 import { CONSOLE_HELP } from "../help.js";
+import { writeLinkPage } from "./console-link-file.js";
 
 const SPECS = { print: { type: "boolean" }, pid: { type: "string" }, help: { type: "boolean" } } as const;
 // How long the opener may take to say whether it opened the page.
@@ -82,9 +87,22 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
   }
   const [link] = chosen as [{ daemon: number; url: string }];
   const program = options.print === true ? null : opener(process.env);
-  if (program !== null && (await open(program, link.url))) {
-    process.stdout.write(`conch console: opened conchd ${link.daemon}'s console in a browser\n`);
-    return 0;
+  if (program !== null) {
+    let page: string | null = null;
+    try {
+      page = writeLinkPage(join(conchStateDir(), "console"), link.url);
+    } catch (error) {
+      process.stderr.write(
+        `conch console: no browser opened: cannot write its page (${visibleText((error as Error).message)})\n`,
+      );
+    }
+    if (page !== null) {
+      if (await open(program, pathToFileURL(page).href)) {
+        process.stdout.write(`conch console: opened conchd ${link.daemon}'s console in a browser\n`);
+        return 0;
+      }
+      rmSync(page, { force: true });
+    }
   }
   process.stdout.write(
     `conch console: open this link (it works once, for 15 minutes):\n${visibleText(link.url)}\n`,
