@@ -430,11 +430,16 @@ describe("resolveSandboxPolicy: hidden reads", () => {
     writeFileSync(join(zdotdir, ".zshrc"), "");
     const state = dir("history", "xdg-state", "zsh");
     writeFileSync(join(state, "history"), "");
+    writeFileSync(join(elsewhere, "psql"), "");
+    writeFileSync(join(elsewhere, "node-repl"), "");
     const rules = resolveSandboxPolicy(ww(), {
       cwd: dir("history", "ws"),
       env: {
         HOME: h,
         HISTFILE: join(elsewhere, "my-hist"),
+        PSQL_HISTORY: join(elsewhere, "psql"),
+        NODE_REPL_HISTORY: join(elsewhere, "node-repl"),
+        LESSHISTFILE: "-",
         ZDOTDIR: zdotdir,
         XDG_STATE_HOME: join(base, "history", "xdg-state"),
       },
@@ -450,6 +455,8 @@ describe("resolveSandboxPolicy: hidden reads", () => {
         file(join(h, ".local", "share", "zsh", "history")),
         file(join(h, ".local", "state", "zsh", "history")),
         file(join(elsewhere, "my-hist")),
+        file(join(elsewhere, "node-repl")),
+        file(join(elsewhere, "psql")),
         file(join(state, "history")),
         file(join(zdotdir, ".histfile")),
         file(join(zdotdir, ".zsh_history")),

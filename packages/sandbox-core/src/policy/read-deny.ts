@@ -79,16 +79,33 @@ export const DEFAULT_DENY_READ: readonly string[] = [
 
 const WILDCARD = /[*?]/;
 
+// The variables that move a shell's or a REPL's history file elsewhere.
+const HISTORY_VARIABLES: readonly string[] = [
+  "HISTFILE",
+  "LESSHISTFILE",
+  "PYTHON_HISTORY",
+  "NODE_REPL_HISTORY",
+  "PSQL_HISTORY",
+  "MYSQL_HISTFILE",
+  "SQLITE_HISTORY",
+  "REDISCLI_HISTFILE",
+  "R_HISTFILE",
+];
+
 /**
- * History files the environment names besides the usual ones: `HISTFILE` when exported, the history
- * names in `ZDOTDIR` (where zsh keeps its files), and history under the XDG data and state dirs (fish's
- * `fish_history`, a zsh or bash HISTFILE moved there). Only absolute directories count.
+ * History files the environment names besides the usual ones: what `HISTFILE` and the REPLs' own
+ * variables (`PSQL_HISTORY`, `NODE_REPL_HISTORY`…) name when exported, the history names in `ZDOTDIR`
+ * (where zsh keeps its files), and history under the XDG data and state dirs (fish's `fish_history`,
+ * a zsh or bash HISTFILE moved there). Only absolute paths count.
  */
 export function historyDenyRead(env: Readonly<Record<string, string | undefined>>): string[] {
   const absolute = (value: string | undefined): value is string =>
     value !== undefined && isAbsolute(value) && value !== "/";
   const patterns: string[] = [];
-  if (absolute(env.HISTFILE)) patterns.push(normalize(env.HISTFILE));
+  for (const name of HISTORY_VARIABLES) {
+    const value = env[name];
+    if (absolute(value)) patterns.push(normalize(value));
+  }
   if (absolute(env.ZDOTDIR)) {
     patterns.push(join(env.ZDOTDIR, ".*history"), join(env.ZDOTDIR, ".*histfile"));
   }
