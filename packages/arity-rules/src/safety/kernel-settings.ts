@@ -12,7 +12,7 @@ const ROOT_ALIAS = /^\/proc\/(?:\d+|self|thread-self)\/root(?=\/|$)/;
 const PER_PROCESS = /^(?:\d+|self|thread-self)$/;
 
 /** A literal absolute path naming /sys, or a part of /proc that is not per-process, or inside them. */
-export function isKernelSettingPath(path: string): boolean {
+function isKernelSettingPath(path: string): boolean {
   if (!path.startsWith("/")) return false;
   let normal = posix.normalize(path);
   while (ROOT_ALIAS.test(normal)) normal = posix.normalize(`/${normal.replace(ROOT_ALIAS, "")}`);

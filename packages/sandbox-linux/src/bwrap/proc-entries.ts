@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 
 /** A top-level entry of /proc that is the same in every pid namespace: a kernel-wide view or knob. */
-export interface ProcEntry {
+interface ProcEntry {
   readonly name: string;
   readonly type: "file" | "dir";
 }
 
 /** A mount point inside a /proc entry, and whether a directory or a file is mounted there. */
-export interface ProcMount {
+interface ProcMount {
   readonly path: string;
   readonly type: "file" | "dir";
 }
@@ -30,7 +30,7 @@ export interface ProcSurface {
 }
 
 /** File systems whose files are the kernel's settings or state rather than stored data. */
-export const KERNEL_FILE_SYSTEMS: ReadonlySet<string> = new Set([
+const KERNEL_FILE_SYSTEMS: ReadonlySet<string> = new Set([
   "binfmt_misc",
   "bpf",
   "cgroup",
