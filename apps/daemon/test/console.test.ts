@@ -2,11 +2,14 @@
 // The web console in a real headless Chromium (Debian's, driven by playwright-core) against a real
 // `conchd --http` with real MCP clients, real PTYs and real bwrap: logging in, sessions live, taking
 // over, interrupt and kill, approvals from every route, the audit log, recordings, and the page's
-// defences (no cookie, no data; foreign origins; CSP; accessibility).
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+// defences (no session secret, no data; no cookie for another port to receive; foreign origins; CSP;
+// accessibility), and `conch console`, whose browser is given no secret on its command line.
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describeWith } from "@conch/test-config";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { BrowserContext, Page } from "playwright-core";
@@ -24,6 +27,45 @@ import { type CallResult, makeWorkspace, textOf, type Workspace } from "./harnes
 import { type HttpDaemon, rawRequest, startHttp } from "./http-harness.js";
 
 const CONSOLE_LINK = /^conchd: console at (http:\/\/\S+\/#login=[A-Za-z0-9_-]+)$/m;
+/** The conch CLI, built (`pnpm --filter @conch/cli build`) before these tests run. */
+const CONCH = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
+
+/**
+ * Another user's attempt, run as its own process: reads /proc/PID/cmdline, opens every file it names
+ * (with `read-files`), and tries every secret-looking word found there with the console at PORT.
+ * Prints what it saw and the HTTP status of every try.
+ */
+const READ_AND_SIGN_IN = `
+import { readFileSync } from "node:fs";
+import { request } from "node:http";
+import { fileURLToPath } from "node:url";
+const [pid, port, mode] = process.argv.slice(-3);
+const argv = readFileSync("/proc/" + pid + "/cmdline", "utf8").split("\\0").slice(0, -1);
+const texts = [...argv];
+const files = [];
+if (mode === "read-files") {
+  for (const arg of argv.slice(1)) {
+    const path = arg.startsWith("file:") ? fileURLToPath(arg) : arg;
+    if (!path.startsWith("/") || arg === argv[1]) continue;
+    try { texts.push(readFileSync(path, "utf8")); files.push("read"); } catch (error) { files.push(error.code); }
+  }
+}
+const words = [...new Set(texts.flatMap((text) => text.match(/[A-Za-z0-9_-]{16,}/g) ?? []))];
+const origin = "http://127.0.0.1:" + port;
+const send = (method, path, headers, body) => new Promise((resolve) => {
+  const req = request({ host: "127.0.0.1", port: Number(port), method, path, headers: { host: "127.0.0.1:" + port, origin, ...headers } }, (res) => { res.resume(); resolve(res.statusCode); });
+  req.on("upgrade", (res, socket) => { socket.destroy(); resolve(res.statusCode); });
+  req.on("error", () => resolve(0));
+  req.end(body);
+});
+const statuses = [];
+for (const word of words) {
+  statuses.push(await send("POST", "/console/api/login", { "content-type": "application/json" }, JSON.stringify({ secret: word })));
+  statuses.push(await send("GET", "/console/api/state", { authorization: "Bearer " + word }));
+  statuses.push(await send("GET", "/console/api/ws", { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-protocol": "conch-console, conch-console-auth." + word }));
+}
+process.stdout.write(JSON.stringify({ argv, files, statuses }));
+`;
 
 let ws: Workspace;
 let daemon: HttpDaemon;
@@ -68,6 +110,48 @@ async function signedIn(context: BrowserContext, link?: string): Promise<Page> {
   await page.goto(link ?? (await loginLink()));
   await page.getByRole("button", { name: "Sessions" }).waitFor();
   return page;
+}
+
+/** `secret` with its last character changed. */
+function altered(secret: string): string {
+  return `${secret.slice(0, -1)}${secret.endsWith("A") ? "B" : "A"}`;
+}
+
+/** The session secret a signed-in tab holds, as only its own page can read it. */
+function sessionSecret(page: Page): Promise<string | null> {
+  return page.evaluate(() => sessionStorage.getItem("conch-console-session"));
+}
+
+/** A WebSocket handshake on the console's path: the status, and the subprotocol of a 101. */
+function upgradeRequest(
+  port: number,
+  headers: Record<string, string>,
+): Promise<{ status: number; protocol: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port,
+      path: "/console/api/ws",
+      headers: {
+        host: `127.0.0.1:${port}`,
+        connection: "Upgrade",
+        upgrade: "websocket",
+        "sec-websocket-version": "13",
+        "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+        ...headers,
+      },
+    });
+    req.on("upgrade", (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 0, protocol: res.headers["sec-websocket-protocol"] });
+    });
+    req.on("response", (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, protocol: undefined });
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }
 
 function audit(): Record<string, unknown>[] {
@@ -118,13 +202,36 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     const context = await launched.browser.newContext();
     const page = await signedIn(context, link);
     expect(page.url()).toBe(`${origin}/`);
+    // No cookie at all: a browser would send it to every port of 127.0.0.1.
+    expect(await context.cookies()).toEqual([]);
+    // The tab keeps its session across a reload (sessionStorage: this origin's, this tab's); a new tab
+    // of the same browser is not signed in.
+    const secret = (await sessionSecret(page)) as string;
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The state hands out no secret of any kind.
+    const state = await rawRequest(daemon.port, {
+      method: "GET",
+      path: "/console/api/state",
+      headers: { host: `127.0.0.1:${daemon.port}`, authorization: `Bearer ${secret}` },
+    });
+    expect(state.status).toBe(200);
+    expect(Object.keys(JSON.parse(state.body) as object)).toEqual([
+      "daemon",
+      "sessions",
+      "approvals",
+      "audit",
+      "recordings",
+    ]);
+    expect(state.body).not.toContain(secret);
+    await page.reload();
+    await page.getByRole("button", { name: "Sessions" }).waitFor();
+    const fresh = await context.newPage();
+    await fresh.goto(`${origin}/`);
+    await fresh.getByRole("heading", { name: "Not signed in" }).waitFor();
+    expect(await sessionSecret(fresh)).toBe(null);
     // The login entry was replaced in the history, not added: back is where the tab was before.
     await page.goBack();
     expect(page.url()).toBe("about:blank");
-    const cookies = await context.cookies();
-    expect(cookies).toMatchObject([
-      { name: "conch_console", httpOnly: true, sameSite: "Strict", path: "/console" },
-    ]);
     // Used: the same link again signs nobody in.
     const other = await launched.browser.newContext();
     const again = await other.newPage();
@@ -322,13 +429,20 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     // A run whose output was cut links to its whole output.
     const long = await quiet.call("shell_command", { command: "seq 1 100000" });
     expect(long.structuredContent).toMatchObject({ truncated: true });
-    const link = page.getByRole("link", { name: "full output" }).first();
-    await link.waitFor();
-    const spilled = await page.evaluate(
-      async (href) => (await fetch(href ?? "")).text(),
-      await link.getAttribute("href"),
-    );
+    const full = page.getByRole("button", { name: "full output" }).first();
+    await full.waitFor();
+    const [saved] = await Promise.all([page.waitForEvent("download"), full.click()]);
+    const spilled = readFileSync(await saved.path(), "utf8");
     expect(spilled.trimEnd().split("\n").at(-1)).toBe("100000");
+    // A plain link to it, as the cookie once allowed, gives nothing.
+    const spillPath = (long.structuredContent as { spill_path?: string }).spill_path ?? "";
+    expect(spillPath).toMatch(/^\//);
+    expect(
+      await page.evaluate(
+        async (path) => (await fetch(`/console/api/spill?path=${encodeURIComponent(path)}`)).status,
+        spillPath,
+      ),
+    ).toBe(401);
     await page.getByLabel("Client", { exact: true }).selectOption("audit-client");
     const shown = await rows.allTextContents();
     expect(shown.length).toBeGreaterThan(0);
@@ -367,18 +481,16 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
       (text) => (text ?? "").includes("played-back-3"),
       "the played-back output",
     );
-    const href = await page.getByRole("link", { name: "Download" }).first().getAttribute("href");
-    const download = await page.evaluate(async (url) => {
-      const response = await fetch(url ?? "");
-      return {
-        status: response.status,
-        disposition: response.headers.get("content-disposition"),
-        text: await response.text(),
-      };
-    }, href);
-    expect(download.status).toBe(200);
-    expect(download.disposition).toMatch(/^attachment; filename="\d+-\d{8}T\d{9}Z\.cast"$/);
-    expect(JSON.parse(download.text.split("\n")[0] as string)).toMatchObject({ version: 2 });
+    const [saved] = await Promise.all([
+      page.waitForEvent("download"),
+      page
+        .getByRole("button", { name: /^Download the recording of session/ })
+        .first()
+        .click(),
+    ]);
+    expect(saved.suggestedFilename()).toMatch(/^\d+-\d{8}T\d{9}Z\.cast$/);
+    const cast = readFileSync(await saved.path(), "utf8");
+    expect(JSON.parse(cast.split("\n")[0] as string)).toMatchObject({ version: 2 });
     await screenshot(page, "recordings");
     expect(await accessibilityProblems(page)).toEqual([]);
     await context.close();
@@ -477,32 +589,44 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     await context.close();
   });
 
-  it("opens a tab's WebSocket only with the cookie and this server's origin", async () => {
+  it("opens a tab's WebSocket only with the session secret and this server's origin", async () => {
     const context = await launched.browser.newContext();
-    await signedIn(context);
-    const cookie = (await context.cookies()).map((entry) => `${entry.name}=${entry.value}`).join("; ");
-    const upgrade = (headers: Record<string, string>) =>
-      rawRequest(daemon.port, {
-        method: "GET",
-        path: "/console/api/ws",
-        headers: {
-          host: `127.0.0.1:${daemon.port}`,
-          connection: "Upgrade",
-          upgrade: "websocket",
-          "sec-websocket-version": "13",
-          "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
-          ...headers,
-        },
-      }).catch((error: Error) => ({ status: 101, headers: {}, body: error.message }));
+    const page = await signedIn(context);
+    const secret = (await sessionSecret(page)) as string;
+    const offer = `conch-console, conch-console-auth.${secret}`;
+    const upgrade = (headers: Record<string, string>) => upgradeRequest(daemon.port, headers);
+    expect(await upgrade({ origin, "sec-websocket-protocol": offer })).toEqual({
+      status: 101,
+      protocol: "conch-console",
+    });
     expect((await upgrade({ origin })).status).toBe(401);
-    expect((await upgrade({ origin: "http://evil.example", cookie })).status).toBe(403);
-    expect((await upgrade({ origin: "http://127.0.0.1:1", cookie })).status).toBe(403);
-    expect((await upgrade({ cookie })).status).toBe(403);
-    expect((await upgrade({ origin, cookie, "sec-fetch-site": "same-site" })).status).toBe(403);
+    expect((await upgrade({ origin, "sec-websocket-protocol": "conch-console" })).status).toBe(401);
+    expect((await upgrade({ origin, "sec-websocket-protocol": `conch-console-auth.${secret}` })).status).toBe(
+      401,
+    );
+    expect((await upgrade({ origin, authorization: `Bearer ${secret}` })).status).toBe(401);
+    expect(
+      (
+        await upgrade({
+          origin,
+          "sec-websocket-protocol": `conch-console, conch-console-auth.${altered(secret)}`,
+        })
+      ).status,
+    ).toBe(401);
+    expect((await upgrade({ origin: "http://evil.example", "sec-websocket-protocol": offer })).status).toBe(
+      403,
+    );
+    expect((await upgrade({ origin: "http://127.0.0.1:1", "sec-websocket-protocol": offer })).status).toBe(
+      403,
+    );
+    expect((await upgrade({ "sec-websocket-protocol": offer })).status).toBe(403);
+    expect(
+      (await upgrade({ origin, "sec-websocket-protocol": offer, "sec-fetch-site": "same-site" })).status,
+    ).toBe(403);
     await context.close();
   });
 
-  it("refuses a foreign origin, a missing CSRF token, and a page on another port of this machine", async () => {
+  it("refuses a foreign origin, a request without the session secret, and a page on another port", async () => {
     const agent = await mcp("victim", async () => ({
       action: "accept",
       content: { decision: "approve_session" },
@@ -511,24 +635,32 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     const id = started.structuredContent?.session_id as number;
     const context = await launched.browser.newContext();
     const page = await signedIn(context);
-    const cookie = (await context.cookies()).map((entry) => `${entry.name}=${entry.value}`).join("; ");
+    const secret = (await sessionSecret(page)) as string;
 
     const kill = (headers: Record<string, string>) =>
       rawRequest(daemon.port, {
         method: "POST",
         path: `/console/api/sessions/${id}/kill`,
-        headers: { host: `127.0.0.1:${daemon.port}`, cookie, "content-type": "application/json", ...headers },
+        headers: { host: `127.0.0.1:${daemon.port}`, "content-type": "application/json", ...headers },
         body: "{}",
       });
-    expect((await kill({ origin: "http://evil.example" })).status).toBe(403);
-    expect((await kill({ origin: "http://127.0.0.1:1" })).status).toBe(403);
-    const noCsrf = await kill({ origin });
-    expect(noCsrf.status).toBe(403);
-    expect(noCsrf.body).toContain("CSRF");
-    expect((await kill({})).status).toBe(403);
+    const bearer = { authorization: `Bearer ${secret}` };
+    expect((await kill({ ...bearer, origin: "http://evil.example" })).status).toBe(403);
+    expect((await kill({ ...bearer, origin: "http://127.0.0.1:1" })).status).toBe(403);
+    expect((await kill(bearer)).status).toBe(403);
+    const none = await kill({ origin });
+    expect(none.status).toBe(401);
+    expect(JSON.parse(none.body)).toEqual({
+      error: "Unauthorized: no console session; open the login link conchd printed (or run conch console)",
+    });
+    expect((await kill({ origin, authorization: `Bearer ${altered(secret)}` })).status).toBe(401);
+    expect((await kill({ origin, authorization: "Bearer " })).status).toBe(401);
+    expect((await kill({ origin, cookie: `conch_console=${secret}` })).status).toBe(401);
+    // The MCP token is the agent's: it opens nothing of the console.
+    expect((await kill({ origin, authorization: `Bearer ${daemon.token}` })).status).toBe(401);
 
-    // The same site but another port: the cookie goes along (SameSite looks past ports), so the console
-    // itself must say no.
+    // The same site but another port: a browser sends such a page's requests with the cookies of
+    // 127.0.0.1, and the console must say no however it asks.
     const evil: Server = createServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/html" });
       res.end(`<script>
@@ -550,7 +682,237 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     const still = await agent.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 250 });
     expect(still.structuredContent).toMatchObject({ running: true });
     expect(audit().some((line) => line.type === "session-closed" && line.sessionId === id)).toBe(false);
+    // With the secret and the console's own origin, the kill goes through.
+    expect((await kill({ ...bearer, origin })).status).toBe(200);
     await page.close();
     await context.close();
+  });
+
+  it("a server on another port that the signed-in browser visits gets nothing that reads or approves", async () => {
+    const quiet = await mcp("port-victim");
+    const asked = await quiet.call("shell_command", { command: "touch approved-from-elsewhere" });
+    expect(asked.structuredContent).toMatchObject({ rejection: "approval-pending" });
+    const { listPendingApprovals } = await import("@conch/orchestrator");
+    const pendingId = async (): Promise<string | undefined> =>
+      (await listPendingApprovals({ env: ws.env })).pending.find((entry) =>
+        entry.argv.join(" ").includes("touch approved-from-elsewhere"),
+      )?.id;
+    const id = (await pendingId()) as string;
+    expect(id).toMatch(/^[0-9a-z]+$/);
+
+    const context = await launched.browser.newContext();
+    const page = await signedIn(context);
+    await page.getByRole("button", { name: /^Approvals/ }).click();
+    const card = page.locator(`article[data-approval="${id}"]`);
+    await card.waitFor();
+
+    // The other server: it keeps every header the browser sends it, and its page tries the console
+    // from inside the browser too (the API, the approve route, the WebSocket).
+    const received: string[] = [];
+    const evil: Server = createServer((req, res) => {
+      received.push(JSON.stringify(req.headers));
+      if (req.url === "/console/") {
+        res.writeHead(302, { location: "/console/api/state" });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end(`<script>
+        const ws = () => new Promise((resolve) => {
+          const socket = new WebSocket(${JSON.stringify(`ws://127.0.0.1:${daemon.port}/console/api/ws`)});
+          socket.onopen = () => resolve("open");
+          socket.onerror = () => resolve("refused");
+        });
+        Promise.all([
+          fetch(${JSON.stringify(`${origin}/console/api/approvals/${id}`)}, { method: "POST", credentials: "include", mode: "no-cors", headers: { "content-type": "text/plain" }, body: '{"decision":"approve"}' }).then(() => "sent", () => "failed"),
+          fetch(${JSON.stringify(`${origin}/console/api/state`)}, { credentials: "include" }).then((r) => r.text(), () => "unreadable"),
+          ws(),
+          String(sessionStorage.length),
+        ]).then((results) => { document.title = JSON.stringify(results); });
+      </script>`);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
+    const evilPort = (evil.address() as AddressInfo).port;
+    try {
+      const attacker = await context.newPage();
+      // Where the old cookie was scoped (Path=/console), then the page.
+      await attacker.goto(`http://127.0.0.1:${evilPort}/console/`);
+      await attacker.goto(`http://127.0.0.1:${evilPort}/`);
+      await attacker.waitForFunction(() => document.title.startsWith("["));
+      expect(JSON.parse(await attacker.title()).slice(1)).toEqual(["unreadable", "refused", "0"]);
+    } finally {
+      await new Promise((resolve) => evil.close(resolve));
+    }
+
+    // Then its owner replays, from outside the browser, everything the browser gave it: each header
+    // value, as a cookie, as a bearer secret and as a WebSocket subprotocol, with the console's Origin.
+    const given = [
+      ...new Set(
+        received.flatMap((headers) =>
+          Object.values(JSON.parse(headers) as Record<string, string>).flatMap((value) => [
+            value,
+            ...value.split(/[;=,\s]+/),
+          ]),
+        ),
+      ),
+    ].filter((value) => /^[A-Za-z0-9_-]{16,}$/.test(value) || value.includes("="));
+    const cookie = received
+      .map((headers) => (JSON.parse(headers) as Record<string, string>).cookie)
+      .filter((value) => value !== undefined)
+      .join("; ");
+    const attempts: Record<string, string>[] = [
+      { cookie },
+      ...given.flatMap((value) => [
+        { cookie: value },
+        { authorization: `Bearer ${value}` },
+        { "x-conch-csrf": value, cookie },
+      ]),
+    ];
+    const statuses = new Set<number>();
+    for (const headers of attempts) {
+      const base = { host: `127.0.0.1:${daemon.port}`, origin, ...headers };
+      statuses.add(
+        (await rawRequest(daemon.port, { method: "GET", path: "/console/api/state", headers: base })).status,
+      );
+      statuses.add(
+        (
+          await rawRequest(daemon.port, {
+            method: "POST",
+            path: `/console/api/approvals/${id}`,
+            headers: { ...base, "content-type": "application/json" },
+            body: JSON.stringify({ decision: "approve" }),
+          })
+        ).status,
+      );
+      statuses.add(
+        (await upgradeRequest(daemon.port, { ...base, "sec-websocket-protocol": "conch-console" })).status,
+      );
+    }
+    for (const value of given) {
+      const offer = `conch-console, conch-console-auth.${value}`;
+      statuses.add(
+        (await upgradeRequest(daemon.port, { origin, cookie, "sec-websocket-protocol": offer })).status,
+      );
+    }
+    expect([...statuses]).toEqual([401]);
+    // Nothing was approved: the question still waits, and nothing ran.
+    expect(await pendingId()).toBe(id);
+    expect(existsSync(join(ws.cwd, "approved-from-elsewhere"))).toBe(false);
+
+    // The person, in the console itself, still answers it.
+    await card.getByRole("button", { name: "Deny" }).click();
+    await card.waitFor({ state: "detached" });
+    expect(await pendingId()).toBe(undefined);
+    await context.close();
+  });
+  it("conch console gives the browser no secret on its command line: another user who reads it cannot sign in", async () => {
+    expect(existsSync(CONCH), `${CONCH} is built by pnpm --filter @conch/cli build`).toBe(true);
+    const quiet = await mcp("cmdline-victim");
+    const asked = await quiet.call("shell_command", { command: "touch approved-by-person" });
+    expect(asked.structuredContent).toMatchObject({ rejection: "approval-pending" });
+
+    // The browser: it says where it is and what it was given, and stays open until told.
+    const dir = join(ws.env.HOME as string, "browser");
+    mkdirSync(dir);
+    const browser = join(dir, "browser");
+    writeFileSync(
+      browser,
+      `#!/bin/sh\necho $$ > '${dir}/pid.tmp' && mv '${dir}/pid.tmp' '${dir}/pid'\n` +
+        `i=0; while [ ! -e '${dir}/done' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done\n`,
+    );
+    chmodSync(browser, 0o755);
+    const cli = spawn(process.execPath, [CONCH, "console"], {
+      env: { ...ws.env, BROWSER: browser },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    cli.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    cli.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const exited = new Promise<number | null>((resolve) => cli.on("close", resolve));
+    try {
+      const pid = Number(
+        await eventually(
+          async () => (existsSync(join(dir, "pid")) ? readFileSync(join(dir, "pid"), "utf8").trim() : ""),
+          (text) => text !== "",
+          "the browser to start",
+        ).catch((error: Error) => {
+          throw new Error(`${error.message}; conch console said ${JSON.stringify(stdout + stderr)}`);
+        }),
+      );
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(0, -1);
+      expect(argv.slice(0, 1)).toEqual(["/bin/sh"]);
+      expect(argv.slice(1, 2)).toEqual([browser]);
+      expect(argv.slice(2)).toEqual([
+        expect.stringMatching(/^file:\/\/\/.+\/conch\/console\/login-[A-Za-z0-9_-]{22}\.html$/),
+      ]);
+      expect(argv.join(" ")).not.toContain("login=");
+      const page = fileURLToPath(argv[2] as string);
+      expect(statSync(page).mode & 0o777).toBe(0o600);
+      expect(statSync(dirname(page)).mode & 0o777).toBe(0o700);
+
+      // Someone else on this machine reads the browser's command line (world-readable in /proc), opens
+      // every file it names, and tries each secret-looking word it found, as the login link's secret, a
+      // session's bearer secret and a WebSocket's. As root the reader is another uid (nobody); the path
+      // to the page is opened up to it, so that only conch's own modes stand in the way. Without root,
+      // the reader is this uid reading the command line alone.
+      const root = process.getuid?.() === 0;
+      const opened: string[] = [];
+      if (root) {
+        for (let path = dirname(dirname(page)); path !== "/"; path = dirname(path)) {
+          const mode = statSync(path).mode & 0o777;
+          if ((mode & 0o005) !== 0o005) {
+            chmodSync(path, mode | 0o005);
+            opened.push(`${path}:${mode}`);
+          }
+        }
+      }
+      const reader = spawnSync(
+        root ? "setpriv" : process.execPath,
+        [
+          ...(root ? ["--reuid", "65534", "--regid", "65534", "--clear-groups", process.execPath] : []),
+          "--input-type=module",
+          "-e",
+          READ_AND_SIGN_IN,
+          String(pid),
+          String(daemon.port),
+          root ? "read-files" : "cmdline-only",
+        ],
+        { cwd: "/", encoding: "utf8", timeout: 60_000 },
+      );
+      for (const entry of opened) {
+        const at = entry.lastIndexOf(":");
+        chmodSync(entry.slice(0, at), Number(entry.slice(at + 1)));
+      }
+      expect(reader.stderr).toBe("");
+      const found = JSON.parse(reader.stdout) as { argv: string[]; files: string[]; statuses: number[] };
+      expect(found.argv).toEqual(argv);
+      expect(found.files).toEqual(root ? ["EACCES"] : []);
+      expect(found.statuses.length).toBeGreaterThan(0);
+      expect([...new Set(found.statuses)]).toEqual([401]);
+
+      // The person's browser opens the page, which leads it to the console, signed in; they approve.
+      const context = await launched.browser.newContext();
+      const tab = await context.newPage();
+      await tab.goto(argv[2] as string);
+      await tab.getByRole("button", { name: "Sessions" }).waitFor();
+      expect(tab.url()).toBe(`${origin}/`);
+      await tab.getByRole("button", { name: /^Approvals/ }).click();
+      const card = tab.locator("article.approval", { hasText: "touch approved-by-person" });
+      await card.getByRole("button", { name: "Approve once" }).click();
+      await card.waitFor({ state: "detached" });
+      const retried = await quiet.call("shell_command", { command: "touch approved-by-person" });
+      expect(textOf(retried)).toContain("Exit code: 0");
+      expect(existsSync(join(ws.cwd, "approved-by-person"))).toBe(true);
+      await context.close();
+    } finally {
+      writeFileSync(join(dir, "done"), "");
+    }
+    expect(await exited).toBe(0);
+    expect(stdout).toBe(`conch console: opened conchd ${daemon.pid}'s console in a browser\n`);
   });
 });

@@ -16,7 +16,10 @@ beforeEach(async () => {
   connections = [];
   server = createServer();
   server.on("upgrade", (req, socket, head) => {
-    connections.push(new WebSocketConnection(req, socket, head, (message) => received.push(message)));
+    const protocol = req.headers["sec-websocket-protocol"] === undefined ? null : "chosen";
+    connections.push(
+      new WebSocketConnection(req, socket, head, (message) => received.push(message), protocol),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 });
@@ -29,14 +32,16 @@ afterEach(async () => {
 const KEY = "dGhlIHNhbXBsZSBub25jZQ==";
 
 /** Opens a raw connection and completes the handshake; `data` collects everything after it. */
-async function open(): Promise<{ socket: Socket; data: () => Buffer; handshake: string }> {
+async function open(protocols?: string): Promise<{ socket: Socket; data: () => Buffer; handshake: string }> {
   const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
   let buffer = Buffer.alloc(0);
   socket.on("data", (chunk: Buffer) => {
     buffer = Buffer.concat([buffer, chunk]);
   });
   socket.write(
-    `GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${KEY}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    `GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${KEY}\r\nSec-WebSocket-Version: 13\r\n` +
+      (protocols === undefined ? "" : `Sec-WebSocket-Protocol: ${protocols}\r\n`) +
+      "\r\n",
   );
   while (!buffer.includes("\r\n\r\n")) await new Promise((resolve) => setTimeout(resolve, 5));
   const end = buffer.indexOf("\r\n\r\n") + 4;
@@ -84,6 +89,15 @@ describe("the console's WebSocket", () => {
     await until(() => data().length > before);
     expect([...data().subarray(before)]).toEqual([0x8a, 2, ...Buffer.from("hi")]);
     socket.destroy();
+  });
+
+  it("answers with the subprotocol it was given, and names none when given none", async () => {
+    const offered = await open("chosen, other");
+    expect(offered.handshake).toMatch(/\r\nsec-websocket-protocol: chosen\r\n\r\n$/);
+    offered.socket.destroy();
+    const plain = await open();
+    expect(plain.handshake).not.toContain("sec-websocket-protocol");
+    plain.socket.destroy();
   });
 
   it.each([

@@ -1,6 +1,8 @@
 // The audit log's recent entries (decisions, runs, input, closed sessions), newest first, filterable by
-// client, session and decision, following the log live. A run links to its session and to its spill file.
+// client, session and decision, following the log live. A run links to its session and to its spill file
+// (downloaded: a plain link cannot carry the session secret).
 import type { AuditEntry } from "@conch/orchestrator";
+import { download } from "./api.js";
 import { byId, el, time } from "./dom.js";
 import { knownSession } from "./sessions.js";
 import { openSession } from "./terminal-view.js";
@@ -45,6 +47,16 @@ function options(select: HTMLSelectElement, values: Iterable<string>): void {
   select.value = wanted.includes(current) ? current : "";
 }
 
+function spillButton(path: string): HTMLElement {
+  const button = el("button", { type: "button" }, "full output");
+  const name = `${path.split("/").at(-1) ?? "output"}.txt`;
+  button.onclick = () =>
+    void download(`spill?path=${encodeURIComponent(path)}`, name).catch((error: unknown) => {
+      button.textContent = `full output (${error instanceof Error ? error.message : String(error)})`;
+    });
+  return button;
+}
+
 function render(): void {
   const client = byId<HTMLSelectElement>("filter-client");
   const decision = byId<HTMLSelectElement>("filter-decision");
@@ -77,18 +89,7 @@ function render(): void {
         } else if (id !== null) {
           sessionCell.append(String(id));
         }
-        const spill =
-          typeof entry.spill === "string"
-            ? el(
-                "a",
-                {
-                  href: `/console/api/spill?path=${encodeURIComponent(entry.spill)}`,
-                  target: "_blank",
-                  rel: "noopener",
-                },
-                "full output",
-              )
-            : "";
+        const spill = typeof entry.spill === "string" ? spillButton(entry.spill) : "";
         const exit = entry.type === "execution" ? text(entry.exitCode) : "";
         const decided =
           entry.decision === undefined ? "" : `${text(entry.decision)} (${text(entry.decidedBy)})`;

@@ -2,13 +2,16 @@
 // approvals, the audit log, the recordings, and the terminals it watches. (One connection for all of
 // it: a browser keeps at most six HTTP/1.1 connections to a host, and a stream per thing watched would
 // use them up in three tabs.) When the connection drops it is opened again, a second later, and the
-// terminal being watched is asked for again (its scrollback comes first, so nothing is missing).
+// terminal being watched is asked for again (its scrollback comes first, so nothing is missing). The
+// session secret goes as a subprotocol: a page can set no header on a WebSocket.
+import { websocketProtocols } from "./api.js";
+
 type Listener = (data: unknown) => void;
 
 const listeners = new Map<string, Listener>();
 let terminal: { id: number; listener: (message: TerminalMessage) => void } | null = null;
 let socket: WebSocket | null = null;
-let onDown: (() => void) | null = null;
+let onDown: (() => Promise<boolean>) | null = null;
 
 export interface TerminalMessage {
   readonly id: number;
@@ -37,11 +40,14 @@ export function unwatchTerminal(): void {
   terminal = null;
 }
 
-/** Opens the connection (and again whenever it drops); `down` is told each time it drops. */
-export function connect(down: () => void): void {
+/**
+ * Opens the connection, and again whenever it drops while `down` (told each time) answers true.
+ */
+export function connect(down: () => Promise<boolean>): void {
   onDown = down;
   const ws = new WebSocket(
     `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/console/api/ws`,
+    websocketProtocols(),
   );
   socket = ws;
   ws.onopen = () => {
@@ -59,7 +65,8 @@ export function connect(down: () => void): void {
   ws.onclose = () => {
     if (socket !== ws) return;
     socket = null;
-    onDown?.();
-    setTimeout(() => connect(down), 1000);
+    void (onDown?.() ?? Promise.resolve(true)).then((again) => {
+      if (again) setTimeout(() => connect(down), 1000);
+    });
   };
 }

@@ -1,8 +1,9 @@
 // The console page: signs in with the one-time secret in the address (then removes it from the address
-// bar and history), loads the daemon's state and follows it live.
+// bar and history), or with the session this tab kept across a reload; loads the daemon's state and
+// follows it live.
 import type { PendingApproval } from "@conch/approval";
 import type { AuditEntry, RecordingInfo } from "@conch/orchestrator";
-import { ApiError, api, setCsrf } from "./api.js";
+import { ApiError, api, forgetSession, hasSession, login } from "./api.js";
 import { setUpNotifications, showApprovals } from "./approvals.js";
 import { addAudit, setAudit, setUpAuditFilters } from "./audit.js";
 import { byId } from "./dom.js";
@@ -13,7 +14,6 @@ import { type ListedSession, showSessions } from "./sessions.js";
 import { openTerminalText } from "./terminal-view.js";
 
 interface State {
-  readonly csrf: string;
   readonly daemon: {
     readonly pid: number;
     readonly version: string;
@@ -42,8 +42,13 @@ async function signIn(): Promise<void> {
   if (match === null) return;
   // Out of the address bar and the history before anything else: the secret works once anyway.
   history.replaceState(null, "", location.pathname);
-  const { csrf } = await api<{ csrf: string }>("POST", "login", { secret: match[1] });
-  setCsrf(csrf);
+  await login(match[1] as string);
+}
+
+/** Shows how to sign in; a session conchd refused is forgotten, and nothing is followed any more. */
+function signedOut(): void {
+  forgetSession();
+  byId("login").hidden = false;
 }
 
 function follow(): void {
@@ -65,21 +70,33 @@ function follow(): void {
         setAudit(state.audit);
         showRecordings(state.recordings);
       },
-      () => {
-        byId("login").hidden = false;
+      (error: unknown) => {
+        if (error instanceof ApiError && error.status === 401) signedOut();
       },
     );
   });
-  connect(() => {
+  connect(async () => {
     byId("daemon").dataset.connection = "lost";
+    // Dropped for good when conchd no longer knows the session (it restarted): the tab then says so.
+    try {
+      await api("GET", "state");
+      return true;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) return true;
+      signedOut();
+      return false;
+    }
   });
 }
 
 async function start(): Promise<void> {
   try {
     await signIn();
+    if (!hasSession()) {
+      byId("login").hidden = false;
+      return;
+    }
     const state = await api<State>("GET", "state");
-    setCsrf(state.csrf);
     const { daemon } = state;
     byId("daemon").textContent =
       `pid ${daemon.pid} · ${daemon.cwd} · ${daemon.profile} tools · approval ${daemon.approvalPolicy} · sandbox ${daemon.sandbox}`;
@@ -97,7 +114,7 @@ async function start(): Promise<void> {
     follow();
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
-      byId("login").hidden = false;
+      signedOut();
       return;
     }
     byId("login").hidden = false;

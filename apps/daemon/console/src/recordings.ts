@@ -2,6 +2,7 @@
 // a second shortened to one), and offered for download.
 import type { RecordingInfo } from "@conch/orchestrator";
 import { Terminal } from "@xterm/xterm";
+import { apiFile, download } from "./api.js";
 import { byId, el, size, time } from "./dom.js";
 
 const MAX_PAUSE_S = 1;
@@ -17,14 +18,17 @@ export function showRecordings(list: readonly RecordingInfo[]): void {
         "Play",
       );
       play.onclick = () => void playRecording(recording);
-      const download = el(
-        "a",
-        {
-          href: `/console/api/recordings/${encodeURIComponent(recording.name)}?download=1`,
-          download: recording.name,
-        },
+      const save = el(
+        "button",
+        { type: "button", "aria-label": `Download the recording of session ${recording.sessionId}` },
         "Download",
       );
+      save.onclick = () =>
+        void download(`recordings/${encodeURIComponent(recording.name)}`, recording.name).catch(
+          (error: unknown) => {
+            save.textContent = `Download (${error instanceof Error ? error.message : String(error)})`;
+          },
+        );
       return el(
         "tr",
         {},
@@ -32,7 +36,7 @@ export function showRecordings(list: readonly RecordingInfo[]): void {
         el("td", {}, time(recording.startedAt)),
         el("td", {}, size(recording.bytes)),
         el("td", { class: "code" }, recording.command),
-        el("td", {}, play, " ", download),
+        el("td", {}, play, " ", save),
       );
     }),
   );
@@ -51,14 +55,14 @@ async function playRecording(recording: RecordingInfo): Promise<void> {
   const state = byId("player-state");
   byId("player-panel").hidden = false;
   byId("player-title").textContent = `Recording of session ${recording.sessionId}`;
-  const response = await fetch(`/console/api/recordings/${encodeURIComponent(recording.name)}`, {
-    credentials: "same-origin",
-  });
-  if (!response.ok) {
-    state.textContent = `cannot load it (${response.status})`;
+  let text: string;
+  try {
+    text = await (await apiFile(`recordings/${encodeURIComponent(recording.name)}`)).text();
+  } catch (error) {
+    state.textContent = `cannot load it (${error instanceof Error ? error.message : String(error)})`;
     return;
   }
-  const [head, ...lines] = (await response.text()).split("\n").filter((line) => line !== "");
+  const [head, ...lines] = text.split("\n").filter((line) => line !== "");
   const header = JSON.parse(head ?? "{}") as { width?: number; height?: number };
   const events = lines.map((line) => JSON.parse(line) as [number, string, string]);
   const terminal = new Terminal({

@@ -1,18 +1,23 @@
 // Who may use the console: a person who opened a one-time login link (printed on conchd's stderr, or
-// handed out by `conch console` over the 0600 channel socket) gets a session cookie (HttpOnly,
-// SameSite=Strict, Path=/console) and a CSRF token. Secrets are compared by digest, in constant time.
+// handed out by `conch console` over the 0600 channel socket). The page trades the link's secret, once,
+// for a session secret that it holds itself (in memory and the tab's sessionStorage, both this origin's
+// alone) and sends with every request: `Authorization: Bearer SECRET` on fetches, a WebSocket subprotocol
+// on the tab's connection (a browser lets a page set no header there). No cookie: a browser sends the
+// cookies of 127.0.0.1 to every port of it, so any server on loopback the person's browser visits would
+// receive one. Secrets are compared by digest, in constant time.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
 
-/** The cookie's name. */
-const COOKIE_NAME = "conch_console";
-/** The path the cookie is scoped to: the console's API (the page itself holds no data). */
-const COOKIE_PATH = "/console";
+/** The subprotocol the console's WebSocket speaks, and the one the server answers with. */
+export const WEBSOCKET_PROTOCOL = "conch-console";
+/** The prefix of the subprotocol that carries the session secret (`conch-console-auth.SECRET`). */
+const WEBSOCKET_AUTH_PREFIX = "conch-console-auth.";
 
 /** How long a login link may wait to be opened. */
 const LINK_TTL_MS = 15 * 60 * 1000;
 /** How long a console session lasts without use. */
 const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
-// Bounds: links minted and never opened, and sessions of browsers long gone.
+// Bounds: links minted and never opened, and sessions of tabs long gone.
 const MAX_LINKS = 32;
 const MAX_SESSIONS = 64;
 
@@ -34,14 +39,29 @@ function findByDigest<T>(entries: Map<string, T>, value: string): string | null 
   return found;
 }
 
+/** The secret of `Authorization: Bearer SECRET` (scheme in any case), or null. */
+function bearer(value: string | string[] | undefined): string | null {
+  if (typeof value !== "string") return null;
+  return /^Bearer +([A-Za-z0-9_-]+) *$/i.exec(value)?.[1] ?? null;
+}
+
+/** The secret among a WebSocket handshake's offered subprotocols, or null. */
+function offeredSecret(value: string | string[] | undefined): string | null {
+  if (typeof value !== "string") return null;
+  const offered = value.split(",").map((entry) => entry.trim());
+  if (!offered.includes(WEBSOCKET_PROTOCOL)) return null;
+  const auth = offered.filter((entry) => entry.startsWith(WEBSOCKET_AUTH_PREFIX));
+  return auth.length === 1 ? (auth[0] as string).slice(WEBSOCKET_AUTH_PREFIX.length) : null;
+}
+
 export interface ConsoleSession {
-  readonly id: string;
-  readonly csrf: string;
+  /** The secret the page sends with every request. */
+  readonly secret: string;
 }
 
 export class ConsoleAuth {
   readonly #links = new Map<string, number>();
-  readonly #sessions = new Map<string, { csrf: string; lastUsed: number }>();
+  readonly #sessions = new Map<string, { lastUsed: number }>();
   readonly #now: () => number;
 
   constructor(now: () => number = Date.now) {
@@ -66,40 +86,29 @@ export class ConsoleAuth {
     while (this.#sessions.size >= MAX_SESSIONS) {
       this.#sessions.delete(this.#sessions.keys().next().value as string);
     }
-    const session = { id: secret(), csrf: secret() };
-    this.#sessions.set(session.id, { csrf: session.csrf, lastUsed: this.#now() });
+    const session = { secret: secret() };
+    this.#sessions.set(session.secret, { lastUsed: this.#now() });
     return session;
   }
 
-  /** The console session a request's cookie names, or null. */
-  session(cookieHeader: string | undefined): ConsoleSession | null {
+  /**
+   * The console session a request names: by `Authorization: Bearer`, or for a WebSocket handshake by
+   * its subprotocol. Cookies count for nothing. Null when it names none.
+   */
+  session(headers: IncomingHttpHeaders, websocket: boolean): ConsoleSession | null {
     this.#sweep();
-    const id = cookieValue(cookieHeader, COOKIE_NAME);
-    if (id === null) return null;
-    const key = findByDigest(this.#sessions, id);
+    const given = websocket
+      ? offeredSecret(headers["sec-websocket-protocol"])
+      : bearer(headers.authorization);
+    if (given === null) return null;
+    const key = findByDigest(this.#sessions, given);
     if (key === null) return null;
-    const entry = this.#sessions.get(key) as { csrf: string; lastUsed: number };
-    entry.lastUsed = this.#now();
-    return { id: key, csrf: entry.csrf };
-  }
-
-  /** Whether `given` is the session's CSRF token (constant time). */
-  checkCsrf(session: ConsoleSession, given: string | undefined): boolean {
-    return given !== undefined && timingSafeEqual(digest(given), digest(session.csrf));
+    (this.#sessions.get(key) as { lastUsed: number }).lastUsed = this.#now();
+    return { secret: key };
   }
 
   logout(session: ConsoleSession): void {
-    this.#sessions.delete(session.id);
-  }
-
-  /** The Set-Cookie value that installs a session. */
-  cookie(session: ConsoleSession): string {
-    return `${COOKIE_NAME}=${session.id}; HttpOnly; SameSite=Strict; Path=${COOKIE_PATH}`;
-  }
-
-  /** The Set-Cookie value that removes it. */
-  clearedCookie(): string {
-    return `${COOKIE_NAME}=; HttpOnly; SameSite=Strict; Path=${COOKIE_PATH}; Max-Age=0`;
+    this.#sessions.delete(session.secret);
   }
 
   #sweep(): void {
@@ -109,15 +118,4 @@ export class ConsoleAuth {
       if (now - entry.lastUsed > SESSION_IDLE_MS) this.#sessions.delete(id);
     }
   }
-}
-
-/** The value of cookie `name` in a Cookie header, or null. */
-function cookieValue(header: string | undefined, name: string): string | null {
-  if (header === undefined) return null;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq === -1) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
 }

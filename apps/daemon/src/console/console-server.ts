@@ -2,10 +2,11 @@
 // API under /console/api/ (take over, interrupt, kill; answers to approvals; recordings; spill files) and
 // one WebSocket per tab at /console/api/ws, down which the tab follows everything live (the session
 // list, the approvals, the audit log, the recordings, and the terminals it asks to watch). Every API
-// request needs the session cookie a login link gave; every request that changes anything also needs
-// this server's Origin and the session's CSRF token, and so does opening the WebSocket (a browser always
-// sends its Origin then). A browser's Sec-Fetch-Site, when sent, must say same-origin: a page on another
-// port of this machine is the same site, and would otherwise send the cookie along.
+// request and the WebSocket need the session secret the page got for a login link (console-auth.ts),
+// which no cookie carries: a browser sends cookies to every port of 127.0.0.1, and a page on another
+// port cannot read this origin's memory or storage. Every request that changes anything, and opening
+// the WebSocket, also need this server's Origin; a browser's Sec-Fetch-Site, when sent, must say
+// same-origin.
 import { randomBytes } from "node:crypto";
 import { constants, createReadStream, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -15,7 +16,7 @@ import type { PendingVerdict } from "@conch/approval";
 import type { Daemon } from "@conch/mcp";
 import { listRecordings, recentAuditEntries } from "@conch/orchestrator";
 import type { ConsoleSession } from "./console-auth.js";
-import { ConsoleAuth } from "./console-auth.js";
+import { ConsoleAuth, WEBSOCKET_PROTOCOL } from "./console-auth.js";
 import { TerminalStream } from "./terminal-stream.js";
 import { isWebSocketRequest, refuseUpgrade, WebSocketConnection } from "./websocket.js";
 
@@ -147,14 +148,15 @@ export function createConsole(options: ConsoleOptions): Console {
       { type, body: readFileSync(join(options.assetsDir, name)) },
     ]),
   );
-  const tabs = new Set<WebSocketConnection>();
+  // Every open tab, with the session it signed in with (a logout closes its tabs).
+  const tabs = new Map<WebSocketConnection, string>();
   const spillDir = orchestrator.spillStore?.dir ?? null;
 
   // What every open tab follows: the session list, the approvals, the audit log, the recordings.
   const broadcast = (event: string, data: () => unknown): void => {
     if (tabs.size === 0) return;
     const value = data();
-    for (const tab of tabs) tab.send(event, value);
+    for (const tab of tabs.keys()) tab.send(event, value);
   };
   const sessionList = () => orchestrator.monitor.list().map((view) => ({ ...view, now: Date.now() }));
   const recordingList = () => (runtime.recordings === null ? [] : listRecordings(runtime.recordings));
@@ -187,20 +189,20 @@ export function createConsole(options: ConsoleOptions): Console {
     }
   };
 
-  const changing = (req: IncomingMessage, session: ConsoleSession | null): void => {
+  const changing = (req: IncomingMessage): void => {
     const origin = req.headers.origin;
     if (origin === undefined || !options.isOwnOrigin(origin)) {
       throw new HttpError(403, `Forbidden: Origin ${JSON.stringify(origin ?? "")} is not this console's`);
     }
-    if (session !== null && !auth.checkCsrf(session, header(req, "x-conch-csrf"))) {
-      throw new HttpError(403, "Forbidden: missing or wrong CSRF token");
-    }
   };
 
-  const requireSession = (req: IncomingMessage): ConsoleSession => {
-    const session = auth.session(req.headers.cookie);
+  const requireSession = (req: IncomingMessage, websocket: boolean): ConsoleSession => {
+    const session = auth.session(req.headers, websocket);
     if (session === null)
-      throw new HttpError(401, "Unauthorized: open the login link conchd printed (or run conch console)");
+      throw new HttpError(
+        401,
+        "Unauthorized: no console session; open the login link conchd printed (or run conch console)",
+      );
     return session;
   };
 
@@ -213,22 +215,22 @@ export function createConsole(options: ConsoleOptions): Console {
     sameOriginOnly(req);
     const method = req.method ?? "GET";
     if (path === "login" && method === "POST") {
-      changing(req, null);
+      changing(req);
       const body = await readJson(req);
       if (typeof body.secret !== "string")
         throw new HttpError(400, "secret: expected the login link's secret");
       const session = auth.login(body.secret);
       if (session === null)
         throw new HttpError(401, "Unauthorized: the login link is unknown, used or older than 15 minutes");
-      json(res, 200, { csrf: session.csrf }, { "set-cookie": auth.cookie(session) });
+      // The one answer that carries the session secret: to a POST, which a page elsewhere cannot read.
+      json(res, 200, { secret: session.secret });
       return;
     }
-    const session = requireSession(req);
-    if (method !== "GET") changing(req, session);
+    const session = requireSession(req, false);
+    if (method !== "GET") changing(req);
     const parts = path.split("/");
     if (method === "GET" && path === "state") {
       json(res, 200, {
-        csrf: session.csrf,
         daemon: {
           pid: options.pid,
           version: options.version,
@@ -247,7 +249,8 @@ export function createConsole(options: ConsoleOptions): Console {
 
     if (method === "POST" && path === "logout") {
       auth.logout(session);
-      json(res, 200, { ok: true }, { "set-cookie": auth.clearedCookie() });
+      for (const [tab, secret] of tabs) if (secret === session.secret) tab.close();
+      json(res, 200, { ok: true });
       return;
     }
     if (parts[0] === "sessions" && parts.length === 3) {
@@ -405,9 +408,9 @@ export function createConsole(options: ConsoleOptions): Console {
   }
 
   /** One tab: the lists it follows, and the terminals it watches (`watch`/`unwatch` messages). */
-  function openTab(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  function openTab(req: IncomingMessage, socket: Duplex, head: Buffer, session: ConsoleSession): void {
     const terminals = new Map<number, TerminalStream>();
-    const tab: WebSocketConnection = new WebSocketConnection(req, socket, head, (message) => {
+    const onMessage = (message: unknown): void => {
       const { type, id } = (typeof message === "object" && message !== null ? message : {}) as {
         type?: unknown;
         id?: unknown;
@@ -423,8 +426,9 @@ export function createConsole(options: ConsoleOptions): Console {
         return;
       }
       if (stream.start(view)) terminals.set(id, stream);
-    });
-    tabs.add(tab);
+    };
+    const tab = new WebSocketConnection(req, socket, head, onMessage, WEBSOCKET_PROTOCOL);
+    tabs.set(tab, session.secret);
     tab.onClose(() => {
       tabs.delete(tab);
       for (const stream of terminals.values()) stream.stop();
@@ -441,15 +445,16 @@ export function createConsole(options: ConsoleOptions): Console {
         refuseUpgrade(socket, 400, "expected a WebSocket handshake");
         return true;
       }
+      let session: ConsoleSession;
       try {
         sameOriginOnly(req);
-        changing(req, null);
-        requireSession(req);
+        changing(req);
+        session = requireSession(req, true);
       } catch (error) {
         refuseUpgrade(socket, error instanceof HttpError ? error.status : 403, (error as Error).message);
         return true;
       }
-      openTab(req, socket, head);
+      openTab(req, socket, head, session);
       return true;
     },
     handle(req, res) {
@@ -491,12 +496,7 @@ export function createConsole(options: ConsoleOptions): Console {
     close() {
       clearInterval(refresh);
       for (const stop of stops) stop();
-      for (const tab of tabs) tab.close();
+      for (const tab of tabs.keys()) tab.close();
     },
   };
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }

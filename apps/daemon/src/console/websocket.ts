@@ -74,8 +74,18 @@ export class WebSocketConnection implements Sink {
   readonly #onClose = new Set<() => void>();
   readonly #onMessage: (message: unknown) => void;
 
-  /** Completes the handshake of `req` on `socket`; `onMessage` gets each JSON message the tab sends. */
-  constructor(req: IncomingMessage, socket: Duplex, head: Buffer, onMessage: (message: unknown) => void) {
+  /**
+   * Completes the handshake of `req` on `socket`, answering with subprotocol `protocol` when given (one
+   * the tab offered: a browser drops a connection whose answer names none of its offers); `onMessage`
+   * gets each JSON message the tab sends.
+   */
+  constructor(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    onMessage: (message: unknown) => void,
+    protocol: string | null = null,
+  ) {
     this.#socket = socket;
     this.#onMessage = onMessage;
     const accept = createHash("sha1")
@@ -83,12 +93,18 @@ export class WebSocketConnection implements Sink {
       .digest("base64");
     socket.write(
       "HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\n" +
-        `sec-websocket-accept: ${accept}\r\n\r\n`,
+        `sec-websocket-accept: ${accept}\r\n` +
+        (protocol === null ? "" : `sec-websocket-protocol: ${protocol}\r\n`) +
+        "\r\n",
     );
     socket.on("data", (chunk: Buffer) => this.#receive(chunk));
     socket.on("close", () => this.#gone());
     socket.on("error", () => this.#gone());
-    socket.on("end", () => this.#gone());
+    // A peer that hangs up its side gets ours hung up too: a half-open socket would hold the server open.
+    socket.on("end", () => {
+      socket.end();
+      this.#gone();
+    });
     if (head.length > 0) this.#receive(head);
   }
 
