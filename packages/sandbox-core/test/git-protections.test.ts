@@ -166,6 +166,23 @@ describe("gitProtections: every link on the way", () => {
     expect(readOnly()).toBeNull();
   });
 
+  it("a hook that is a link to a tracked script keeps the script read-only", () => {
+    mkdirSync(at("scripts"));
+    writeFileSync(at("scripts", "pre-commit.sh"), "#!/bin/sh\n");
+    symlinkSync("../../scripts/pre-commit.sh", at(".git", "hooks", "pre-commit"));
+    expect(readOnly()).toEqual([at(".git"), at("scripts", "pre-commit.sh")]);
+  });
+
+  it("a .git file whose gitdir is reached through a link keeps the link's directory read-only", () => {
+    mkdirSync(at("store", "real"), { recursive: true });
+    execFileSync("mv", [at(".git"), at("store", "real", "repo.git")]);
+    mkdirSync(at("via"));
+    symlinkSync("../store/real", at("via", "link"));
+    writeFileSync(at(".git"), `gitdir: via/link/repo.git\n`);
+    git(cwd, "config", "core.bare", "false");
+    expect(readOnly()).toEqual([at(".git"), at("store", "real", "repo.git"), at("via")]);
+  });
+
   it("a link outside the workspace to a hooks dir inside it protects the target only", () => {
     const outside = join(base, `out${count}`);
     mkdirSync(outside);

@@ -155,6 +155,31 @@ describeWith("bwrap", "every link on the way is kept, not only where it points",
   });
 });
 
+describeWith("bwrap", "hooks that are links, and a .git file's gitdir through a link", () => {
+  it("a hook that is a symlink to a tracked script: the agent rewrites the script", () => {
+    mkdirSync(join(ws.cwd, "scripts"));
+    writeFileSync(join(ws.cwd, "scripts", "pre-commit.sh"), "#!/bin/sh\n");
+    chmodSync(join(ws.cwd, "scripts", "pre-commit.sh"), 0o755);
+    symlinkSync("../../scripts/pre-commit.sh", join(ws.cwd, ".git", "hooks", "pre-commit"));
+    expect(agent(plant("scripts/pre-commit.sh"))).toMatch(/Read-only file system/);
+    personCommits();
+  });
+
+  it("a .git file naming its gitdir through a symlink: the agent points the link at its own copy", () => {
+    mkdirSync(join(ws.cwd, "store"));
+    renameSync(join(ws.cwd, ".git"), join(ws.cwd, "store", "repo.git"));
+    mkdirSync(join(ws.cwd, "via"));
+    symlinkSync("../store", join(ws.cwd, "via", "link"));
+    writeFileSync(join(ws.cwd, ".git"), "gitdir: via/link/repo.git\n");
+    const text = agent(
+      `mkdir evil && cp -r store/repo.git evil/ && ${plant("evil/repo.git/hooks/pre-commit")} && ` +
+        "rm via/link && ln -s ../evil via/link",
+    );
+    expect(text).toMatch(/Read-only file system/);
+    personCommits();
+  });
+});
+
 describeWith("bwrap", "programs the config names in the workspace", () => {
   it("core.fsmonitor: the person's next git status runs it", () => {
     mkdirSync(join(ws.cwd, "tools"));

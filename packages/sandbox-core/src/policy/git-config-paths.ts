@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, readdirSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import {
   GIT_COMMAND_SECTIONS,
@@ -246,6 +246,17 @@ function namedByEntry(
     .map((path) => ({ path, kind: "command" }));
 }
 
+// git runs a few dozen hook names; a hooks dir longer than this is walked this far.
+const MAX_HOOKS = 256;
+
+function hookNames(dir: string): string[] {
+  try {
+    return readdirSync(dir).slice(0, MAX_HOOKS);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Every path git's config names that decides what the person's next git command in `dir` runs, asked of
  * git itself (every scope it reads: system, global, XDG, `GIT_CONFIG_*`, local, worktree, includes and
@@ -296,6 +307,17 @@ export function gitConfigPaths(
       paths.push({ path: resolve(cwd, entry.origin.slice("file:".length)), kind: "path" });
     }
     paths.push(...namedByEntry(entry, repository, home));
+  }
+  // The hooks git may run: a hook that is a link to a tracked script (`pre-commit -> ../../scripts/x`)
+  // runs what that script says, so each entry of each hooks dir is walked too.
+  const hooksDirs = [
+    ...(repository === null ? [] : [join(repository.commonDir, "hooks")]),
+    ...entries
+      .filter((entry) => entry.key === "core.hookspath")
+      .flatMap((entry) => namedByEntry(entry, repository, home).map((named) => named.path)),
+  ];
+  for (const dir of hooksDirs) {
+    for (const name of hookNames(dir)) paths.push({ path: join(dir, name), kind: "path" });
   }
   return { status: "paths", paths };
 }

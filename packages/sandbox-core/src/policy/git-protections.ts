@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import { gitConfigPaths, hostGit } from "./git-config-paths.js";
 import { pathChain } from "./path-chain.js";
-import { isInside } from "./protected-paths.js";
+import { gitdirPointers, isInside } from "./protected-paths.js";
 
 /** What stays read-only so that the person's next git command runs only what it runs now. */
 export interface GitProtections {
@@ -44,8 +44,12 @@ export function gitProtections(
     // The `.git` git found may itself be a link in the root (`.git -> elsewhere`): git's answer is
     // where it points, so the name is walked too.
     const dotGit = `${root === "/" ? "" : root}/.git`;
-    if (lstatSync(dotGit, { throwIfNoEntry: false }) !== undefined)
-      named.push({ path: dotGit, kind: "path" });
+    const dotGitInfo = lstatSync(dotGit, { throwIfNoEntry: false });
+    if (dotGitInfo !== undefined) named.push({ path: dotGit, kind: "path" });
+    // A `.git` file's pointers as written (`gitdir: link/store`), for the links on their way.
+    if (dotGitInfo?.isFile() === true) {
+      for (const path of gitdirPointers(dotGit)) named.push({ path, kind: "path" });
+    }
     for (const { path, kind } of named) {
       for (const step of pathChain(path)) {
         if (step.why === "missing" && kind === "command" && roots.includes(step.path)) continue;

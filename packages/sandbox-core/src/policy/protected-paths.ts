@@ -8,7 +8,7 @@ import {
   realpathSync,
   statSync,
 } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute } from "node:path";
 
 /** Names that stay read-only inside every writable root (DESIGN.md §5). */
 export const PROTECTED_NAMES: readonly string[] = [".git", ".conch", ".agents"];
@@ -88,22 +88,28 @@ function readText(path: string): string | undefined {
 }
 
 /**
- * The real git directories a `.git` file points to: `gitdir: PATH` (relative to the file's directory;
- * worktrees and submodules), and for worktrees the shared repository named by `<gitdir>/commondir`
- * (relative to the gitdir). Without them a worktree's hooks and config would stay writable.
+ * The git directories a `.git` file points to, as written: `gitdir: PATH` (relative to the file's
+ * directory; worktrees and submodules), and for worktrees the shared repository named by
+ * `<gitdir>/commondir` (relative to the gitdir). Absolute, their links unresolved: each is walked as git
+ * walks it (`pathChain`).
  */
-function gitdirTargets(gitFile: string): string[] {
+export function gitdirPointers(gitFile: string): string[] {
   const match = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(readText(gitFile) ?? "");
   if (match?.[1] === undefined) return [];
-  const gitdir = canonical(resolve(dirname(gitFile), match[1]));
-  if (gitdir === undefined) return [];
-  const targets = [gitdir];
-  const common = readText(resolve(gitdir, "commondir"))?.trim();
-  if (common !== undefined && common !== "") {
-    const commonDir = canonical(isAbsolute(common) ? common : resolve(gitdir, common));
-    if (commonDir !== undefined) targets.push(commonDir);
-  }
-  return targets;
+  const gitdir = isAbsolute(match[1]) ? match[1] : `${dirname(gitFile)}/${match[1]}`;
+  const common = readText(`${gitdir}/commondir`)?.trim();
+  if (common === undefined || common === "") return [gitdir];
+  return [gitdir, isAbsolute(common) ? common : `${gitdir}/${common}`];
+}
+
+/**
+ * The real git directories a `.git` file points to (see `gitdirPointers`). Without them a worktree's
+ * hooks and config would stay writable.
+ */
+function gitdirTargets(gitFile: string): string[] {
+  return gitdirPointers(gitFile)
+    .map((path) => canonical(path))
+    .filter((path): path is string => path !== undefined);
 }
 
 /**
