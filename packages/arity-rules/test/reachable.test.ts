@@ -163,12 +163,14 @@ describe("reachableCommands: what cannot be read", () => {
       "command-option",
       "program-path",
       "zsh-syntax",
+      "command-input",
     ]);
   });
 
   const covered = new Set<string>();
   const cases: [string[], UnreadPart[]][] = [
     [script("rm${IFS}f"), [part("dynamic-command-name", "rm${IFS}f")]],
+    [script("ed -s notes"), [part("command-input", "ed -s notes")]],
     [script("$(echo rm) f"), [part("dynamic-command-name", "$(echo rm)")]],
     [script("a=rm; $a f"), [part("dynamic-command-name", "$a")]],
     [script("${x:-rm} f"), [part("dynamic-command-name", "${x:-rm}")]],

@@ -84,6 +84,8 @@ const UNREAD_DESCRIPTIONS: Readonly<Record<UnreadReason, string>> = {
   "program-path":
     "a PATH, working directory or root the command line sets, so a name may run another program",
   "zsh-syntax": "text zsh reads differently from bash",
+  "command-input":
+    "a program that runs commands typed or fed into it (an editor's or pager's `!`, a database client's `\\!`)",
 };
 
 function unreadText(unread: UnreadPart): string {

@@ -576,7 +576,56 @@ const PROGRAMS: Readonly<Record<string, OptionSpec>> = {
   perf: { long: { "--pre": long("script", 5), "--post": long("script", 6) } },
   wget: { long: { "--use-askpass": long("program", 6) } },
   valgrind: { long: { "--db-command": long("script", 5) } },
+  // Found in the Debian man pages (see runner-table.ts for how): a preprocessor, a filter, a program
+  // run for a connection, a session's shell or command.
+  rg: { long: { "--pre": long("program", 5) }, exact: ["--pre-glob"] },
+  split: { long: { "--filter": long("script", 5) } },
+  nc: { short: { e: "program", c: "script" } },
+  netcat: { short: { e: "program", c: "script" } },
+  "nc.traditional": { short: { e: "program", c: "script" } },
+  ncat: {
+    long: { "--exec": long("program", 4), "--sh-exec": long("script", 4), "--lua-exec": long("file", 4) },
+    short: { e: "program", c: "script" },
+  },
+  "dbus-run-session": { long: { "--dbus-daemon": long("program", 7) } },
+  screen: { short: { s: "program", c: "file", X: "text" }, valueLetters: "ehpSTt" },
 };
+
+// socat(1): the EXEC: and SYSTEM: address types run a program and shell text (address keywords are
+// case-insensitive; `EXEC:cmd,opt`).
+const SOCAT_ADDRESS = /^(exec|system):(.*)$/is;
+
+function socatOptions(words: readonly string[]): CommandOption[] {
+  const found: CommandOption[] = [];
+  for (const [index, word] of words.entries()) {
+    const address = index > 0 ? SOCAT_ADDRESS.exec(word) : null;
+    if (address === null) continue;
+    const kind = (address[1] as string).toLowerCase() === "exec" ? "program" : "script";
+    found.push({ kind, indexes: [index], value: address[2] as string });
+  }
+  return found;
+}
+
+/** fd(1) `-x CMD…` and `-X CMD…` (`--exec`, `--exec-batch`): the rest of the words, up to `;`. */
+function fdOptions(words: readonly string[]): CommandOption[] {
+  const found: CommandOption[] = [];
+  for (let index = 1; index < words.length; index += 1) {
+    const word = words[index] as string;
+    if (word === "--") break;
+    if (!/^(-[xX]|--exec|--exec-batch)$/.test(word)) continue;
+    let end = index + 1;
+    while (end < words.length && words[end] !== ";") end += 1;
+    found.push({
+      kind: "argv",
+      option: word,
+      indexes: [index],
+      value: null,
+      argv: words.slice(index + 1, end),
+    });
+    index = end;
+  }
+  return found;
+}
 
 // sqlite3's dot-commands that run a program or pipe to or from one.
 const SQLITE_COMMAND = /(^|\n)\s*\.(sh|sy|once|out|read|import|excel)/i;
@@ -678,7 +727,14 @@ function tmuxCommands(words: readonly string[]): CommandOption[] {
 }
 
 // Runners (looked through in runners.ts) whose own options may give a command.
-const RUNNERS_WITH_COMMAND_OPTIONS: ReadonlySet<string> = new Set(["perf", "valgrind"]);
+const RUNNERS_WITH_COMMAND_OPTIONS: ReadonlySet<string> = new Set([
+  "perf",
+  "valgrind",
+  "dbus-run-session",
+  "screen",
+  "npm",
+  "npx",
+]);
 
 /** True when the runner `name` has options that give a command (`perf stat --pre`). */
 export function runnerHasCommandOptions(name: string): boolean {
@@ -707,6 +763,8 @@ export function commandOptions(name: string, words: readonly string[]): CommandO
   // at and batch read the commands they schedule from input or a file.
   if (name === "at" || name === "batch") return [{ kind: "text", indexes: [0], value: null }];
   if (name === "tmux") return tmuxCommands(words);
+  if (name === "socat") return socatOptions(words);
+  if (name === "fd" || name === "fdfind") return fdOptions(words);
   return otherOptions(name, words);
 }
 

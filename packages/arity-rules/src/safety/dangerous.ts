@@ -64,6 +64,7 @@ import {
 } from "./git.js";
 import { kernelSettingRedirect, writesKernelSetting } from "./kernel-settings.js";
 import { skipOptions } from "./options.js";
+import { COMMAND_INPUT_PROGRAMS } from "./runner-table.js";
 import { type LookedThrough, lookThrough, runnerTable, WATCH_GRAMMAR } from "./runners.js";
 import { type SafetyOptions, wrapperTable } from "./safety-options.js";
 import { anyShellScript, isReadShell, scriptReadings, shellName, unreadShellText } from "./shell.js";
@@ -310,7 +311,10 @@ function matchArgv(
   zsh = false,
 ): DangerousMatch | null {
   const through = lookThrough(argv, context.runners);
-  if (context.reach) noteCommandVariables(argv, through.words, context);
+  if (context.reach) {
+    noteCommandVariables(argv, through.words, context);
+    for (const note of through.unread) unread(context, note.reason, note.text);
+  }
   let words = through.words;
   const first = words[0];
   if (first === undefined) {
@@ -656,6 +660,12 @@ function noteUnreadCommand(
     unread(context, "dynamic-command-name", first);
   }
   if ((name === "source" || name === ".") && args.length > 0) unread(context, "source", joinWords(words));
+  const input = COMMAND_INPUT_PROGRAMS.get(name);
+  // A word after an option may be its value: only the others count as operands.
+  const operands = args.filter((arg, index) => !arg.startsWith("-") && !args[index - 1]?.startsWith("-"));
+  if (input !== undefined && operands.length < (input.operandsRead ?? Number.POSITIVE_INFINITY)) {
+    unread(context, "command-input", joinWords(words));
+  }
   const changesNames =
     (name === "alias" && args.some((arg) => arg.includes("="))) ||
     (name === "hash" && args.some((arg) => /^-[^-]*p/.test(arg))) ||

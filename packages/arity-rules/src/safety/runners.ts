@@ -7,6 +7,15 @@
 // after them, and `perf record|stat|trace` runs the command it measures.
 import { executableName } from "./command-name.js";
 import { ASSIGNMENT, type OptionGrammar, type ReadOption, readOption, skipOptions } from "./options.js";
+import { RUNNER_TABLE, type RunnerEntry } from "./runner-table.js";
+import {
+  DYNAMIC_LOADER,
+  LOADER_ENTRY,
+  type RunnerNote,
+  shell,
+  specialCommand,
+  tableStep,
+} from "./table-runners.js";
 import type { WrapperTable } from "./wrappers.js";
 
 interface Runner {
@@ -14,6 +23,8 @@ interface Runner {
   /** Operands of the runner itself before the command (timeout's DURATION, chroot's NEWROOT). */
   readonly operands: number;
   readonly assignments: boolean;
+  /** A runner of runner-table.ts, read as its entry says. */
+  readonly entry?: RunnerEntry;
 }
 
 function runner(
@@ -384,12 +395,25 @@ export function runnerTable(wrappers: WrapperTable): ReadonlyMap<string, Runner>
 
 function buildRunnerTable(wrappers: WrapperTable): ReadonlyMap<string, Runner> {
   const table = new Map<string, Runner>();
+  // A wrapper the configuration declares is read as declared, in place of the table's entry.
+  for (const entry of RUNNER_TABLE) table.set(entry.name, tableRunner(entry));
   for (const [name, wrapper] of wrappers) {
     table.set(name, { grammar: wrapper.grammar, operands: wrapper.operands, assignments: false });
   }
   for (const [name, builtIn] of BUILT_IN_RUNNERS) table.set(name, builtIn);
   return table;
 }
+
+function tableRunner(entry: RunnerEntry): Runner {
+  return {
+    grammar: { flags: new Set(entry.flags ?? []), valueOptions: new Set(entry.valueOptions ?? []) },
+    operands: entry.operands ?? 0,
+    assignments: false,
+    entry,
+  };
+}
+
+const LOADER_RUNNER: Runner = tableRunner(LOADER_ENTRY);
 
 // `env -S STRING` words are split into a new argv; a chain of them is followed this far.
 const MAX_SPLIT_STRINGS = 8;
@@ -432,11 +456,12 @@ export interface LookedThrough {
   readonly runners: readonly RunnerUse[];
   /** Strings xargs replaces with its input in the command's words (`-I {}`). */
   readonly placeholders: readonly string[];
-}
-
-/** What a runner that hands its command to a shell runs: that shell, with the command as `-c` script. */
-function shell(script: string | null | undefined): readonly string[] {
-  return script === null || script === undefined ? ["sh"] : ["sh", "-c", script];
+  /**
+   * What keeps the runners passed from being read completely: an option runner-table.ts does not list
+   * for a runner (`command-option`), or a runner that puts a project's bin directory first on PATH
+   * (`program-path`).
+   */
+  readonly unread: readonly RunnerNote[];
 }
 
 /** The `-c` (`--command`) value of su, runuser or script among the options from start, if any. */
@@ -489,10 +514,12 @@ export function lookThrough(argv: readonly string[], runners: ReadonlyMap<string
   let splits = 0;
   const passed: RunnerUse[] = [];
   const placeholders: string[] = [];
+  const notes: RunnerNote[] = [];
   const result = (command: readonly string[]): LookedThrough => ({
     words: command,
     runners: passed,
     placeholders,
+    unread: notes,
   });
   // The last word with shell syntax in it, found once per argv (for watch).
   let lastSpecial: number | null = null;
@@ -539,8 +566,24 @@ export function lookThrough(argv: readonly string[], runners: ReadonlyMap<string
       passed.push({ name, words, start });
       return result(handedToShell);
     }
-    const found = runners.get(name);
+    const special = specialCommand(name, words, start);
+    if (special !== null) {
+      passed.push({ name, words, start });
+      words = special;
+      start = 0;
+      lastSpecial = null;
+      continue;
+    }
+    const found = runners.get(name) ?? (DYNAMIC_LOADER.test(name) ? LOADER_RUNNER : undefined);
     if (found === undefined) return result(start === 0 ? words : words.slice(start));
+    if (found.entry !== undefined) {
+      const step = tableStep(found.entry, found.grammar, words, start, notes);
+      if (step === null) return result(start === 0 ? words : words.slice(start));
+      passed.push({ name, words, start });
+      if ("command" in step) return result(step.command);
+      start = step.next;
+      continue;
+    }
     passed.push({ name, words, start });
     const afterOptions =
       skipOptions(words, start + 1, found.grammar, { strict: false, assignments: found.assignments }) ??

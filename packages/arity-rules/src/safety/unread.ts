@@ -24,6 +24,7 @@ export const UNREAD_REASONS: readonly [
   "command-option",
   "program-path",
   "zsh-syntax",
+  "command-input",
 ] = [
   // The analyser could not read the script's structure.
   "parse-error",
@@ -70,6 +71,9 @@ export const UNREAD_REASONS: readonly [
   // is at the top of analyze/walker.ts): `=rm f` (a PATH lookup), `repeat 2 rm f`, a redirection with no
   // command (zsh runs `$NULLCMD`), `>!`, `$x[i]` (an evaluated subscript), a `(` in a word (glob qualifiers).
   "zsh-syntax",
+  // A program that runs commands typed or fed into it, in its own language: ed's and less's `!`, vim's
+  // `:!`, psql's `\!`, gdb's `shell` (runner-table.ts lists them and where each is documented).
+  "command-input",
 ] as const;
 
 export type UnreadReason = (typeof UNREAD_REASONS)[number];
