@@ -53,13 +53,13 @@ const DIFFERENCES: Record<string, { requirement: ApprovalRequirement; reason: st
   [`${SOURCE}absolute_path_exec_approval_requirement_ignores_disallowed_host_executable_paths`]: {
     requirement: {
       type: "needs-approval",
-      reason: null,
-      proposedRule: ["/opt/homebrew/bin/git", "status"],
+      reason: "`/opt/homebrew/bin/git status` requires approval by policy",
+      proposedRule: null,
       bypassSandbox: false,
     },
     reason:
-      "Conch never counts git as known safe (`git status` runs programs a repository's config names), so " +
-      "untrusted asks; the host_executable part of the case holds: the `git` prompt rule does not apply",
+      "a prompt or forbidden rule holds for its program whatever path names it, a path host_executable() " +
+      "does not list too (host_executable() limits which paths an allow rule takes): the `git` prompt rule asks",
   },
   [`${SOURCE}proposed_execpolicy_amendment_is_suppressed_when_policy_matches_allow`]: {
     requirement: { type: "skip", reason: null, proposedRule: null, bypassSandbox: false },

@@ -118,10 +118,17 @@ export async function explainedApprovalRequirement(
     ...reach.commands,
   ].filter((command) => !judged.has(JSON.stringify(command.argv)));
   const mentioned = mentionedRestrictions(argv, unreadParts, policy);
-  const restrictions = [
-    ...reached.flatMap((command) =>
-      matchCommand(policy, command.argv, "restrictive").filter((match) => match.decision !== "allow"),
+  // The parsed commands were matched as Codex resolves names (an absolute path only, and not when
+  // `host_executable()` lists other paths for the name); a restrictive rule holds for the program
+  // whatever path names it (`./rm`, `bin/rm`, `../../usr/bin/rm`, `/bin/rm`), as for reached commands.
+  const renamed = parsed.commands.flatMap((command) =>
+    restrictiveMatches(policy, command).filter(
+      (match) => !evaluation.matchedRules.some((found) => sameMatch(found, match)),
     ),
+  );
+  const restrictions = [
+    ...renamed,
+    ...reached.flatMap((command) => restrictiveMatches(policy, command.argv)),
     ...mentioned.certain,
   ];
   // Restrictive rules that may apply, but not certainly: they ask, and never forbid.
@@ -251,6 +258,20 @@ export async function explainedApprovalRequirement(
         explanation: null,
       };
   }
+}
+
+/** The prompt and forbidden rules for a program's name, whatever path names it. */
+function restrictiveMatches(policy: ExecPolicy, command: readonly string[]): PrefixRuleMatch[] {
+  return matchCommand(policy, command, "restrictive").filter((match) => match.decision !== "allow");
+}
+
+/** A rule match already reported: the same rule, matched on the same words. */
+function sameMatch(found: RuleMatch, match: PrefixRuleMatch): boolean {
+  return (
+    found.type === "prefixRuleMatch" &&
+    sameRule(found, match) &&
+    found.resolvedProgram === match.resolvedProgram
+  );
 }
 
 /** The same rule's match: the one the requirement names, found again on the command it came from. */
