@@ -373,3 +373,158 @@ describeWith("bwrap", "a .conch the agent writes is not trusted later", () => {
     );
   });
 });
+
+// Issue 20 §4: a rule names a program, whatever path names it and whatever runs it. Each attempt is made
+// for real in the workspace with nobody approving; the file must still be there on the host.
+const NO_RM =
+  '[[rule]]\npattern = ["rm"]\ndecision = "forbidden"\n\n' +
+  // host_executable() decides which paths an allow rule takes, never which escape a restriction.
+  '[[host_executable]]\nname = "rm"\npaths = ["/usr/bin/rm"]\n';
+
+const NO_PUSH =
+  '[[rule]]\npattern = ["git", "push"]\ndecision = "forbidden"\n\n' +
+  '[[host_executable]]\nname = "git"\npaths = ["/usr/bin/git"]\n';
+
+/** A shell command line (`{F}` the file's absolute path) in a directory, through one tool. */
+interface ShellTool {
+  readonly name: string;
+  readonly profile: string;
+  readonly args: (command: string, dir: string) => Record<string, unknown>;
+}
+
+const SHELL_TOOLS: readonly ShellTool[] = [
+  { name: "shell_command", profile: "codex", args: (command, workdir) => ({ command, workdir }) },
+  {
+    name: "exec_command",
+    profile: "codex",
+    args: (cmd, workdir) => ({ cmd, workdir, yield_time_ms: 5000 }),
+  },
+  {
+    name: "bash",
+    profile: "bash",
+    args: (command, workdir) => ({ command, workdir, description: "delete a file" }),
+  },
+  { name: "terminal_open", profile: "terminal", args: (command, cwd) => ({ command, cwd, tty: false }) },
+];
+
+/** An argv (no shell) in a directory, through one tool. */
+const ARGV_TOOLS: readonly ShellTool[] = [
+  {
+    name: "shell",
+    profile: "codex",
+    args: (argv, workdir) => ({ command: JSON.parse(argv) as string[], workdir }),
+  },
+  {
+    name: "shell",
+    profile: "argv",
+    args: (argv, cwd) => ({ argv: JSON.parse(argv) as string[], cwd, timeout_seconds: 20 }),
+  },
+];
+
+describeWith("bwrap", "a forbidden program is forbidden by any path to it (issue 20 §4)", () => {
+  const file = (): string => join(ws.cwd, "f");
+  // [command line, where it starts]; `..` past the root stays at the root.
+  const scripts: readonly [string, () => string][] = [
+    ["../../../../../../../../usr/bin/rm {F}", () => ws.cwd],
+    ["./rm {F}", () => "/bin"],
+    ["bin/rm {F}", () => "/usr"],
+    ["cd /usr/bin; ./rm {F}", () => ws.cwd],
+    ["cd /usr && bin/rm {F}", () => ws.cwd],
+    ["/bin/rm {F}", () => ws.cwd],
+    ["/usr/../bin/./rm {F}", () => ws.cwd],
+  ];
+  const argvs: readonly [string[], () => string][] = [
+    [["../../../../../../../../usr/bin/rm", "{F}"], () => ws.cwd],
+    [["./rm", "{F}"], () => "/bin"],
+    [["bin/rm", "{F}"], () => "/usr"],
+    [["/bin/rm", "{F}"], () => ws.cwd],
+  ];
+  const attempts = [
+    ...SHELL_TOOLS.flatMap((tool) =>
+      scripts.map(([script, dir]) => ({ tool, line: script, dir, label: script })),
+    ),
+    ...ARGV_TOOLS.flatMap((tool) =>
+      argvs.map(([argv, dir]) => ({ tool, line: JSON.stringify(argv), dir, label: argv.join(" ") })),
+    ),
+  ];
+
+  it.each(
+    attempts.map((attempt) => [`${attempt.tool.profile} ${attempt.tool.name}: ${attempt.label}`, attempt]),
+  )("%s: refused, the file survives", (_label, attempt) => {
+    userRules(ws, "no-rm.toml", NO_RM);
+    writeFileSync(file(), "keep");
+    const line = attempt.line.replaceAll("{F}", file());
+    const call = toolCall(ws, attempt.tool.name, attempt.tool.args(line, attempt.dir()), {
+      profile: attempt.tool.profile,
+      approval: "on-request",
+    });
+    expect(call.result.status).toBe("rejected");
+    expect(existsSync(file())).toBe(true);
+  });
+
+  const pushes: readonly [string, () => string][] = [
+    ["../../../../../../../../usr/bin/git push origin main", () => join(ws.cwd, "repo")],
+    ["cd {REPO} && ../../../../../../../../usr/bin/git push origin main", () => "/usr"],
+    // host_executable() lists /usr/bin/git only: a restriction holds for /bin/git all the same.
+    ["cd {REPO}; /bin/git push origin main", () => ws.cwd],
+  ];
+  it.each(pushes)("a forbidden git push: %s does not reach the bare repository", (script, dir) => {
+    userRules(ws, "no-push.toml", NO_PUSH);
+    const { local, bare } = pushFixture();
+    const command = script.replaceAll("{REPO}", local);
+    const call = toolCall(ws, "shell_command", { command, workdir: dir() }, { approval: "on-request" });
+    expect(call.result.status).toBe("rejected");
+    expect(pushed(bare)).toBe(false);
+  });
+
+  it("the argv profile: a relative path to git push does not reach the bare repository", () => {
+    userRules(ws, "no-push.toml", NO_PUSH);
+    const { local, bare } = pushFixture();
+    const argv = ["../../../../../../../../usr/bin/git", "push", "origin", "main"];
+    const call = toolCall(ws, "shell", { argv, cwd: local, timeout_seconds: 20 }, { profile: "argv" });
+    expect(call.result.status).toBe("rejected");
+    expect(pushed(bare)).toBe(false);
+  });
+});
+
+/** A repository with commits, whose origin is an empty bare repository, both in the workspace. */
+function pushFixture(): { local: string; bare: string } {
+  const bare = join(ws.cwd, "remote.git");
+  mkdirSync(bare);
+  git(bare, "init", "-q", "--bare");
+  const local = join(ws.cwd, "repo");
+  repo(local);
+  git(local, "remote", "add", "origin", bare);
+  return { local, bare };
+}
+
+/** Whether the bare repository received a main branch. */
+function pushed(bare: string): boolean {
+  return spawnSync("git", ["--git-dir", bare, "rev-parse", "--verify", "-q", "refs/heads/main"]).status === 0;
+}
+
+describeWith("bwrap", "runners and escapes a forbidden program hides behind (issue 20 §4)", () => {
+  const file = (): string => join(ws.cwd, "f");
+  it.each([
+    "npm exec -- rm {F}",
+    "npx -y rm {F}",
+    "ssh-agent rm {F}",
+    "dbus-run-session -- rm {F}",
+    "/lib64/ld-linux-x86-64.so.2 /bin/rm {F}",
+    "start-stop-daemon --start --exec /bin/rm -- {F}",
+    "setarch x86_64 rm {F}",
+    "echo a | split --filter='rm {F}'",
+    "printf '!rm {F}\\nq\\n' | ed -s",
+    // ed's command spelled so that no word of the command line names rm: unread, so it asks.
+    "printf '!\\162m {F}\\nq\\n' | ed -s",
+    "printf '.shell \\162m {F}\\n' | sqlite3",
+    "printf 'shell \\162m {F}\\n' | gdb -q -nx",
+  ])("%s: refused, the file survives", (script) => {
+    userRules(ws, "no-rm.toml", NO_RM);
+    writeFileSync(file(), "keep");
+    const command = script.replaceAll("{F}", file());
+    const call = toolCall(ws, "shell_command", { command }, { approval: "on-request" });
+    expect(call.result.status).toBe("rejected");
+    expect(existsSync(file())).toBe(true);
+  });
+});
