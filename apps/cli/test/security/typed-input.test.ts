@@ -70,7 +70,7 @@ const ESCALATED_LESS_PROMPT = (cwd: string) =>
   [
     "",
     "conch: approve this command?",
-    "  shell:    /bin/bash -lc",
+    "  shell:    SHELL -lc",
     "  command:  less notes.txt",
     "  model:    read the notes",
     `  cwd:      ${cwd}`,
@@ -89,7 +89,7 @@ const INPUT_PROMPT = (cwd: string, id: number, input: string) =>
     "conch: let the agent type this into a terminal outside the sandbox?",
     `  input:    ${input}`,
     `  session:  ${id}`,
-    "  shell:    /bin/bash -lc",
+    "  shell:    SHELL -lc",
     "  command:  less notes.txt",
     `  cwd:      ${cwd}`,
     "  sandbox:  none: it would run outside the sandbox",
@@ -129,7 +129,8 @@ describe("typing into a terminal outside the sandbox", () => {
     expect(bang.text).toBe("rejected by user: nothing was typed");
     const stderr = await run.close();
     expect(existsSync(pwned)).toBe(false);
-    expect(stderr).toBe(
+    // The user's shell runs the script: root's is bash, nobody's falls back to another.
+    expect(stderr.replace(/^ {2}shell: {4}\S+ -lc$/gm, "  shell:    SHELL -lc")).toBe(
       [
         ESCALATED_LESS_PROMPT(ws.cwd),
         INPUT_PROMPT(ws.cwd, id, `!touch ${pwned}\\u{0a}`),
