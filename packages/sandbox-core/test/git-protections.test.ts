@@ -192,6 +192,33 @@ describe("gitProtections: every link on the way", () => {
   });
 });
 
+describe("gitProtections: the repository's worktrees and submodules", () => {
+  it("a linked worktree inside the workspace: its relative hooksPath is relative to its own top", () => {
+    git(cwd, "commit", "-q", "--allow-empty", "-m", "init");
+    appendConfig("[core]\n\thooksPath = .husky/_");
+    git(cwd, "worktree", "add", "-q", at("wt", "feat"));
+    mkdirSync(at(".husky", "_"), { recursive: true });
+    mkdirSync(at("wt", "feat", ".husky", "_"), { recursive: true });
+    expect(readOnly()).toEqual([
+      at(".git"),
+      at(".husky", "_"),
+      at("wt", "feat", ".git"),
+      at("wt", "feat", ".husky", "_"),
+    ]);
+  });
+
+  it("a submodule: what its own config (under .git/modules) names in its work tree", () => {
+    const lib = join(base, `lib${count}`);
+    mkdirSync(lib);
+    git(lib, "init", "-q");
+    git(lib, "commit", "-q", "--allow-empty", "-m", "init");
+    git(cwd, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib");
+    mkdirSync(at("lib", "hooks"));
+    git(at("lib"), "config", "core.hooksPath", "hooks");
+    expect(readOnly()).toEqual([at(".git"), at("lib", ".git"), at("lib", "hooks")]);
+  });
+});
+
 describe("gitProtections: programs config names", () => {
   it.each([
     ["core.fsmonitor", "[core]\n\tfsmonitor = tools/fsmonitor.sh"],

@@ -21,11 +21,15 @@ afterEach(() => ws.cleanup());
 
 /** The person's git on the host, in the workspace, with the person's home (its global config). */
 function hostGit(...args: string[]): { status: number | null; stderr: string } {
+  return hostGitIn(ws.cwd, ...args);
+}
+
+function hostGitIn(cwd: string, ...args: string[]): { status: number | null; stderr: string } {
   const result = spawnSync(
     "git",
     ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
     {
-      cwd: ws.cwd,
+      cwd,
       encoding: "utf8",
       env: { PATH: ws.env.PATH, HOME: ws.home, XDG_CONFIG_HOME: ws.env.XDG_CONFIG_HOME, LANG: "C" },
     },
@@ -47,9 +51,9 @@ function agent(command: string): string {
   return toolCall(ws, "shell_command", { command }).text;
 }
 
-/** The person's next commit, then the check that none of the agent's files ran. */
-function personCommits(): void {
-  hostGit("commit", "-q", "--allow-empty", "-m", "next");
+/** The person's next commit (in the workspace, or in `dir`), then the check that none of the agent's files ran. */
+function personCommits(dir: string = ws.cwd): void {
+  hostGitIn(dir, "commit", "-q", "--allow-empty", "-m", "next");
   expect(existsSync(marker)).toBe(false);
 }
 
@@ -177,6 +181,29 @@ describeWith("bwrap", "hooks that are links, and a .git file's gitdir through a 
     );
     expect(text).toMatch(/Read-only file system/);
     personCommits();
+  });
+});
+
+describeWith("bwrap", "the repository's worktrees and submodules in the workspace", () => {
+  it("a linked worktree: the relative hooksPath under its own top", () => {
+    appendRepoConfig("[core]\n\thooksPath = .githooks");
+    mkdirSync(join(ws.cwd, ".githooks"));
+    hostGit("worktree", "add", "-q", join(ws.cwd, "wt", "feat"));
+    mkdirSync(join(ws.cwd, "wt", "feat", ".githooks"));
+    expect(agent(plant("wt/feat/.githooks/pre-commit"))).toMatch(/Read-only file system/);
+    personCommits(join(ws.cwd, "wt", "feat"));
+  });
+
+  it("a submodule: the hooks dir its own config names in its work tree", () => {
+    const lib = join(ws.base, "lib");
+    mkdirSync(lib);
+    hostGitIn(lib, "init", "-q");
+    hostGitIn(lib, "commit", "-q", "--allow-empty", "-m", "init");
+    hostGit("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib");
+    mkdirSync(join(ws.cwd, "lib", "hooks"));
+    hostGitIn(join(ws.cwd, "lib"), "config", "core.hooksPath", "hooks");
+    expect(agent(plant("lib/hooks/pre-commit"))).toMatch(/Read-only file system/);
+    personCommits(join(ws.cwd, "lib"));
   });
 });
 

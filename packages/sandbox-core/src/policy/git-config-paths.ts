@@ -20,7 +20,14 @@ export interface GitNamedPath {
 }
 
 export type GitConfigAnswer =
-  | { readonly status: "paths"; readonly paths: GitNamedPath[] }
+  | {
+      readonly status: "paths";
+      readonly paths: GitNamedPath[];
+      /** The repository's common git dir (where its worktrees and submodules are listed); null outside one. */
+      readonly commonDir: string | null;
+      /** The top of its work tree; null outside a repository and for a bare one. */
+      readonly top: string | null;
+    }
   /** No git on the host: nothing can run a hook now, and the `.git` dirs stay protected whole. */
   | { readonly status: "no-git" }
   /** git ran but gave no answer (timed out, crashed, refused the config): what it names is unknown. */
@@ -127,10 +134,15 @@ interface Repository {
 }
 
 /** The repository git finds from `dir`, as git finds it; null outside any. */
+/**
+ * The repository git finds from `dir`, as git finds it; null outside any. With `gitDir`, that repository
+ * (a submodule's git dir under `modules/`), its work tree as its config says.
+ */
 function findRepository(
   git: string,
   dir: string,
   env: Record<string, string>,
+  gitDir?: string,
 ): { ok: true; repository: Repository | null } | { ok: false; reason: string; missing: boolean } {
   const run = runGit(
     git,
@@ -140,24 +152,27 @@ function findRepository(
       "--git-dir",
       "--git-common-dir",
       "--is-bare-repository",
-      "--show-cdup",
+      gitDir === undefined ? "--show-cdup" : "--show-toplevel",
     ],
     dir,
-    env,
+    gitDir === undefined ? env : { ...env, GIT_DIR: gitDir },
   );
   if (!run.ok) {
     if (/not a git repository/.test(run.reason)) return { ok: true, repository: null };
     return run;
   }
-  const [gitDir, commonDir, bare, cdup = ""] = run.stdout.split("\n");
-  if (gitDir === undefined || commonDir === undefined || !isAbsolute(gitDir) || !isAbsolute(commonDir)) {
+  const [found, commonDir, bare, top = ""] = run.stdout.split("\n");
+  if (found === undefined || commonDir === undefined || !isAbsolute(found) || !isAbsolute(commonDir)) {
     return {
       ok: false,
       missing: false,
       reason: `git rev-parse printed no repository: ${JSON.stringify(run.stdout)}`,
     };
   }
-  return { ok: true, repository: { gitDir, commonDir, top: bare === "true" ? null : resolve(dir, cdup) } };
+  return {
+    ok: true,
+    repository: { gitDir: found, commonDir, top: bare === "true" ? null : resolve(dir, top) },
+  };
 }
 
 /** One entry of `git config --list --show-scope --show-origin -z`: `scope NUL origin NUL key[LF value] NUL`. */
@@ -267,11 +282,16 @@ function hookNames(dir: string): string[] {
  */
 export function gitConfigPaths(
   dir: string,
-  options: { readonly git: string | null; readonly env: Record<string, string | undefined> },
+  options: {
+    readonly git: string | null;
+    readonly env: Record<string, string | undefined>;
+    /** The repository's git dir, when `dir` is not where git finds it (a submodule's, under `modules/`). */
+    readonly gitDir?: string;
+  },
 ): GitConfigAnswer {
   if (options.git === null) return { status: "no-git" };
   const env = gitEnv(options.env);
-  const found = findRepository(options.git, dir, env);
+  const found = findRepository(options.git, dir, env, options.gitDir);
   if (!found.ok) return found.missing ? { status: "no-git" } : { status: "failed", reason: found.reason };
   const { repository } = found;
   const listEnv = repository === null ? env : { ...env, GIT_DIR: repository.gitDir };
@@ -319,5 +339,5 @@ export function gitConfigPaths(
   for (const dir of hooksDirs) {
     for (const name of hookNames(dir)) paths.push({ path: join(dir, name), kind: "path" });
   }
-  return { status: "paths", paths };
+  return { status: "paths", paths, commonDir: repository?.commonDir ?? null, top: repository?.top ?? null };
 }

@@ -1,5 +1,6 @@
 import { lstatSync } from "node:fs";
-import { gitConfigPaths, hostGit } from "./git-config-paths.js";
+import { type GitConfigAnswer, type GitNamedPath, gitConfigPaths, hostGit } from "./git-config-paths.js";
+import { type RelatedRepository, relatedRepositories } from "./git-related-repos.js";
 import { pathChain } from "./path-chain.js";
 import { gitdirPointers, isInside } from "./protected-paths.js";
 
@@ -35,22 +36,25 @@ export function gitProtections(
     else paths.add(path);
   };
   for (const root of roots) {
-    const answer = gitConfigPaths(root, { git, env });
-    if (answer.status === "failed") {
+    const named = repositoryPaths(gitConfigPaths(root, { git, env }), root);
+    if (named === null) {
       readOnlyRoots.add(root);
       continue;
     }
-    const named = answer.status === "paths" ? answer.paths : [];
-    // The `.git` git found may itself be a link in the root (`.git -> elsewhere`): git's answer is
-    // where it points, so the name is walked too.
-    const dotGit = `${root === "/" ? "" : root}/.git`;
-    const dotGitInfo = lstatSync(dotGit, { throwIfNoEntry: false });
-    if (dotGitInfo !== undefined) named.push({ path: dotGit, kind: "path" });
-    // A `.git` file's pointers as written (`gitdir: link/store`), for the links on their way.
-    if (dotGitInfo?.isFile() === true) {
-      for (const path of gitdirPointers(dotGit)) named.push({ path, kind: "path" });
+    // The worktrees and submodules of the repository: the person runs git in them too, and what their
+    // config names relative to their own work tree lies there.
+    for (const related of named.related) {
+      if (!("gitDir" in related) && !inRoots(related.dir)) continue;
+      const answer = gitConfigPaths(related.dir, {
+        git,
+        env,
+        ...("gitDir" in related ? { gitDir: related.gitDir } : {}),
+      });
+      const more = repositoryPaths(answer, null);
+      if (more === null) readOnlyRoots.add(root);
+      else named.paths.push(...more.paths);
     }
-    for (const { path, kind } of named) {
+    for (const { path, kind } of named.paths) {
       for (const step of pathChain(path)) {
         if (step.why === "missing" && kind === "command" && roots.includes(step.path)) continue;
         keep(step.path);
@@ -58,4 +62,29 @@ export function gitProtections(
     }
   }
   return { paths: [...paths], roots: [...readOnlyRoots] };
+}
+
+/**
+ * What git's answer names, with the work tree's `.git` as written: it may itself be a link
+ * (`.git -> elsewhere`), or a file whose pointers go through one (`gitdir: link/store`), and git's
+ * answer is where they lead. Null when git gave no answer.
+ */
+function repositoryPaths(
+  answer: GitConfigAnswer,
+  dir: string | null,
+): { paths: GitNamedPath[]; related: RelatedRepository[] } | null {
+  if (answer.status === "failed") return null;
+  const paths = answer.status === "paths" ? [...answer.paths] : [];
+  const tops = new Set([dir, answer.status === "paths" ? answer.top : null]);
+  for (const top of tops) {
+    if (top === null) continue;
+    const dotGit = `${top === "/" ? "" : top}/.git`;
+    const info = lstatSync(dotGit, { throwIfNoEntry: false });
+    if (info !== undefined) paths.push({ path: dotGit, kind: "path" });
+    if (info?.isFile() === true) {
+      for (const path of gitdirPointers(dotGit)) paths.push({ path, kind: "path" });
+    }
+  }
+  const commonDir = answer.status === "paths" ? answer.commonDir : null;
+  return { paths, related: commonDir === null ? [] : relatedRepositories(commonDir) };
 }

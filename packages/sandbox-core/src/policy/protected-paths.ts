@@ -65,7 +65,7 @@ const MAX_POINTER_BYTES = 4096;
  * gitdir's `commondir`): opened without blocking and checked to be regular, so a FIFO planted there
  * cannot hang Conch, and read only so far.
  */
-function readText(path: string): string | undefined {
+export function readPointer(path: string): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -94,10 +94,10 @@ function readText(path: string): string | undefined {
  * walks it (`pathChain`).
  */
 export function gitdirPointers(gitFile: string): string[] {
-  const match = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(readText(gitFile) ?? "");
+  const match = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(readPointer(gitFile) ?? "");
   if (match?.[1] === undefined) return [];
   const gitdir = isAbsolute(match[1]) ? match[1] : `${dirname(gitFile)}/${match[1]}`;
-  const common = readText(`${gitdir}/commondir`)?.trim();
+  const common = readPointer(`${gitdir}/commondir`)?.trim();
   if (common === undefined || common === "") return [gitdir];
   return [gitdir, isAbsolute(common) ? common : `${gitdir}/${common}`];
 }
