@@ -8,6 +8,7 @@ import {
   GIT_NON_COMMAND_PATH_SECTIONS,
   GIT_PATH_KEYS,
 } from "./git-exec-keys.js";
+import { canonical } from "./protected-paths.js";
 
 /**
  * A path git's config names, absolute but not resolved: its symlinks are part of what must hold.
@@ -70,7 +71,10 @@ function isExecutableFile(path: string): boolean {
 export function hostGit(pathVariable: string | undefined, unsafe: (path: string) => boolean): string | null {
   const dirs = (pathVariable ?? "").split(delimiter).filter((dir) => isAbsolute(dir) && !unsafe(dir));
   for (const candidate of [...dirs.map((dir) => join(dir, "git")), ...FALLBACK_GIT]) {
-    if (!unsafe(candidate) && isExecutableFile(candidate)) return candidate;
+    if (!isExecutableFile(candidate)) continue;
+    // A link on PATH to a git in the workspace is that git.
+    const real = canonical(candidate);
+    if (real !== undefined && !unsafe(candidate) && !unsafe(real)) return real;
   }
   return null;
 }
