@@ -242,6 +242,39 @@ describeWith("bwrap", "the host's kernel settings through the CLI (issue 20, §1
   });
 
   it.runIf(process.getuid?.() === 0)(
+    "as root without CAP_SYS_ADMIN (a container's root) the sandbox still starts, /proc/sys read-only",
+    () => {
+      // A root without CAP_SYS_ADMIN cannot make a mount namespace alone; the sandbox makes it in a user
+      // namespace of its own, as bwrap does.
+      const args = JSON.stringify({
+        command: ["python3", "-c", OPEN_FOR_WRITING, "/proc/sys/kernel/core_pattern"],
+      });
+      const run = spawnSync(
+        "setpriv",
+        [
+          "--bounding-set",
+          "-sys_admin",
+          "--inh-caps",
+          "-sys_admin",
+          process.execPath,
+          BIN,
+          "tool",
+          "call",
+          "--json",
+          "--approver",
+          "deny",
+          "shell",
+          args,
+        ],
+        { cwd: ws.cwd, env: ws.env, encoding: "utf8", timeout: 60_000 },
+      );
+      expect([run.status, run.stderr]).toEqual([0, ""]);
+      const text = (JSON.parse(run.stdout) as { text: string }).text;
+      expect(outcomes(text)).toEqual({ "/proc/sys/kernel/core_pattern": "EROFS" });
+    },
+  );
+
+  it.runIf(process.getuid?.() === 0)(
     "a /proc, /sys or cgroup2 mounted inside the workspace (a chroot's) stays read-only in the sandbox",
     () => {
       // In a private mount namespace of the host's, as in a chroot a build made in the workspace.

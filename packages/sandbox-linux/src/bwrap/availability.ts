@@ -16,7 +16,11 @@ const SHELL_FIX =
  */
 const MINIMUM_VERSION: readonly [number, number] = [0, 8];
 
-function runCapture(file: string, args: readonly string[]): Promise<{ code: number | null; output: string }> {
+/** Runs a program to its end: its exit code (null when it could not start) and output, interleaved. */
+export function runCapture(
+  file: string,
+  args: readonly string[],
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";

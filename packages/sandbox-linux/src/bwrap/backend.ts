@@ -8,7 +8,7 @@ import {
   sandboxEnv,
 } from "@conch/sandbox-core";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
-import { type BwrapProbe, probeBwrap } from "./availability.js";
+import { type BwrapProbe, probeBwrap, runCapture } from "./availability.js";
 import { bwrapArgs } from "./bwrap-args.js";
 import { withInheritedFdsClosed } from "./fd-closer.js";
 import { findProgram } from "./find-program.js";
@@ -87,21 +87,36 @@ type Probe =
  * while a command runs (an automount the command itself triggers, systemd's /boot, /efi or binfmt_misc)
  * arrives in the sandbox as the host mounted it, writable. For a root caller, whose sandbox writes what
  * root may, bwrap starts in a mount namespace of its own whose mounts are private, so nothing arrives;
- * `unshare` execs bwrap, which stays the process Conch started. Another user cannot make one without a
- * user namespace, and a mount that arrives there is written only as that user may.
+ * `unshare` execs bwrap, which stays the process Conch started. Without CAP_SYS_ADMIN (root in a
+ * container) the namespace needs a user namespace of its own, mapping root to root, as bwrap's do. Another
+ * user cannot make one without a user namespace, and a mount that arrives there is written only as that
+ * user may.
  */
-function launcher(env: Record<string, string | undefined>): Probe | readonly string[] {
+async function launcher(env: Record<string, string | undefined>): Promise<Probe | readonly string[]> {
   if (process.getuid?.() !== 0) return [];
+  const fix =
+    "install util-linux (`apt-get install util-linux`, `dnf install util-linux`, `pacman -S util-linux`, `apk add util-linux`), whose unshare must be able to make a mount namespace";
   const unshare = findProgram("unshare", env);
   if (unshare === null) {
     return {
       available: false,
       reason:
         "unshare (util-linux) is not installed; as root the sandbox starts in a mount namespace of its own, so that mounts the host makes later stay out",
-      fix: "install util-linux: `apt-get install util-linux`, `dnf install util-linux`, `pacman -S util-linux`, `apk add util-linux`",
+      fix,
     };
   }
-  return [unshare, "--mount", "--propagation", "private", "--"];
+  const outputs: string[] = [];
+  for (const namespaces of [["--mount"], ["--user", "--map-root-user", "--mount"]]) {
+    const start = [unshare, ...namespaces, "--propagation", "private", "--"];
+    const tried = await runCapture(unshare, [...start.slice(1), "true"]);
+    if (tried.code === 0) return start;
+    outputs.push(tried.output.trim() || `exit code ${tried.code}`);
+  }
+  return {
+    available: false,
+    reason: `${unshare} cannot make the mount namespace a root caller's sandbox starts in: ${outputs.join("; ")}`,
+    fix,
+  };
 }
 
 /**
@@ -126,7 +141,7 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
       }
       const probed = await probeBwrap(checked.bwrap ?? findProgram("bwrap", env), findProgram("bash", env));
       if (!probed.available) return probed;
-      const start = launcher(env);
+      const start = await launcher(env);
       return "available" in start ? start : { ...probed, launcher: start };
     })();
     return probe;
