@@ -182,7 +182,7 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     ws?.remove();
   }, 60_000);
 
-  it("without the cookie the page shows a login hint and the API gives no data", async () => {
+  it("without a session the page shows a login hint and the API gives no data", async () => {
     const context = await launched.browser.newContext();
     const page = await context.newPage();
     const violations = await watchCsp(page);
@@ -709,8 +709,10 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     // The other server: it keeps every header the browser sends it, and its page tries the console
     // from inside the browser too (the API, the approve route, the WebSocket).
     const received: string[] = [];
+    const paths: string[] = [];
     const evil: Server = createServer((req, res) => {
       received.push(JSON.stringify(req.headers));
+      paths.push(req.url ?? "");
       if (req.url === "/console/") {
         res.writeHead(302, { location: "/console/api/state" });
         res.end();
@@ -760,6 +762,9 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
       .map((headers) => (JSON.parse(headers) as Record<string, string>).cookie)
       .filter((value) => value !== undefined)
       .join("; ");
+    // The browser sent it no cookie to receive, wherever it asked.
+    expect(paths).toContain("/console/api/state");
+    expect(cookie).toBe("");
     const attempts: Record<string, string>[] = [
       { cookie },
       ...given.flatMap((value) => [

@@ -100,6 +100,15 @@ describe("the console's WebSocket", () => {
     plain.socket.destroy();
   });
 
+  it("hangs up its side when the tab hangs up its own, so nothing holds the server open", async () => {
+    const { socket } = await open();
+    const closed = new Promise((resolve) => socket.on("close", resolve));
+    socket.on("end", () => socket.end());
+    socket.end();
+    await closed;
+    await until(() => connections[0]?.closed === true);
+  });
+
   it.each([
     ["an unmasked frame", Buffer.from([0x81, 2, 0x7b, 0x7d]), 1002],
     ["a fragment", masked(1, Buffer.from("{}"), false), 1002],
