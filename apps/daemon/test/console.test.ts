@@ -31,23 +31,30 @@ const CONSOLE_LINK = /^conchd: console at (http:\/\/\S+\/#login=[A-Za-z0-9_-]+)$
 const CONCH = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
 
 /**
- * Another user's attempt, run as its own process: reads /proc/PID/cmdline, opens every file it names
- * (with `read-files`), and tries every secret-looking word found there with the console at PORT.
- * Prints what it saw and the HTTP status of every try.
+ * Another user's attempt, run as its own process: reads /proc/PID/cmdline of the browser and of the
+ * other PIDS (conch console, conchd), with `read-files` also their /proc/PID/environ and every file a
+ * command line names, and tries every secret-looking word found with the console at PORT. Prints what
+ * it saw and the HTTP status of every try.
  */
 const READ_AND_SIGN_IN = `
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { fileURLToPath } from "node:url";
-const [pid, port, mode] = process.argv.slice(-3);
-const argv = readFileSync("/proc/" + pid + "/cmdline", "utf8").split("\\0").slice(0, -1);
-const texts = [...argv];
+const [port, mode, ...pids] = process.argv.slice(1);
+const cmdline = (pid) => {
+  try { return readFileSync("/proc/" + pid + "/cmdline", "utf8").split("\\0").slice(0, -1); } catch { return []; }
+};
+const argv = cmdline(pids[0]);
+const texts = pids.flatMap(cmdline);
 const files = [];
+const environs = [];
 if (mode === "read-files") {
-  for (const arg of argv.slice(1)) {
+  for (const arg of argv.slice(2)) {
     const path = arg.startsWith("file:") ? fileURLToPath(arg) : arg;
-    if (!path.startsWith("/") || arg === argv[1]) continue;
     try { texts.push(readFileSync(path, "utf8")); files.push("read"); } catch (error) { files.push(error.code); }
+  }
+  for (const pid of pids) {
+    try { texts.push(readFileSync("/proc/" + pid + "/environ", "utf8")); environs.push("read"); } catch (error) { environs.push(error.code); }
   }
 }
 const words = [...new Set(texts.flatMap((text) => text.match(/[A-Za-z0-9_-]{16,}/g) ?? []))];
@@ -64,7 +71,7 @@ for (const word of words) {
   statuses.push(await send("GET", "/console/api/state", { authorization: "Bearer " + word }));
   statuses.push(await send("GET", "/console/api/ws", { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-protocol": "conch-console, conch-console-auth." + word }));
 }
-process.stdout.write(JSON.stringify({ argv, files, statuses }));
+process.stdout.write(JSON.stringify({ argv, files, environs, statuses }));
 `;
 
 let ws: Workspace;
@@ -883,9 +890,11 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
           "--input-type=module",
           "-e",
           READ_AND_SIGN_IN,
-          String(pid),
           String(daemon.port),
           root ? "read-files" : "cmdline-only",
+          String(pid),
+          String(cli.pid),
+          String(daemon.pid),
         ],
         { cwd: "/", encoding: "utf8", timeout: 60_000 },
       );
@@ -894,9 +903,18 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
         chmodSync(entry.slice(0, at), Number(entry.slice(at + 1)));
       }
       expect(reader.stderr).toBe("");
-      const found = JSON.parse(reader.stdout) as { argv: string[]; files: string[]; statuses: number[] };
+      const found = JSON.parse(reader.stdout) as {
+        argv: string[];
+        files: string[];
+        environs: string[];
+        statuses: number[];
+      };
       expect(found.argv).toEqual(argv);
       expect(found.files).toEqual(root ? ["EACCES"] : []);
+      // conch console may have stopped waiting for the browser by then (ENOENT: nothing left to read).
+      expect(found.environs).toEqual(
+        root ? ["EACCES", expect.stringMatching(/^(?:EACCES|ENOENT)$/), "EACCES"] : [],
+      );
       expect(found.statuses.length).toBeGreaterThan(0);
       expect([...new Set(found.statuses)]).toEqual([401]);
 
