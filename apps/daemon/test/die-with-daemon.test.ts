@@ -113,6 +113,30 @@ describe("a session outside the sandbox dies with conchd", () => {
   );
 
   itWith(
+    "sh",
+    "SIGKILL to conchd during a one-shot command outside the sandbox: it is gone too",
+    async () => {
+      const daemon = await startOwned(workspace, NO_SANDBOX);
+      daemons.push(daemon);
+      const beat = join(workspace.cwd, "one-shot-beat");
+      const call = daemon.client.callTool({
+        name: "shell_command",
+        arguments: { command: `while :; do date +%s%N > ${beat}; sleep 0.1; done`, timeout_ms: 120_000 },
+      });
+      call.catch(() => {});
+      await until(() => existsSync(beat));
+      const tree = [...new Set([...descendants(daemon.child.pid as number), ...naming(beat)])];
+      strays.push(...tree);
+      expect(tree.some((pid) => cmdline(pid).includes("while :"))).toBe(true);
+      daemon.child.kill("SIGKILL");
+      await daemon.exited;
+      await until(() => tree.every((pid) => !isAlive(pid)));
+      expect(tree.filter(isAlive).map((pid) => `${pid} ${cmdline(pid)}`)).toEqual([]);
+      expect(await beating(beat)).toBe(false);
+    },
+  );
+
+  itWith(
     ["pty", "sh"],
     "what a keeper killed with conchd left, the next conchd kills as it starts",
     async () => {

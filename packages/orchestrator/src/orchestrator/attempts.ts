@@ -64,6 +64,16 @@ export async function runOneShot(
 ): Promise<OneShotAttempt> {
   // The rules found now, before anything is collected or spawned (throws `WRITABLE_ROOT_CHANGED`).
   const prepare = sandbox?.spawnHook() ?? null;
+  // Outside the sandbox, the keeper (as for a session): the command dies with this process.
+  const reaper = prepare === null ? options.hostReaper : null;
+  const keep =
+    reaper === null
+      ? null
+      : (spec: SpawnSpec): Promise<SpawnSpec> => {
+          reaper.record(null, runMarkerOf(spec.env));
+          return reaper.hook(spec);
+        };
+  const hook = prepare ?? keep;
   const exec: ExecRequest = { argv: [...plan.argv], cwd: request.cwd };
   if (request.timeoutMs !== undefined) exec.timeoutMs = request.timeoutMs;
   const env = plan.hostGitGuard === true ? withHostGitGuard(options.env) : options.env;
@@ -87,7 +97,7 @@ export async function runOneShot(
         if (!isThenable(forwarded)) return stored;
         return stored === undefined ? forwarded : Promise.all([stored, forwarded]).then(() => undefined);
       },
-      ...(prepare === null ? {} : { prepare }),
+      ...(hook === null ? {} : { prepare: hook }),
     });
   } catch (error) {
     await collected.discard();

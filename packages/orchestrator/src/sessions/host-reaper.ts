@@ -119,11 +119,13 @@ export class HostReaper {
   readonly #perl: string;
   readonly #prctl: number;
   readonly #ledger: string;
+  readonly #selfStart: number;
 
-  private constructor(perl: string, prctl: number, ledger: string) {
+  private constructor(perl: string, prctl: number, ledger: string, selfStart: number) {
     this.#perl = perl;
     this.#prctl = prctl;
     this.#ledger = ledger;
+    this.#selfStart = selfStart;
   }
 
   /**
@@ -138,7 +140,7 @@ export class HostReaper {
     if (perl === null) return null;
     const self = readStart(process.pid);
     if (self === null) return null;
-    return new HostReaper(perl, prctl, join(dir, `${process.pid}-${self}.jsonl`));
+    return new HostReaper(perl, prctl, join(dir, `${process.pid}-${self}.jsonl`), self);
   }
 
   /** Rewrites `spec` to run under the keeper (a spawn hook, as a sandbox backend's). */
@@ -166,9 +168,12 @@ export class HostReaper {
     };
   };
 
-  /** Writes a started keeper (its pid and run marker) to the ledger. */
-  record(pid: number, marker: string | undefined): void {
-    const startTime = readStart(pid);
+  /**
+   * Writes a started keeper (its pid and run marker) to the ledger; without a pid (a one-shot command,
+   * whose pid the runner keeps to itself), its run marker alone, as of this process's start.
+   */
+  record(pid: number | null, marker: string | undefined): void {
+    const startTime = pid === null ? this.#selfStart : readStart(pid);
     if (startTime === null) return;
     mkdirSync(dirname(this.#ledger), { recursive: true, mode: 0o700 });
     appendFileSync(this.#ledger, `${JSON.stringify({ pid, startTime, marker: marker ?? null })}\n`, {
@@ -221,7 +226,7 @@ function environHas(pid: number, entry: string): boolean {
 }
 
 interface LedgerEntry {
-  readonly pid: number;
+  readonly pid: number | null;
   readonly startTime: number;
   readonly marker: string | null;
 }
@@ -237,7 +242,7 @@ function readLedger(path: string): LedgerEntry[] {
   for (const line of text.split("\n")) {
     try {
       const value = JSON.parse(line) as Partial<LedgerEntry>;
-      if (typeof value.pid === "number" && typeof value.startTime === "number") {
+      if ((typeof value.pid === "number" || value.pid === null) && typeof value.startTime === "number") {
         entries.push({
           pid: value.pid,
           startTime: value.startTime,
@@ -262,6 +267,7 @@ function leftovers(entries: readonly LedgerEntry[]): number[] {
   const found: number[] = [];
   const sessions = new Map<number, LedgerEntry>();
   for (const entry of entries) {
+    if (entry.pid === null) continue;
     const now = readStat(entry.pid);
     if (now === null || now.startTime === entry.startTime) sessions.set(entry.pid, entry);
   }
