@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { itWith } from "@conch/test-config";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import {
+  connect,
   descendants,
   isAlive,
   makeWorkspace,
@@ -109,6 +110,33 @@ describe("a session outside the sandbox dies with conchd", () => {
       expect(tree.filter(isAlive).map((pid) => `${pid} ${cmdline(pid)}`)).toEqual([]);
       expect(await beating(beat)).toBe(false);
       expect(await beating(escaped)).toBe(false);
+    },
+  );
+
+  itWith(
+    ["bwrap", "pty", "sh"],
+    "SIGKILL to conchd with an escalated session a person approved: the session is gone",
+    async () => {
+      const connection = await connect("v2 (2025-11-25)", workspace, ["--approval", "on-request"], {
+        elicit: async () => ({ action: "accept", content: { decision: "approve" } }),
+      });
+      const beat = join(workspace.cwd, "escalated-beat");
+      const started = await connection.callTool("exec_command", {
+        cmd: `while :; do date +%s%N > ${beat}; sleep 0.1; done`,
+        tty: true,
+        sandbox_permissions: "require_escalated",
+        justification: "a heartbeat",
+        yield_time_ms: 500,
+      });
+      expect(started.structuredContent).toMatchObject({ running: true, sandbox: "none" });
+      await until(() => existsSync(beat));
+      const tree = [...new Set([...descendants(connection.pid), ...naming(beat)])];
+      strays.push(connection.pid, ...tree);
+      process.kill(connection.pid, "SIGKILL");
+      await until(() => tree.every((pid) => !isAlive(pid)));
+      expect(tree.filter(isAlive).map((pid) => `${pid} ${cmdline(pid)}`)).toEqual([]);
+      expect(await beating(beat)).toBe(false);
+      await connection.close().catch(() => {});
     },
   );
 
