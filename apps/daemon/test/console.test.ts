@@ -630,6 +630,16 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     expect(
       (await upgrade({ origin, "sec-websocket-protocol": offer, "sec-fetch-site": "same-site" })).status,
     ).toBe(403);
+    // A logout ends the session and the tabs that follow with it: the page says it is signed out.
+    const logout = await rawRequest(daemon.port, {
+      method: "POST",
+      path: "/console/api/logout",
+      headers: { host: `127.0.0.1:${daemon.port}`, origin, authorization: `Bearer ${secret}` },
+    });
+    expect(logout.status).toBe(200);
+    await page.getByRole("heading", { name: "Not signed in" }).waitFor();
+    expect(await sessionSecret(page)).toBe(null);
+    expect((await upgrade({ origin, "sec-websocket-protocol": offer })).status).toBe(401);
     await context.close();
   });
 

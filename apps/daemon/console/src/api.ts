@@ -17,9 +17,21 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The tab's sessionStorage, or null where the browser denies it (storage turned off): the session then
+ * lives in memory alone, and a reload needs a new link.
+ */
+function storage(): Storage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether this tab holds a session (its own, or one kept across a reload). */
 export function hasSession(): boolean {
-  secret ??= sessionStorage.getItem(STORED);
+  secret ??= storage()?.getItem(STORED) ?? null;
   return secret !== null;
 }
 
@@ -27,13 +39,17 @@ export function hasSession(): boolean {
 export async function login(linkSecret: string): Promise<void> {
   const answer = await api<{ secret: string }>("POST", "login", { secret: linkSecret });
   secret = answer.secret;
-  sessionStorage.setItem(STORED, secret);
+  try {
+    storage()?.setItem(STORED, secret);
+  } catch {
+    // Full or refused: the session lives in memory alone.
+  }
 }
 
 /** Forgets the session (conchd no longer knows it: restarted, or the session lapsed). */
 export function forgetSession(): void {
   secret = null;
-  sessionStorage.removeItem(STORED);
+  storage()?.removeItem(STORED);
 }
 
 function headers(method: "GET" | "POST"): Record<string, string> {
