@@ -74,10 +74,10 @@ function cutPoint(text: string, at: number): number {
   let point = at;
   const code = text.charCodeAt(point);
   if (code >= 0xdc00 && code <= 0xdfff) point--;
-  const escape = text.lastIndexOf("\\u{", point);
-  if (escape !== -1 && escape > point - 12) {
-    const close = text.indexOf("}", escape);
-    if (close >= point) point = escape;
+  const escapeAt = text.lastIndexOf("\\u{", point);
+  if (escapeAt !== -1 && escapeAt > point - 12) {
+    const close = text.indexOf("}", escapeAt);
+    if (close >= point) point = escapeAt;
   }
   return Math.max(0, point);
 }
