@@ -269,6 +269,64 @@ describeWith("bwrap", "history, late secrets and live sessions", () => {
   });
 });
 
+describeWith("bwrap", "credentials a variable moves, and the tools the list names", () => {
+  // Each variable and the file in what it names that holds the credential.
+  const MOVED: readonly (readonly [string, string, string])[] = [
+    ["KUBECONFIG", "kube/a:{}/kube/b", "kube/b"],
+    ["AWS_SHARED_CREDENTIALS_FILE", "aws-credentials", "aws-credentials"],
+    ["AWS_CONFIG_FILE", "aws-config", "aws-config"],
+    ["GOOGLE_APPLICATION_CREDENTIALS", "gcp.json", "gcp.json"],
+    ["NPM_CONFIG_USERCONFIG", "npmrc", "npmrc"],
+    ["NETRC", "netrc", "netrc"],
+    ["PGPASSFILE", "pgpass", "pgpass"],
+    ["RCLONE_CONFIG", "rclone.conf", "rclone.conf"],
+    ["BOTO_CONFIG", "boto", "boto"],
+    ["TF_CLI_CONFIG_FILE", "terraformrc", "terraformrc"],
+    ["DOCKER_CONFIG", "docker", "docker/config.json"],
+    ["GNUPGHOME", "gnupg", "gnupg/private-keys-v1.d/k.key"],
+    ["CLOUDSDK_CONFIG", "gcloud", "gcloud/credentials.db"],
+    ["AZURE_CONFIG_DIR", "azure", "azure/msal_token_cache.json"],
+    ["GH_CONFIG_DIR", "gh", "gh/hosts.yml"],
+    ["CARGO_HOME", "cargo", "cargo/credentials.toml"],
+    ["CODEX_HOME", "codex", "codex/auth.json"],
+    ["CLAUDE_CONFIG_DIR", "claude", "claude/.credentials.json"],
+    ["XDG_CONFIG_HOME", "xdg-config", "xdg-config/gh/hosts.yml"],
+    ["XDG_DATA_HOME", "xdg-data", "xdg-data/keyrings/login.keyring"],
+    ["XDG_CACHE_HOME", "xdg-cache", "xdg-cache/huggingface/token"],
+  ];
+  const LISTED = [
+    ".boto",
+    ".mylogin.cnf",
+    ".gemini/oauth_creds.json",
+    ".cache/huggingface/token",
+    ".kaggle/kaggle.json",
+    ".config/Code/User/globalStorage/state.vscdb",
+    ".config/BraveSoftware/Brave-Browser/Default/Cookies",
+  ];
+
+  it("the files KUBECONFIG, DOCKER_CONFIG, an XDG dir and the like name are hidden like the defaults", () => {
+    const moved = join(ws.outside, "moved");
+    for (const [name, value, secret] of MOVED) {
+      ws.env[name] = value
+        .split(":")
+        .map((entry) => join(moved, entry.replace("{}", "")))
+        .join(":");
+      mkdirSync(dirname(join(moved, secret)), { recursive: true });
+      writeFileSync(join(moved, secret), `${name}-conch-test-secret`);
+    }
+    for (const name of LISTED) {
+      mkdirSync(dirname(join(ws.home, name)), { recursive: true });
+      writeFileSync(join(ws.home, name), `${name}-conch-test-secret`);
+    }
+    const call = toolCall(ws, "shell_command", {
+      command: `find ${moved} ~ -type f -exec cat {} + 2>&1; echo done`,
+    });
+    expect(call.text).toContain("done");
+    expect(call.text).toContain("Permission denied");
+    expect(call.text).not.toContain("conch-test-secret");
+  });
+});
+
 describeWith("bwrap", "credentials under harmless variable names", () => {
   const SECRETS: Record<string, string> = {
     FOO: "sk-conchtestsecret0123456789abcdefABCDEF",

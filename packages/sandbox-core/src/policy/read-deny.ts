@@ -36,6 +36,20 @@ export const DEFAULT_DENY_READ: readonly string[] = [
   "~/.password-store",
   "~/.local/share/keyrings",
   "~/.config/op",
+  "~/.mylogin.cnf",
+  "~/.boto",
+  "~/.databrickscfg",
+  "~/.kaggle/kaggle.json",
+  "~/.cache/huggingface/token",
+  "~/.huggingface/token",
+  "~/.config/sops/age/keys.txt",
+  "~/.oci",
+  "~/.config/doctl/config.yaml",
+  "~/.fly/config.yml",
+  "~/.config/stripe/config.toml",
+  "~/.config/glab-cli/config.yml",
+  "~/.gemini/oauth_creds.json",
+  "~/.gemini/.env",
   "~/.claude/.credentials.json",
   "~/.codex/auth.json",
   "~/.config/github-copilot",
@@ -51,10 +65,18 @@ export const DEFAULT_DENY_READ: readonly string[] = [
   "~/.mozilla",
   "~/.config/google-chrome",
   "~/.config/chromium",
+  "~/.config/BraveSoftware",
+  "~/.config/microsoft-edge*",
+  "~/.config/vivaldi",
+  "~/snap/firefox/common/.mozilla",
+  // VS Code and its forks keep extensions' secrets here when no keyring is running.
+  "~/.config/Code*/User/globalStorage/state.vscdb*",
+  "~/.config/VSCodium/User/globalStorage/state.vscdb*",
+  "~/.config/Cursor/User/globalStorage/state.vscdb*",
   // Shell and REPL history under every usual name: `*history*` covers `.zsh_history`, `.zhistory`,
   // `.python_history`, `.Rhistory`, `.node_repl_history`…, and the copies a shell writes before renaming
   // them over the file (`.zsh_history.new`, readline's `.bash_history-PID.tmp`) or leaves behind. A
-  // profile's own HISTFILE comes from the environment (`historyDenyRead`) and the shell snapshot.
+  // profile's own HISTFILE comes from the environment (`environmentDenyRead`) and the shell snapshot.
   "~/.*history*",
   "~/.*histfile*",
   "~/.*_hist",
@@ -78,42 +100,6 @@ export const DEFAULT_DENY_READ: readonly string[] = [
 ];
 
 const WILDCARD = /[*?]/;
-
-// The variables that move a shell's or a REPL's history file elsewhere.
-const HISTORY_VARIABLES: readonly string[] = [
-  "HISTFILE",
-  "LESSHISTFILE",
-  "PYTHON_HISTORY",
-  "NODE_REPL_HISTORY",
-  "PSQL_HISTORY",
-  "MYSQL_HISTFILE",
-  "SQLITE_HISTORY",
-  "REDISCLI_HISTFILE",
-  "R_HISTFILE",
-];
-
-/**
- * History files the environment names besides the usual ones: what `HISTFILE` and the REPLs' own
- * variables (`PSQL_HISTORY`, `NODE_REPL_HISTORY`…) name when exported, the history names in `ZDOTDIR`
- * (where zsh keeps its files), and history under the XDG data and state dirs (fish's `fish_history`,
- * a zsh or bash HISTFILE moved there). Only absolute paths count.
- */
-export function historyDenyRead(env: Readonly<Record<string, string | undefined>>): string[] {
-  const absolute = (value: string | undefined): value is string =>
-    value !== undefined && isAbsolute(value) && value !== "/";
-  const patterns: string[] = [];
-  for (const name of HISTORY_VARIABLES) {
-    const value = env[name];
-    if (absolute(value)) patterns.push(normalize(value));
-  }
-  if (absolute(env.ZDOTDIR)) {
-    patterns.push(join(env.ZDOTDIR, ".*history"), join(env.ZDOTDIR, ".*histfile"));
-  }
-  for (const dir of [env.XDG_DATA_HOME, env.XDG_STATE_HOME]) {
-    if (absolute(dir)) patterns.push(join(dir, "*", "*history"));
-  }
-  return patterns;
-}
 
 function componentPattern(component: string): RegExp {
   const body = component

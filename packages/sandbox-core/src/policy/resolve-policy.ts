@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { SandboxMode } from "@conch/protocol";
 import { SandboxError } from "../errors.js";
 import type { SandboxPolicy, SandboxRules, TmpRule, WritableRoot } from "../types.js";
+import { environmentDenyRead } from "./environment-deny.js";
 import { gitProtections } from "./git-protections.js";
 import {
   canonical,
@@ -12,7 +13,7 @@ import {
   PROTECTED_NAMES,
   protectedPathsOf,
 } from "./protected-paths.js";
-import { DEFAULT_DENY_READ, hiddenPathFinder, historyDenyRead } from "./read-deny.js";
+import { DEFAULT_DENY_READ, hiddenPathFinder } from "./read-deny.js";
 import { patternList, validatePolicy, validateResolveOptions } from "./validate-policy.js";
 
 export interface SandboxWorkspaceOptions {
@@ -222,7 +223,7 @@ export function createSandboxWorkspace(
     refuseWritableSymlinks(tmpDir, present, "tmpDir");
     tmp = hold(canonicalDirectory(tmpDir) as string);
   }
-  let deny = unique([...DEFAULT_DENY_READ, ...historyDenyRead(env), ...denyRead]);
+  let deny = unique([...DEFAULT_DENY_READ, ...environmentDenyRead(env), ...denyRead]);
   let hiddenPaths = hiddenPathFinder(deny, allowRead, homes);
 
   return {
