@@ -54,6 +54,22 @@ const KERNEL_SETTING: readonly (readonly string[])[] = [
   ["install", "-m", "644", "helper", "/sys/kernel/uevent_helper"],
   ["ln", "-sf", "x", "/proc/sys/kernel/x"],
   ["truncate", "-s", "0", "/proc/sys/kernel/core_pattern"],
+  // The links of /proc and /dev, walked as the kernel walks them: a root's `..` is the root, a thread
+  // has a root of its own, /dev/fd is /proc/self/fd, and `..` out of a descriptor or a cwd is anywhere.
+  bash("echo x > /proc/self/root/../proc/sys/kernel/core_pattern"),
+  bash("echo x > /proc/1/task/1/root/proc/sys/kernel/core_pattern"),
+  bash("echo x > /proc/self/task/7/root/sys/power/state"),
+  bash("echo x > /proc/thread-self/root/../proc/sysrq-trigger"),
+  bash("echo x > /dev/fd/../../sysrq-trigger"),
+  bash("exec 3</proc/sys; echo x > /proc/self/fd/3/../sysrq-trigger"),
+  bash("echo x > /proc/self/cwd/../../../proc/sys/kernel/panic"),
+  bash("echo x > /proc/1/task/1/cwd/../sysrq-trigger"),
+  bash("echo 1 > /proc/self/net/ipv4/x"),
+  bash("echo 1 > /proc/self/task/7/net/x"),
+  ["tee", "/proc/1/root/../sys/kernel/uevent_helper"],
+  ["systemd-sysctl"],
+  ["/usr/lib/systemd/systemd-sysctl", "99-x.conf"],
+  ["sudo", "/lib/systemd/systemd-sysctl", "--prefix", "kernel"],
 ];
 
 const NOT_KERNEL_SETTING: readonly (readonly string[])[] = [
@@ -75,6 +91,13 @@ const NOT_KERNEL_SETTING: readonly (readonly string[])[] = [
   bash("echo x > /system/x"),
   bash("echo x > /processes"),
   bash("echo x > proc/sys/kernel/x"),
+  bash("echo x > /proc/net/../comm"),
+  bash("echo x > /proc/self/task/7/comm"),
+  bash("echo x > /dev/fd/2"),
+  bash("echo x > /proc/self/cwd/out.txt"),
+  ["systemd-sysctl", "--cat-config"],
+  ["systemd-sysctl", "--tldr"],
+  ["systemd-sysctl", "--version"],
 ];
 
 describe("kernel settings (dangerousCommandMatch)", () => {

@@ -2,23 +2,81 @@
 // `-p`/`-f`/`--load`, `--system`), and a write into /proc/sys, /sys or another part of /proc that is not
 // per-process (/proc/sysrq-trigger, /proc/irq), by a redirection or by a program that writes the files it
 // is given (tee, cp, ...). The sandbox keeps these read-only; a person is asked before a command
-// that tries, since one approved to run outside it would change the host. Paths are read as written:
-// a relative one (`cd /proc/sys; echo 1 > vm/x`) or a link elsewhere to these files is not recognised.
-import { posix } from "node:path";
+// that tries, since one approved to run outside it would change the host. Paths are read as the kernel
+// walks them, through the links /proc and /dev always hold (`/proc/self/root/..`, `/dev/fd/../..`); a
+// relative one (`cd /proc/sys; echo 1 > vm/x`), a link elsewhere to these files, or a target bash expands
+// (`> /proc/sys/kernel/core_patter?`, `> $file`) is not recognised.
 import type { Redirect } from "../types.js";
 
-// /proc/PID/root, /proc/self/root and /proc/thread-self/root lead back to a root directory.
-const ROOT_ALIAS = /^\/proc\/(?:\d+|self|thread-self)\/root(?=\/|$)/;
+// A process's directory: /proc/PID, /proc/self, /proc/thread-self.
 const PER_PROCESS = /^(?:\d+|self|thread-self)$/;
+const DIGITS = /^\d+$/;
 
-/** A literal absolute path naming /sys, or a part of /proc that is not per-process, or inside them. */
+/** Where the link a path has reached leads: to the root, to a place its name does not say, or on. */
+type Link = "root" | "elsewhere" | readonly string[] | null;
+
+/**
+ * The links of /proc and /dev that are there on every system, for the names walked so far: a
+ * process's (or thread's) `root` is a root directory; its `cwd` and an open descriptor are wherever
+ * the process put them; /dev/fd is /proc/self/fd and /proc/net is /proc/self/net.
+ */
+function linkAt(names: readonly string[]): Link {
+  const [top, entry, third, fourth] = names;
+  if (top === "dev" && entry === "fd" && names.length === 2) return ["proc", "self", "fd"];
+  if (top === "dev" && ["stdin", "stdout", "stderr"].includes(entry as string) && names.length === 2) {
+    return "elsewhere";
+  }
+  if (top !== "proc" || entry === undefined) return null;
+  if (entry === "net" && names.length === 2) return ["proc", "self", "net"];
+  if (!PER_PROCESS.test(entry)) return null;
+  // /proc/PID/task/TID/ holds the thread's own root, cwd and fd.
+  const inTask = third === "task" && fourth !== undefined && DIGITS.test(fourth);
+  const rest = inTask ? names.slice(4) : names.slice(2);
+  if (rest.length === 1 && rest[0] === "root") return "root";
+  if (rest.length === 1 && rest[0] === "cwd") return "elsewhere";
+  if (rest.length === 2 && rest[0] === "fd") return "elsewhere";
+  return null;
+}
+
+/**
+ * The names of the absolute `path` after the kernel's walk of `.`, `..` and the links above, or null
+ * when a `..` follows a link to a place its name does not say (`/proc/self/fd/3/..`: anywhere).
+ */
+function walk(path: string): string[] | null {
+  let names: string[] = [];
+  let elsewhere = false;
+  for (const name of path.split("/")) {
+    if (name === "" || name === ".") continue;
+    if (name === "..") {
+      if (elsewhere) return null;
+      names.pop();
+      continue;
+    }
+    if (elsewhere) continue;
+    names.push(name);
+    const link = linkAt(names);
+    if (link === "root") names = [];
+    else if (link === "elsewhere") elsewhere = true;
+    else if (link !== null) names = [...link];
+  }
+  // Below a place no name says, the rest is read as a relative path is: not recognised.
+  return elsewhere ? [] : names;
+}
+
+/**
+ * A literal absolute path naming /sys, a part of /proc that is not per-process (a process's `net` is
+ * its network namespace's, the host's outside the sandbox), or inside them; or one that walks `..` out
+ * of a place no name says.
+ */
 function isKernelSettingPath(path: string): boolean {
   if (!path.startsWith("/")) return false;
-  let normal = posix.normalize(path);
-  while (ROOT_ALIAS.test(normal)) normal = posix.normalize(`/${normal.replace(ROOT_ALIAS, "")}`);
-  const [, top, entry] = normal.split("/");
+  const names = walk(path);
+  if (names === null) return true;
+  const [top, entry, third, fourth, fifth] = names;
   if (top === "sys") return true;
-  return top === "proc" && entry !== undefined && entry !== "" && !PER_PROCESS.test(entry);
+  if (top !== "proc" || entry === undefined) return false;
+  const thread = third === "task" && fourth !== undefined && DIGITS.test(fourth);
+  return !PER_PROCESS.test(entry) || (thread ? fifth : third) === "net";
 }
 
 /** A long option written in full or as a getopt abbreviation (`--wr` for `--write`), value aside. */
@@ -58,6 +116,17 @@ function sysctlWrites(args: readonly string[]): boolean {
     if (arg.includes("=")) return true;
   }
   return false;
+}
+
+/**
+ * systemd-sysctl applies every sysctl.d file, or the files it is given, unless it only prints them
+ * (`--cat-config`, `--tldr`) or itself (`--help`, `--version`).
+ */
+function systemdSysctlWrites(args: readonly string[]): boolean {
+  const end = args.indexOf("--");
+  const options = end === -1 ? args : args.slice(0, end);
+  const printing = ["--cat-config", "--tldr", "--help", "--version"];
+  return !options.some((arg) => arg === "-h" || printing.some((full) => isLong(arg, full)));
 }
 
 // Programs that write every file operand, and those that write the last one (or `-t DIR`). dd's `of=`
@@ -103,6 +172,7 @@ function writtenFiles(name: string, args: readonly string[]): string[] {
 /** Whether the command `name args` (runners looked through) changes a kernel setting. */
 export function writesKernelSetting(name: string, args: readonly string[]): boolean {
   if (name === "sysctl") return sysctlWrites(args);
+  if (name === "systemd-sysctl") return systemdSysctlWrites(args);
   return writtenFiles(name, args).some(isKernelSettingPath);
 }
 
