@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   realpathSync,
@@ -171,6 +172,13 @@ describe("gitProtections: every link on the way", () => {
     writeFileSync(at("scripts", "pre-commit.sh"), "#!/bin/sh\n");
     symlinkSync("../../scripts/pre-commit.sh", at(".git", "hooks", "pre-commit"));
     expect(readOnly()).toEqual([at(".git"), at("scripts", "pre-commit.sh")]);
+  });
+
+  it("a hook with another name (a hard link) in the workspace makes the workspace read-only", () => {
+    mkdirSync(at("scripts"));
+    writeFileSync(at("scripts", "pre-commit.sh"), "#!/bin/sh\n");
+    linkSync(at("scripts", "pre-commit.sh"), at(".git", "hooks", "pre-commit"));
+    expect(readOnly()).toBeNull();
   });
 
   it("a .git file whose gitdir is reached through a link keeps the link's directory read-only", () => {

@@ -3,7 +3,16 @@
 // (the agent) tries to plant a hook there; then the host runs real git, as the person would, and the
 // test checks that nothing the agent wrote ran. Real git, real bwrap, the real `conch` binary.
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -166,6 +175,16 @@ describeWith("bwrap", "hooks that are links, and a .git file's gitdir through a 
     chmodSync(join(ws.cwd, "scripts", "pre-commit.sh"), 0o755);
     symlinkSync("../../scripts/pre-commit.sh", join(ws.cwd, ".git", "hooks", "pre-commit"));
     expect(agent(plant("scripts/pre-commit.sh"))).toMatch(/Read-only file system/);
+    personCommits();
+  });
+
+  it("a hook that is a hard link of a tracked script: the agent rewrites the script in place", () => {
+    mkdirSync(join(ws.cwd, "scripts"));
+    writeFileSync(join(ws.cwd, "scripts", "pre-commit.sh"), "#!/bin/sh\n");
+    chmodSync(join(ws.cwd, "scripts", "pre-commit.sh"), 0o755);
+    linkSync(join(ws.cwd, "scripts", "pre-commit.sh"), join(ws.cwd, ".git", "hooks", "pre-commit"));
+    const text = agent(`printf '#!/bin/sh\\ntouch ${marker}\\n' > scripts/pre-commit.sh`);
+    expect(text).toMatch(/Read-only file system/);
     personCommits();
   });
 

@@ -35,6 +35,7 @@ export function gitProtections(
     if (path === root) readOnlyRoots.add(root);
     else paths.add(path);
   };
+  const rootDevices = roots.map((root) => ({ root, dev: lstatSync(root, { throwIfNoEntry: false })?.dev }));
   for (const root of roots) {
     const named = repositoryPaths(gitConfigPaths(root, { git, env }), root);
     if (named === null) {
@@ -58,6 +59,11 @@ export function gitProtections(
       for (const step of pathChain(path)) {
         if (step.why === "missing" && kind === "command" && roots.includes(step.path)) continue;
         keep(step.path);
+        // A file with other names (hard links) is written through any of them, and those are not known:
+        // every writable root on its file system is read-only.
+        if (step.why === "target") {
+          for (const shared of rootsSharing(step.path, rootDevices)) readOnlyRoots.add(shared);
+        }
       }
     }
   }
@@ -87,4 +93,14 @@ function repositoryPaths(
   }
   const commonDir = answer.status === "paths" ? answer.commonDir : null;
   return { paths, related: commonDir === null ? [] : relatedRepositories(commonDir) };
+}
+
+/** The writable roots on the file system of `path`, when it is a regular file with more than one name. */
+function rootsSharing(
+  path: string,
+  rootDevices: readonly { readonly root: string; readonly dev: number | undefined }[],
+): string[] {
+  const info = lstatSync(path, { throwIfNoEntry: false });
+  if (info === undefined || !info.isFile() || info.nlink < 2) return [];
+  return rootDevices.filter(({ dev }) => dev === info.dev).map(({ root }) => root);
 }
