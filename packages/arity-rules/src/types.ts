@@ -43,6 +43,8 @@ export interface Redirect {
   fd: number | null;
   /** The literal target (a path, or a descriptor number for `duplicate`); null when not a literal. */
   target: string | null;
+  /** A target that is not a literal, as written (`/var/log/*.log`, `"$out"`): what bash expands. */
+  written?: string;
 }
 
 /** One simple command of a script: its literal argv after quote removal. */

@@ -50,8 +50,9 @@ function redirect(
   operator: string,
   fd: number | null,
   target: string | null,
+  written?: string,
 ): Redirect {
-  return { kind, operator, fd, target };
+  return written === undefined ? { kind, operator, fd, target } : { kind, operator, fd, target, written };
 }
 
 type Case = [script: string, expected: Analysis];
@@ -312,28 +313,28 @@ describe("redirections", () => {
     [
       "echo hi > $f",
       result(
-        [cmd(["echo", "hi"], "echo hi > $f", [redirect("write", ">", null, null)])],
+        [cmd(["echo", "hi"], "echo hi > $f", [redirect("write", ">", null, null, "$f")])],
         [],
         [op("parameter-expansion", "$f")],
-        [redirect("write", ">", null, null)],
+        [redirect("write", ">", null, null, "$f")],
       ),
     ],
     [
       "a >& $fd",
       result(
-        [cmd(["a"], "a >& $fd", [redirect("write", ">&", null, null)])],
+        [cmd(["a"], "a >& $fd", [redirect("write", ">&", null, null, "$fd")])],
         [],
         [op("parameter-expansion", "$fd")],
-        [redirect("write", ">&", null, null)],
+        [redirect("write", ">&", null, null, "$fd")],
       ),
     ],
     [
       "echo x > *.log",
       result(
-        [cmd(["echo", "x"], "echo x > *.log", [redirect("write", ">", null, null)])],
+        [cmd(["echo", "x"], "echo x > *.log", [redirect("write", ">", null, null, "*.log")])],
         [],
         [op("glob", "*.log")],
-        [redirect("write", ">", null, null)],
+        [redirect("write", ">", null, null, "*.log")],
       ),
     ],
   ]);

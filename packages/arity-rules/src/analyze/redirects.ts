@@ -132,7 +132,9 @@ export class RedirectReader {
     if (this.zsh && operator.includes(">") && this.src[this.operatorEnd] === "!") {
       this.ctx.report("zsh-syntax", this.redirectStart, end);
     }
-    parts.redirects.push(makeRedirect(operator, fd, target));
+    const redirect = makeRedirect(operator, fd, target);
+    if (hasTarget && target === null) redirect.written = this.src.slice(targetStart, targetEnd);
+    parts.redirects.push(redirect);
     if (end > parts.end) parts.end = end;
   }
 

@@ -173,17 +173,82 @@ function writtenFiles(name: string, args: readonly string[]): string[] {
 export function writesKernelSetting(name: string, args: readonly string[]): boolean {
   if (name === "sysctl") return sysctlWrites(args);
   if (name === "systemd-sysctl") return systemdSysctlWrites(args);
-  return writtenFiles(name, args).some(isKernelSettingPath);
+  // An operand bash expands is here as written (`tee /*/sys/kernel/panic`).
+  return writtenFiles(name, args).some(
+    (path) => isKernelSettingPath(path) || expandedMayBeKernelSetting(path),
+  );
 }
 
-/** The first redirection that writes into a kernel setting (`> /proc/sys/…`, `>> /sys/…`), or null. */
+// Names a glob in a target is tried as: the ones that decide where a path is, and one that is none of
+// them (a global entry of /proc, for all the check knows).
+const DECIDING_NAMES: readonly string[] = ["proc", "sys", "self", "thread-self", "1", "task", "root", "net"];
+const ANY_OTHER_NAME = "\0";
+// What bash expands in a name: a glob (`*`, `?`, `[...]`), an extended glob's group, a brace expansion.
+const PATTERN = /[*?[({]/;
+
+/**
+ * Whether the pattern `glob` of one name can match `name`: `*`, `?` and `[...]` (`[!...]`, `[^...]`
+ * negated); a name with a group or braces (`@(sys)`, `{s..s}ys`) or a set JavaScript cannot read is
+ * taken as matching anything.
+ */
+function globMatches(glob: string, name: string): boolean {
+  if (/[({]/.test(glob)) return true;
+  let source = "";
+  for (let index = 0; index < glob.length; index += 1) {
+    const char = glob[index] as string;
+    const close = char === "[" ? glob.indexOf("]", index + 2) : -1;
+    if (char === "*") source += ".*";
+    else if (char === "?") source += ".";
+    else if (close !== -1) {
+      const set = glob.slice(index + 1, close).replace(/^!/, "^");
+      source += `[${set.replace(/[\\\]]/g, "\\$&")}]`;
+      index = close;
+    } else source += char.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  }
+  try {
+    return new RegExp(`^${source}$`, "s").test(name);
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Whether a path bash expands could be a kernel setting: bash expands globs and braces in a
+ * redirection's target too, and writes the file when they make one word (`> /proc/sys/kernel/pani?`,
+ * `> /*\/sys/kernel/panic`, `> /proc/sys/kernel/pani{c..c}`). Each name with a pattern is tried as
+ * every name that decides where a path is and as any other; quotes are dropped, so a quoted glob
+ * character counts as one (the check asks more, never less). A path with a parameter, a substitution or
+ * a tilde says nothing about where it leads and is not read.
+ */
+function expandedMayBeKernelSetting(written: string): boolean {
+  const text = written.replace(/\$(?=["'])/g, "").replace(/["'\\]/g, "");
+  if (/[$`~]/.test(text) || !text.startsWith("/")) return false;
+  // A word bash reads as a literal that the analysis did not (`$"/proc/sys/x"`, a locale string).
+  if (!PATTERN.test(text)) return isKernelSettingPath(text);
+  let paths = [""];
+  for (const name of text.split("/").slice(1)) {
+    const options = PATTERN.test(name)
+      ? [...DECIDING_NAMES.filter((candidate) => globMatches(name, candidate)), ANY_OTHER_NAME]
+      : [name];
+    paths = paths.flatMap((path) => options.map((option) => `${path}/${option}`));
+    // Each glob name multiplies the paths; past this many, a target is taken as able to be anything.
+    if (paths.length > 4096) return true;
+  }
+  return paths.some(isKernelSettingPath);
+}
+
+/**
+ * The first redirection that writes into a kernel setting (`> /proc/sys/…`, `>> /sys/…`, or a glob
+ * that can name one), or null.
+ */
 export function kernelSettingRedirect(redirects: readonly Redirect[]): Redirect | null {
   return (
     redirects.find(
       (redirect) =>
         (redirect.kind === "write" || redirect.kind === "append") &&
-        redirect.target !== null &&
-        isKernelSettingPath(redirect.target),
+        (redirect.target !== null
+          ? isKernelSettingPath(redirect.target)
+          : redirect.written !== undefined && expandedMayBeKernelSetting(redirect.written)),
     ) ?? null
   );
 }
