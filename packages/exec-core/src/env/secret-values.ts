@@ -8,7 +8,12 @@
 const TOKEN_SHAPES: readonly string[] = [
   // OpenAI, Anthropic, OpenRouter, DeepSeek and the like: a known family, or a long random run.
   "sk-(?:ant|proj|svcacct|admin|or-v1)-[A-Za-z0-9_-]{20}",
-  "sk-(?=[A-Za-z]{0,19}[0-9])[A-Za-z0-9]{20}",
+  "sk-(?=[A-Za-z]{0,19}[0-9])(?=[0-9]{0,19}[A-Za-z])[A-Za-z0-9]{20}",
+  // Groq, xAI, Perplexity, Replicate.
+  "gsk_[A-Za-z0-9]{20}",
+  "xai-[A-Za-z0-9]{20}",
+  "pplx-[A-Za-z0-9]{20}",
+  "r8_[A-Za-z0-9]{20}",
   // Stripe secret and restricted keys, and webhook signing secrets.
   "[rs]k_(?:live|test)_[A-Za-z0-9]{16}",
   "whsec_[A-Za-z0-9]{24}",
@@ -30,6 +35,24 @@ const TOKEN_SHAPES: readonly string[] = [
   "npm_[A-Za-z0-9]{36}",
   "pypi-AgE[A-Za-z0-9_-]{20}",
   "hf_[A-Za-z0-9]{30}",
+  // HashiCorp Vault service and batch tokens, Terraform Cloud, Docker Hub, DigitalOcean, Tailscale.
+  "hv[sb]\\.[A-Za-z0-9_-]{24}",
+  "[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_-]{20}",
+  "dckr_pat_[A-Za-z0-9_-]{20}",
+  "do[opr]_v1_[a-f0-9]{64}",
+  "tskey-[a-z]{3,10}-[A-Za-z0-9]{8}",
+  // SendGrid, Linear, Shopify, Sentry, Grafana, Postman, Atlassian, PlanetScale, Supabase.
+  "SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{20}",
+  "lin_(?:api|oauth)_[A-Za-z0-9]{32}",
+  "shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+  "sntry[su]_[A-Za-z0-9_=+/-]{32}",
+  "gl(?:sa|c)_[A-Za-z0-9_=+/-]{32}",
+  "PMAK-[a-f0-9]{24}-[a-f0-9]{34}",
+  "ATATT3[A-Za-z0-9_=-]{32}",
+  "pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.=-]{32}",
+  "sbp_[a-f0-9]{40}",
+  // An age secret key (SOPS and the like).
+  "AGE-SECRET-KEY-1[A-Z0-9]{32}",
   // A JSON Web Token: a base64url JSON header and payload, then a signature.
   "eyJ[A-Za-z0-9_-]{4,}\\.eyJ[A-Za-z0-9_-]{4,}\\.",
 ];
@@ -43,7 +66,7 @@ const TOKEN = new RegExp(`(?<![A-Za-z0-9_-])(?:${TOKEN_SHAPES.join("|")})`);
  * `mongodb+srv://`, `amqp://`, `git+ssh://`), one with any user at all in a scheme whose user part is
  * a token when there is no password (`https://TOKEN@github.com`), an HTTP Authorization header (git's
  * `http.extraHeader` in GIT_CONFIG_PARAMETERS), and a credential in a query or connection string
- * (`?access_token=`, `;Password=`).
+ * (`?access_token=`, `;Password=`, an Azure SAS `&sig=`, a presigned S3 or GCS URL's signature).
  */
 const TEXT_SHAPES: readonly string[] = [
   "-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY",
@@ -52,7 +75,7 @@ const TEXT_SHAPES: readonly string[] = [
   "(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\\s/?#@:]*:[^\\s/@]+@",
   "(?:https?|wss?|ftps?)://[^\\s/?#@]+@",
   "authorization:\\s{0,8}(?:basic|bearer|token|bot)\\s{1,8}[A-Za-z0-9+/=._~-]{8}",
-  "(?:^|[?&;\\s])(?:access_token|api[_-]?key|auth_token|client_secret|password|passwd|private_token|secret|token)=[^&;\\s]",
+  "(?:^|[?&;\\s])(?:access_token|api[_-]?key|auth_token|client_secret|password|passwd|private_token|secret|token|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|x-goog-credential)=[^&;\\s]",
 ];
 
 const TEXT = new RegExp(TEXT_SHAPES.join("|"), "i");
