@@ -49,7 +49,7 @@ const LESS = {
   yield_time_ms: 1500,
 };
 const TERMINAL_ROW =
-  "an interactive terminal outside the sandbox that the agent types into: each thing it types is asked again, shown here first";
+  "an interactive terminal outside the sandbox that the agent types into: each thing it types but Ctrl-C is asked again, shown here first";
 const INPUT_WHY = (id: number) =>
   `the model types this into session ${id}, which runs outside the sandbox: what the program does with it (a shell's next line, less's or vi's \`!\`) runs on the host`;
 

@@ -28,7 +28,8 @@ beforeEach(() => {
 afterEach(() => {
   // Only a failed test leaves these; they are ours, killed by pid.
   for (const daemon of daemons.splice(0)) if (daemon.child.exitCode === null) daemon.child.kill("SIGKILL");
-  for (const pid of strays.splice(0)) {
+  // And whatever still names this test's workspace (a loop that escaped every tree).
+  for (const pid of [...strays.splice(0), ...naming(workspace.cwd)]) {
     try {
       process.kill(pid, "SIGKILL");
     } catch {
@@ -122,8 +123,8 @@ describe("a session outside the sandbox dies with conchd", () => {
       });
       const beat = join(workspace.cwd, "escalated-beat");
       const started = await connection.callTool("exec_command", {
+        // On pipes: a terminal's hangup alone would end a loop on a PTY once conchd is gone.
         cmd: `while :; do date +%s%N > ${beat}; sleep 0.1; done`,
-        tty: true,
         sandbox_permissions: "require_escalated",
         justification: "a heartbeat",
         yield_time_ms: 500,

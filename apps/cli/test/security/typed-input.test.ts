@@ -75,7 +75,7 @@ const ESCALATED_LESS_PROMPT = (cwd: string) =>
     "  model:    read the notes",
     `  cwd:      ${cwd}`,
     "  sandbox:  none: it would run outside the sandbox",
-    "  terminal: an interactive terminal outside the sandbox that the agent types into: each thing it types is asked again, shown here first",
+    "  terminal: an interactive terminal outside the sandbox that the agent types into: each thing it types but Ctrl-C is asked again, shown here first",
     "  why:      the model asks to run it outside the sandbox (workspace-write)",
     "  [y] yes  [s] yes, and don't ask again this session",
     "  [a] always: run `less notes.txt ...` unasked from now on",
@@ -93,7 +93,7 @@ const INPUT_PROMPT = (cwd: string, id: number, input: string) =>
     "  command:  less notes.txt",
     `  cwd:      ${cwd}`,
     "  sandbox:  none: it would run outside the sandbox",
-    "  terminal: an interactive terminal outside the sandbox that the agent types into: each thing it types is asked again, shown here first",
+    "  terminal: an interactive terminal outside the sandbox that the agent types into: each thing it types but Ctrl-C is asked again, shown here first",
     `  why:      the model types this into session ${id}, which runs outside the sandbox: what the program does with it (a shell's next line, less's or vi's \`!\`) runs on the host`,
     "  [y] yes  [s] yes, and don't ask again this session",
     "  [n] no",
@@ -170,7 +170,7 @@ describe("typing into a terminal outside the sandbox", () => {
     const stderr = await run.close();
     expect(existsSync(pwned)).toBe(false);
     expect(stderr).toContain(
-      "  terminal: an interactive terminal outside the sandbox that the agent types into: each thing it types is asked again, shown here first\n",
+      "  terminal: an interactive terminal outside the sandbox that the agent types into: each thing it types but Ctrl-C is asked again, shown here first\n",
     );
     expect(stderr).toContain(`  input:    !touch ${pwned}\\u{0a}\n  session:  ${id}\n`);
   });

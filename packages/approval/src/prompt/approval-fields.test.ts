@@ -24,7 +24,7 @@ describe("approvalFields (issue 20, §5)", () => {
       {
         label: "terminal",
         value:
-          "an interactive terminal outside the sandbox that the agent types into: each thing it types is asked again, shown here first",
+          "an interactive terminal outside the sandbox that the agent types into: each thing it types but Ctrl-C is asked again, shown here first",
       },
       { label: "why", value: "the model asks to run it outside the sandbox (workspace-write)" },
     ]);
@@ -41,7 +41,7 @@ describe("approvalFields (issue 20, §5)", () => {
       "on-failure",
     );
     expect(retried.find((f) => f.label === "terminal")?.value).toBe(
-      "an interactive terminal outside the sandbox that the agent types into: each thing it types is asked again, shown here first",
+      "an interactive terminal outside the sandbox that the agent types into: each thing it types but Ctrl-C is asked again, shown here first",
     );
     const unconfined = approvalFields(
       { ...LESS, sandboxPermissions: "use_default", sandboxMode: "danger-full-access" },

@@ -110,7 +110,7 @@ export function approvalFields(request: ApprovalRequest, policy: ApprovalPolicy)
   fields.push({ label: "sandbox", value: sandbox });
   if (request.tty && unsandboxed(request)) {
     const asked = sessionInputNeedsApproval(request.sandboxMode, policy)
-      ? ": each thing it types is asked again, shown here first"
+      ? ": each thing it types but Ctrl-C is asked again, shown here first"
       : ": what it types runs unasked";
     fields.push({ label: "terminal", value: `${UNSANDBOXED_TERMINAL_TEXT}${asked}` });
   }
