@@ -172,6 +172,9 @@ function bwrapCommand(words: readonly string[], start: number): readonly string[
   return null;
 }
 
+// start-stop-daemon(8)'s short options that take a value.
+const START_STOP_VALUE_LETTERS = "xapnugrdcNPIkRs";
+
 /**
  * The command of a runner that names it in an option or in its own name: `start-stop-daemon --start
  * --exec PATH [--startas PATH] -- ARGS` (start-stop-daemon(8)), GNU coreutils' multi-call binary
@@ -201,22 +204,37 @@ export function specialCommand(
   let startAs: string | null = null;
   let starts = false;
   let end = words.length;
+  const take = (option: "exec" | "startas", value: string | null): void => {
+    if (option === "exec") program = value;
+    else startAs = value;
+  };
   for (let index = start + 1; index < words.length; index += 1) {
     const word = words[index] as string;
     if (word === "--") {
       end = index + 1;
       break;
     }
-    if (word === "--start" || /^-[A-Za-z]*S/.test(word)) starts = true;
+    if (word === "--start") starts = true;
     const long = /^--(exec|startas)(?:=(.*))?$/s.exec(word);
-    const short = /^-([xa])(.*)$/s.exec(word);
-    const option = long?.[1] ?? (short?.[1] === "x" ? "exec" : short?.[1] === "a" ? "startas" : null);
-    if (option === null) continue;
-    const attached = long !== null ? (long[2] ?? null) : short?.[2] === "" ? null : (short?.[2] ?? null);
-    const value = attached ?? words[index + 1] ?? null;
-    if (attached === null) index += 1;
-    if (option === "exec") program = value;
-    else startAs = value;
+    if (long !== null) {
+      const value = long[2] ?? words[index + 1] ?? null;
+      if (long[2] === undefined) index += 1;
+      take(long[1] as "exec" | "startas", value);
+      continue;
+    }
+    if (word.startsWith("--") || !word.startsWith("-")) continue;
+    // A short cluster (`-Sx PATH`, `-Sx/bin/rm`): a letter with a value ends it.
+    for (let at = 1; at < word.length; at += 1) {
+      const letter = word[at] as string;
+      if (letter === "S") starts = true;
+      if (!START_STOP_VALUE_LETTERS.includes(letter)) continue;
+      const attached = at + 1 < word.length ? word.slice(at + 1) : null;
+      if (attached === null) index += 1;
+      const value = attached ?? words[index] ?? null;
+      if (letter === "x") take("exec", value);
+      if (letter === "a") take("startas", value);
+      break;
+    }
   }
   const command = startAs ?? program;
   return starts && command !== null ? [command, ...words.slice(end)] : null;
