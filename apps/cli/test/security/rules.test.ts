@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { conch, git, toolCall, userRules, type Workspace, workspace } from "./harness.js";
+import { conch, git, replay, toolCall, userRules, type Workspace, workspace } from "./harness.js";
 
 let ws: Workspace;
 beforeEach(() => {
@@ -526,5 +526,36 @@ describeWith("bwrap", "runners and escapes a forbidden program hides behind (iss
     const call = toolCall(ws, "shell_command", { command }, { approval: "on-request" });
     expect(call.result.status).toBe("rejected");
     expect(existsSync(file())).toBe(true);
+  });
+});
+
+describeWith("bwrap", "an editor a command starts takes no commands from the model (issue 20 §4)", () => {
+  it("git commit without -m on a terminal, then `:!rm F` typed into it: the file survives", async () => {
+    userRules(ws, "no-rm.toml", NO_RM);
+    const local = join(ws.cwd, "repo");
+    repo(local);
+    git(local, "config", "user.name", "t");
+    git(local, "config", "user.email", "t@t");
+    writeFileSync(join(local, "a.txt"), "changed");
+    git(local, "add", "a.txt");
+    const file = join(ws.cwd, "f");
+    writeFileSync(file, "keep");
+    const session = replay(ws, ["--approval", "on-request"]);
+    const started = await session.call("exec_command", {
+      cmd: "git commit",
+      workdir: local,
+      tty: true,
+      yield_time_ms: 3000,
+    });
+    const id = /session ID (\d+)/.exec(started.text)?.[1];
+    if (id !== undefined) {
+      await session.call("write_stdin", {
+        session_id: Number(id),
+        chars: `:!rm ${file}\n:q!\n`,
+        yield_time_ms: 3000,
+      });
+    }
+    await session.close();
+    expect(existsSync(file)).toBe(true);
   });
 });

@@ -51,6 +51,12 @@ export const ENV_PINS: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: "0",
   GIT_ASKPASS: "",
   SSH_ASKPASS: "",
+  // An editor run for the command (`git commit` without -m, `crontab -e`) reads its commands from what the
+  // model writes later, `:!cmd` among them: it accepts the text as it is instead.
+  GIT_EDITOR: "true",
+  GIT_SEQUENCE_EDITOR: "true",
+  EDITOR: "true",
+  VISUAL: "true",
   CONCH: "1",
 };
 
