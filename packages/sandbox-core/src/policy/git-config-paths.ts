@@ -152,8 +152,8 @@ function findRepository(
     git,
     [
       "rev-parse",
-      "--path-format=absolute",
-      "--git-dir",
+      // Options of git 2.13 (`--path-format` is 2.31's): the common dir is relative to `dir`.
+      "--absolute-git-dir",
       "--git-common-dir",
       "--is-bare-repository",
       gitDir === undefined ? "--show-cdup" : "--show-toplevel",
@@ -165,8 +165,8 @@ function findRepository(
     if (/not a git repository/.test(run.reason)) return { ok: true, repository: null };
     return run;
   }
-  const [found, commonDir, bare, top = ""] = run.stdout.split("\n");
-  if (found === undefined || commonDir === undefined || !isAbsolute(found) || !isAbsolute(commonDir)) {
+  const [found, common, bare, top = ""] = run.stdout.split("\n");
+  if (found === undefined || common === undefined || common === "" || !isAbsolute(found)) {
     return {
       ok: false,
       missing: false,
@@ -175,11 +175,15 @@ function findRepository(
   }
   return {
     ok: true,
-    repository: { gitDir: found, commonDir, top: bare === "true" ? null : resolve(dir, top) },
+    repository: {
+      gitDir: found,
+      commonDir: resolve(dir, common),
+      top: bare === "true" ? null : resolve(dir, top),
+    },
   };
 }
 
-/** One entry of `git config --list --show-scope --show-origin -z`: `scope NUL origin NUL key[LF value] NUL`. */
+/** One entry of `git config --list --show-origin -z`: `origin NUL key[LF value] NUL`. */
 interface ConfigEntry {
   readonly origin: string;
   readonly key: string;
@@ -189,11 +193,11 @@ interface ConfigEntry {
 function parseListing(text: string): ConfigEntry[] | null {
   const fields = text.split("\0");
   if (fields.at(-1) === "") fields.pop();
-  if (fields.length % 3 !== 0) return null;
+  if (fields.length % 2 !== 0) return null;
   const entries: ConfigEntry[] = [];
-  for (let index = 0; index < fields.length; index += 3) {
-    const origin = fields[index + 1] as string;
-    const pair = fields[index + 2] as string;
+  for (let index = 0; index < fields.length; index += 2) {
+    const origin = fields[index] as string;
+    const pair = fields[index + 1] as string;
     const newline = pair.indexOf("\n");
     entries.push({
       origin,
@@ -304,7 +308,8 @@ export function gitConfigPaths(
   const cwd = repository === null ? "/" : (repository.top ?? repository.gitDir);
   const listing = runGit(
     options.git,
-    ["config", "--list", "--show-origin", "--show-scope", "--includes", "-z"],
+    // No `--show-scope` (git 2.26): the origin says all that is needed.
+    ["config", "--list", "--show-origin", "--includes", "-z"],
     cwd,
     listEnv,
   );
