@@ -12,12 +12,18 @@ describe("withHostGitGuard", () => {
         GIT_CONFIG_VALUE_1: "false",
         GIT_CONFIG_KEY_2: "protocol.ext.allow",
         GIT_CONFIG_VALUE_2: "never",
+        GIT_CONFIG_PARAMETERS: "'core.hooksPath=/dev/null' 'core.fsmonitor=false' 'protocol.ext.allow=never'",
       },
     });
   });
 
   it("comes after the pairs the person's environment or the policy already gives, and keeps the policy", () => {
-    expect(withHostGitGuard({ inherit: "core", set: { A: "1" } }, { GIT_CONFIG_COUNT: "2" })).toEqual({
+    expect(
+      withHostGitGuard(
+        { inherit: "core", set: { A: "1" } },
+        { GIT_CONFIG_COUNT: "2", GIT_CONFIG_PARAMETERS: "'a.b=c'" },
+      ),
+    ).toEqual({
       inherit: "core",
       set: {
         A: "1",
@@ -28,6 +34,8 @@ describe("withHostGitGuard", () => {
         GIT_CONFIG_VALUE_3: "false",
         GIT_CONFIG_KEY_4: "protocol.ext.allow",
         GIT_CONFIG_VALUE_4: "never",
+        GIT_CONFIG_PARAMETERS:
+          "'a.b=c' 'core.hooksPath=/dev/null' 'core.fsmonitor=false' 'protocol.ext.allow=never'",
       },
     });
     expect(

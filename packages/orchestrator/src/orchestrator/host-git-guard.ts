@@ -5,9 +5,10 @@
 import type { EnvPolicy } from "@conch/exec-core";
 
 /**
- * Config given through the environment (`GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, git ≥ 2.31): the command
- * scope, which wins over every config file, and reaches every git the command starts, whatever its
- * directory, `-C` or nesting. `/dev/null` as the hooks dir holds no hook.
+ * Config given through the environment: the command scope, which wins over every config file, and
+ * reaches every git the command starts, whatever its directory, `-C` or nesting. Given twice, as
+ * `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n` (git ≥ 2.31) and as `GIT_CONFIG_PARAMETERS` (what `git -c` passes
+ * to the gits it starts, read by every version). `/dev/null` as the hooks dir holds no hook.
  */
 export const HOST_GIT_GUARD: readonly (readonly [key: string, value: string])[] = [
   ["core.hooksPath", "/dev/null"],
@@ -16,8 +17,8 @@ export const HOST_GIT_GUARD: readonly (readonly [key: string, value: string])[] 
 ];
 
 /**
- * `env` with the guard appended after the pairs the environment already gives (the person's own
- * `GIT_CONFIG_COUNT`, inherited or set), so both hold.
+ * `env` with the guard appended after what the environment already gives (the person's own
+ * `GIT_CONFIG_COUNT` pairs and `GIT_CONFIG_PARAMETERS`, inherited or set), so both hold.
  */
 export function withHostGitGuard(
   env: EnvPolicy | undefined,
@@ -32,5 +33,10 @@ export function withHostGitGuard(
     set[`GIT_CONFIG_VALUE_${first + index}`] = value;
   });
   set.GIT_CONFIG_COUNT = String(first + HOST_GIT_GUARD.length);
+  const parameters = env?.set?.GIT_CONFIG_PARAMETERS ?? inherited.GIT_CONFIG_PARAMETERS ?? "";
+  set.GIT_CONFIG_PARAMETERS = [
+    ...(parameters.trim() === "" ? [] : [parameters.trim()]),
+    ...HOST_GIT_GUARD.map(([key, value]) => `'${key}=${value}'`),
+  ].join(" ");
   return { ...env, set };
 }
