@@ -19,6 +19,8 @@ describe("runners of runner-table.ts: the command they run is reached", () => {
     ["pnpm exec rm x", ["rm", "x"]],
     ["pnpm -C sub exec rm x", ["rm", "x"]],
     ["pnpm dlx rm x", ["rm", "x"]],
+    ["pnpm echo x", ["echo", "x"]],
+    ["pnpm --silent git push", ["git", "push"]],
     ["pnpm exec -c 'cd a && rm x'", ["rm", "x"]],
     ["pnpx rm x", ["rm", "x"]],
     ["yarn exec 'rm x'", ["rm", "x"]],

@@ -39,6 +39,11 @@ export interface RunnerEntry {
   readonly shellSubcommands?: readonly string[];
   /** Options after which its operands are shell text (`pnpm exec --shell-mode`). */
   readonly shellOptions?: readonly string[];
+  /**
+   * Its own commands: a first operand that is none of them (nor a subcommand above) is a command it
+   * runs (`pnpm echo hi` is `pnpm exec echo hi`).
+   */
+  readonly ownCommands?: readonly string[];
   /** With no command it starts an interactive shell (`screen`, `newgrp`). */
   readonly bareShell?: true;
   /** The command starts only after this word (`mise exec node@20 -- CMD`); without it, a shell. */
@@ -47,6 +52,98 @@ export interface RunnerEntry {
 }
 
 const PM_SOURCE = "the tool's command-line reference";
+
+// pnpm 10's own commands and their aliases (`pnpm help --all`); a script of package.json named like
+// another word is a command pnpm runs too, so over-reading here only reaches the script's name.
+const PNPM_COMMANDS: readonly string[] = [
+  "add",
+  "i",
+  "install",
+  "up",
+  "update",
+  "upgrade",
+  "remove",
+  "rm",
+  "uninstall",
+  "un",
+  "link",
+  "ln",
+  "unlink",
+  "import",
+  "rebuild",
+  "rb",
+  "prune",
+  "fetch",
+  "install-test",
+  "it",
+  "dedupe",
+  "patch",
+  "patch-commit",
+  "patch-remove",
+  "audit",
+  "list",
+  "ls",
+  "ll",
+  "la",
+  "outdated",
+  "why",
+  "licenses",
+  "run",
+  "run-script",
+  "test",
+  "t",
+  "tst",
+  "start",
+  "restart",
+  "stop",
+  "create",
+  "init",
+  "publish",
+  "pack",
+  "recursive",
+  "multi",
+  "m",
+  "server",
+  "store",
+  "root",
+  "bin",
+  "setup",
+  "config",
+  "c",
+  "get",
+  "set",
+  "env",
+  "doctor",
+  "deploy",
+  "self-update",
+  "cat-file",
+  "cat-index",
+  "find-hash",
+  "approve-builds",
+  "ignored-builds",
+  "completion",
+  "help",
+  "sbom",
+  "docs",
+  "home",
+  "owner",
+  "dist-tag",
+  "view",
+  "info",
+  "show",
+  "v",
+  "search",
+  "login",
+  "logout",
+  "adduser",
+  "whoami",
+  "ping",
+  "version",
+  "catalog",
+  "licence",
+  "query",
+  "edit",
+];
 
 export const RUNNER_TABLE: readonly RunnerEntry[] = [
   // Package managers and project tools: run a command with the project's bin directory first on PATH.
@@ -94,8 +191,9 @@ export const RUNNER_TABLE: readonly RunnerEntry[] = [
     ],
     valueOptions: ["--filter", "-F", "--dir", "-C", "--package", "--resume-from", "--reporter"],
     shellOptions: ["--shell-mode", "-c"],
+    ownCommands: PNPM_COMMANDS,
     changesPath: true,
-    source: `pnpm exec, pnpm dlx: ${PM_SOURCE}`,
+    source: `pnpm exec, pnpm dlx, and \`pnpm CMD\` for any CMD not its own (pnpm 10 runs it as exec): ${PM_SOURCE}`,
   },
   {
     name: "pnpx",

@@ -64,6 +64,12 @@ export function tableStep(
     subcommand = entry.subcommands.find((sequence) =>
       sequence.every((word, index) => words[at + index] === word),
     );
+    const first = words[at];
+    if (subcommand === undefined && first !== undefined && entry.ownCommands?.includes(first) === false) {
+      // `pnpm echo hi`: a word that is none of its commands is a command it runs (most often a script of
+      // package.json, which is the project's own content like any file it runs).
+      return { next: at };
+    }
     if (subcommand === undefined) {
       // `npm --prefix x exec rm`: an option whose value is not known may have hidden the subcommand.
       const names = new Set(entry.subcommands.map((sequence) => sequence[0]));
