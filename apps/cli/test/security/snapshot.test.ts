@@ -1,7 +1,7 @@
 // The shell snapshot runs the user's login shell: in the sandbox, so nothing a sandboxed command wrote
 // (a shell named by the model, a program on a PATH into the workspace, a startup file linked into it)
 // runs outside it, and the raw capture (every variable, before the env policy) is out of sight.
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeWith, itWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -141,5 +141,35 @@ describeWith("bwrap", "the history file the user's shell snapshot reports is hid
     const call = toolCall(ws, "shell_command", { command: `cat ${histfile}; echo done`, login: false });
     expect(call.text).toContain("done");
     expect(call.text).not.toContain(SECRET);
+  });
+});
+
+// Each `conch` process uses the snapshot an earlier one captured (its record in the state dir) while
+// the startup files are unchanged: what it hides must follow the profile all the same.
+describeWith("bwrap", "a snapshot recorded by an earlier process", () => {
+  it("hides the HISTFILE the profile names in the next process, and the new one once the profile changes", () => {
+    const first = join(ws.outside, "first-hist");
+    const second = join(ws.outside, "second-hist");
+    writeFileSync(first, "first-conch-test-secret");
+    writeFileSync(second, "second-conch-test-secret");
+    ws.env.SHELL = "/bin/bash";
+    const profile = join(ws.home, ".profile");
+    writeFileSync(profile, `HISTFILE=${first}\n`);
+    utimesSync(profile, 1_000_000, 1_000_000);
+    const command = { command: `cat ${first} ${second}; echo done`, login: false };
+    const calls = [toolCall(ws, "shell_command", command).text, toolCall(ws, "shell_command", command).text];
+    const snapshots = readdirSync(join(ws.home, ".local", "state", "conch", "snapshots"), {
+      recursive: true,
+    });
+    expect(snapshots.filter((name) => /(^|\/)record-[0-9a-f]{16}\.json$/.test(String(name)))).toHaveLength(1);
+    for (const text of calls) {
+      expect(text).toContain("second-conch-test-secret");
+      expect(text).not.toContain("first-conch-test-secret");
+    }
+    writeFileSync(profile, `HISTFILE=${second}\n`);
+    utimesSync(profile, 2_000_000, 2_000_000);
+    const after = toolCall(ws, "shell_command", command).text;
+    expect(after).toContain("done");
+    expect(after).not.toContain("second-conch-test-secret");
   });
 });

@@ -8,6 +8,7 @@ import {
   type ShellSnapshot,
   snapshotExecArgs,
 } from "@conch/shell-detect";
+import { readRecord, recordName, writeRecord } from "./snapshot-records.js";
 
 export interface ShellSnapshotsOptions {
   /** Where snapshot files go (under Conch's state dir; readable inside the sandbox). */
@@ -59,7 +60,8 @@ function isAtOrInside(path: string, root: string): boolean {
  * files may run programs a sandboxed command could have written. Captured again when a startup file
  * changed or the TTL passed; a capture that failed is retried only after the TTL, and meanwhile
  * commands run as login shells, as without snapshots. A snapshot whose startup files lie in a writable
- * root is not used: the agent could have written what every later command would load.
+ * root is not used: the agent could have written what every later command would load. Each capture is
+ * recorded on disk (`snapshot-records`) for the next process, which uses it on the same terms.
  */
 export class ShellSnapshots {
   readonly #options: ShellSnapshotsOptions;
@@ -98,15 +100,36 @@ export class ShellSnapshots {
     // A call that waited alongside this one may have started the new capture already.
     const latest = this.#entries.get(shell.path);
     if (latest !== undefined && latest !== entry) return latest.result;
-    const result = captureShellSnapshot(shell, {
-      dir: this.#options.dir,
+    const result = this.#recordedOrCaptured(shell, context, now);
+    this.#entries.set(shell.path, { result, startedAt: now });
+    return result;
+  }
+
+  /**
+   * The snapshot an earlier Conch process captured with this environment while it is current (its
+   * startup files unchanged, within the TTL), else a new capture, recorded for the processes after.
+   */
+  async #recordedOrCaptured(
+    shell: Shell,
+    context: SnapshotContext,
+    now: number,
+  ): Promise<CaptureShellSnapshotResult> {
+    const { dir, env, keep, ttlMs } = this.#options;
+    const name = recordName(shell, env, keep);
+    const recorded = await readRecord(dir, name, shell);
+    if (recorded !== undefined && isSnapshotCurrent(recorded, { ttlMs, now })) {
+      return { ok: true, snapshot: recorded };
+    }
+    const result = await captureShellSnapshot(shell, {
+      dir,
       workDir: this.#options.workDir,
-      env: this.#options.env,
-      keep: this.#options.keep,
+      env,
+      keep,
       run: context.run,
       ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
     }).catch((error: unknown) => ({ ok: false as const, reason: (error as Error).message }));
-    this.#entries.set(shell.path, { result, startedAt: now });
+    // Not recorded, the next process captures again: slower, never wrong.
+    if (result.ok) await writeRecord(dir, name, result.snapshot).catch(() => {});
     return result;
   }
 
