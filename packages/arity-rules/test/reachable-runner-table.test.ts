@@ -93,6 +93,11 @@ describe("runners of runner-table.ts: the command they run is reached", () => {
     ["entr -s 'rm x'", ["rm", "x"]],
     ["concurrently 'true' 'rm x'", ["rm", "x"]],
     ["toybox rm x", ["rm", "x"]],
+    ["capsh --caps=x -- -c 'rm x'", ["rm", "x"]],
+    ["flatpak-spawn --host rm x", ["rm", "x"]],
+    ["host-spawn rm x", ["rm", "x"]],
+    ["distrobox-host-exec rm x", ["rm", "x"]],
+    ["toolbox run -c box rm x", ["rm", "x"]],
     ["coreutils --coreutils-prog=rm x", ["rm", "x"]],
     ["coreutils rm x", ["rm", "x"]],
     ["/lib64/ld-linux-x86-64.so.2 /bin/rm x", ["/bin/rm", "x"]],
@@ -113,6 +118,7 @@ describe("runners of runner-table.ts: the command they run is reached", () => {
     ["socat - system:'rm x'", ["rm", "x"]],
     ["dbus-run-session --dbus-daemon='rm x' true", ["rm", "x"]],
     ["screen -X exec rm x", ["rm", "x"]],
+    ["capsh --shell=/bin/rm -- x", ["/bin/rm"]],
   ])("%s: the command its option gives is reached (%j)", async (line, command) => {
     expect(await reached(script(line))).toContainEqual(command);
     expect(await reasons(script(line))).toContain("command-option");
@@ -134,6 +140,10 @@ describe("runners of runner-table.ts: the command they run is reached", () => {
     "bundle exec rm x",
   ])("%s puts a project's bin directory first on PATH (program-path)", async (line) => {
     expect(await reasons(script(line))).toContain("program-path");
+  });
+
+  it("make --eval gives make text that runs commands", async () => {
+    expect(await reasons(script("make --eval='x: ; @rm f' x"))).toContain("command-option");
   });
 
   it.each([

@@ -589,6 +589,9 @@ const PROGRAMS: Readonly<Record<string, OptionSpec>> = {
   },
   "dbus-run-session": { long: { "--dbus-daemon": long("program", 7) } },
   screen: { short: { s: "program", c: "file", X: "text" }, valueLetters: "ehpSTt" },
+  // make(1): `--eval` text is read as a makefile, whose recipes and $(shell) run commands.
+  make: { long: { "--eval": long("text", 4) }, short: { E: "text" }, valueLetters: "CfIjlOoW" },
+  capsh: { long: { "--shell": long("program", 4) } },
 };
 
 // socat(1): the EXEC: and SYSTEM: address types run a program and shell text (address keywords are
@@ -734,6 +737,7 @@ const RUNNERS_WITH_COMMAND_OPTIONS: ReadonlySet<string> = new Set([
   "screen",
   "npm",
   "npx",
+  "capsh",
 ]);
 
 /** True when the runner `name` has options that give a command (`perf stat --pre`). */

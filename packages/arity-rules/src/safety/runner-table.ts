@@ -585,6 +585,32 @@ export const RUNNER_TABLE: readonly RunnerEntry[] = [
     source: "buildah-unshare(1): runs a command in a user namespace on this host",
   },
   { name: "rootlesskit", source: "rootlesskit: rootlesskit [flags] COMMAND" },
+  // Runners that leave a container for its host.
+  {
+    name: "flatpak-spawn",
+    flags: ["--host", "--watch-bus", "--clear-env", "--latest-pid", "--sandbox", "--no-network", "--verbose"],
+    valueOptions: [
+      "--env",
+      "--forward-fd",
+      "--directory",
+      "--sandbox-expose",
+      "--sandbox-expose-ro",
+      "--app-path",
+    ],
+    source: "flatpak-spawn(1): flatpak-spawn [OPTION...] COMMAND [ARGUMENT...]",
+  },
+  { name: "host-spawn", flags: ["-no-pty", "-pty", "-v"], source: "host-spawn: host-spawn COMMAND" },
+  {
+    name: "distrobox-host-exec",
+    flags: ["-v", "--verbose", "-Y", "--yes"],
+    source: "distrobox-host-exec(1)",
+  },
+  {
+    name: "toolbox",
+    subcommands: [["run"]],
+    valueOptions: ["-c", "--container", "-d", "--distro", "-r", "--release"],
+    source: "toolbox-run(1): toolbox run [--container NAME] COMMAND",
+  },
   // moreutils: runners, and programs whose operands are each shell text.
   { name: "chronic", flags: ["-e", "-v"], source: "chronic(1), moreutils" },
   { name: "ifne", flags: ["-n"], source: "ifne(1), moreutils" },

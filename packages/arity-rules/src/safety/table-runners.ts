@@ -185,7 +185,7 @@ const START_STOP_VALUE_LETTERS = "xapnugrdcNPIkRs";
  * The command of a runner that names it in an option or in its own name: `start-stop-daemon --start
  * --exec PATH [--startas PATH] -- ARGS` (start-stop-daemon(8)), GNU coreutils' multi-call binary
  * (`coreutils --coreutils-prog=rm f`) and uutils' (`coreutils rm f`), bwrap's command after its options,
- * `runcon CONTEXT COMMAND`.
+ * `runcon CONTEXT COMMAND`, capsh's `-- ARGS` for bash.
  * Null for any other program, or when none follows.
  */
 export function specialCommand(
@@ -200,6 +200,11 @@ export function specialCommand(
     return prog === null ? words.slice(start + 1) : [prog[1] as string, ...words.slice(start + 2)];
   }
   if (name === "bwrap") return bwrapCommand(words, start);
+  // capsh(1): the words after `--` are given to /bin/bash (`capsh -- -c 'rm f'`).
+  if (name === "capsh") {
+    const marker = words.indexOf("--", start + 1);
+    return marker === -1 ? null : ["bash", ...words.slice(marker + 1)];
+  }
   // `runcon CONTEXT COMMAND`; with options, runner-table.ts reads it.
   if (name === "runcon") {
     const context = words[start + 1];
