@@ -8,7 +8,11 @@ import { gitdirPointers, isInside } from "./protected-paths.js";
 export interface GitProtections {
   /** Canonical paths strictly inside a writable root. */
   readonly paths: string[];
-  /** Writable roots that must be read-only whole: a link or a missing path git names sits right in them. */
+  /**
+   * Writable roots that must be read-only whole: a link on the way to a path git names, or the deepest
+   * existing directory of one that does not exist yet, is the root itself; a file git runs or reads has
+   * other names on the root's file system; or git gave no answer for it.
+   */
   readonly roots: string[];
 }
 
