@@ -245,6 +245,29 @@ describe("gitProtections: programs config names", () => {
     expect(readOnly()).toEqual([at(".git"), at("tools", "fsmonitor.sh")]);
   });
 
+  it.each([
+    [
+      "core.attributesFile (it picks filter and diff drivers)",
+      "[core]\n\tattributesFile = tools/attributes",
+      "attributes",
+    ],
+    [
+      "init.templateDir (copied into every new repository, hooks included)",
+      "[init]\n\ttemplateDir = tools/template",
+      "template",
+    ],
+    [
+      "a remote's uploadpack",
+      '[remote "origin"]\n\turl = ../up\n\tuploadpack = tools/upload-pack',
+      "upload-pack",
+    ],
+    ["an ext:: URL's command", '[remote "x"]\n\turl = "ext::sh tools/transport %S"', "transport"],
+  ])("%s", (_label, text, name) => {
+    mkdirSync(at("tools", name), { recursive: true });
+    appendConfig(text);
+    expect(readOnly()).toEqual([at(".git"), at("tools", name)]);
+  });
+
   it("a word of a command that names nothing that exists makes no workspace read-only", () => {
     appendConfig('[alias]\n\tl = "!git log --format=%h/%s"\n[core]\n\tfsmonitor = true');
     expect(readOnly()).toEqual([at(".git")]);
