@@ -15,9 +15,9 @@ const options = {
   tty: false,
   seccompFd: 3,
   placeholder: "/ph/empty",
-  proc: { entries: [], mounts: [], kernelMounts: [] },
+  proc: { masked: [], kernelMounts: [] },
 };
-const KERNEL = ["--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"];
+const KERNEL = ["--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"];
 const TAIL = [
   "--unshare-user",
   "--unshare-pid",
@@ -35,7 +35,7 @@ const TAIL = [
   "--",
 ];
 
-/** The mount arguments, between the fresh /proc's read-only /proc/sys and the namespaces. */
+/** The mount arguments, between the read-only fresh /proc and the namespaces. */
 function mounts(args: string[]): string[][] {
   const body = args.slice(3 + KERNEL.length, args.indexOf("--unshare-user"));
   const out: string[][] = [];
@@ -206,42 +206,14 @@ describe("bwrapArgs", () => {
     ]);
   });
 
-  it("makes every global /proc entry read-only, masks kernel internals and what the host mounted inside", () => {
-    const proc = {
-      entries: [
-        { name: "bus", type: "dir" as const },
-        { name: "kcore", type: "file" as const },
-        { name: "mtrr", type: "file" as const },
-        { name: "sys", type: "dir" as const },
-        { name: "sysrq-trigger", type: "file" as const },
-        { name: "timer_list", type: "file" as const },
-      ],
-      mounts: [
-        { path: "/proc/fs/nfsd", type: "dir" as const },
-        { path: "/proc/fs/nfsd/inner", type: "dir" as const },
-        { path: "/proc/sys/fs/binfmt_misc", type: "dir" as const },
-        { path: "/proc/sys/kernel/odd", type: "file" as const },
-      ],
-      kernelMounts: [],
-    };
+  it("makes the fresh /proc read-only whole, after masking the kernel internals this kernel has", () => {
+    const proc = { masked: ["kcore", "timer_list"], kernelMounts: [] };
     const args = bwrapArgs({ ...rules, writableRoots: [], tmp: { kind: "host" } }, { ...options, proc });
     expect(args.slice(0, args.indexOf("--unshare-user"))).toEqual([
-      ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"],
-      ...["--ro-bind-try", "/proc/bus", "/proc/bus"],
+      ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
       ...["--ro-bind", "/ph/empty", "/proc/kcore"],
-      ...["--ro-bind-try", "/proc/mtrr", "/proc/mtrr"],
-      ...["--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger"],
       ...["--ro-bind", "/ph/empty", "/proc/timer_list"],
-      ...["--perms", "0555", "--tmpfs", "/proc/fs/nfsd", "--remount-ro", "/proc/fs/nfsd"],
-      ...[
-        "--perms",
-        "0555",
-        "--tmpfs",
-        "/proc/sys/fs/binfmt_misc",
-        "--remount-ro",
-        "/proc/sys/fs/binfmt_misc",
-      ],
-      ...["--ro-bind", "/ph/empty", "/proc/sys/kernel/odd"],
+      ...["--remount-ro", "/proc"],
     ]);
   });
 
@@ -266,8 +238,7 @@ describe("bwrapArgs", () => {
 
   it("binds kernel file systems inside a writable mount read-only again, after the writable binds", () => {
     const proc = {
-      entries: [],
-      mounts: [],
+      masked: [],
       kernelMounts: [
         "/proc",
         "/sys/fs/cgroup",

@@ -49,6 +49,48 @@ const PROBE = [
   "        print(path, 'OPENED', sep='\\t')",
 ].join("\n");
 
+// chmod to the mode a path has: the permission check is the whole attempt, nothing changes.
+const CHMOD = [
+  "import errno, os, sys",
+  "for path, mode in zip(sys.argv[1::2], sys.argv[2::2]):",
+  "    try:",
+  "        os.chmod(path, int(mode, 8))",
+  "    except OSError as e:",
+  "        print(path, errno.errorcode[e.errno], sep='\\t')",
+  "    else:",
+  "        print(path, 'CHANGED', sep='\\t')",
+].join("\n");
+
+/** The permission bits of each path, as the host sees them. */
+function modes(paths: readonly string[]): Map<string, string> {
+  return new Map(paths.map((path) => [path, (lstatSync(path).mode & 0o7777).toString(8)]));
+}
+
+/** What chmod of each path to the mode it has did inside the sandbox: CHANGED or the errno's name. */
+async function chmodInside(paths: readonly string[], network = false): Promise<Map<string, string>> {
+  const pairs = [...modes(paths)].flat();
+  const outcome = await runSandboxed(backend, rules({ network }), "/", ["python3", "-c", CHMOD, ...pairs]);
+  expect(outcome.code).toBe(0);
+  const lines = outcome.output.split("\n").filter((line) => line !== "");
+  return new Map(lines.map((line) => line.split("\t") as [string, string]));
+}
+
+/** The entries of /proc that are no process's own, and the files directly inside those directories. */
+function globalProcEntries(): string[] {
+  const paths: string[] = [];
+  for (const name of readdirSync("/proc")) {
+    const path = `/proc/${name}`;
+    const info = lstatSync(path, { throwIfNoEntry: false });
+    if (/^\d+$/.test(name) || info === undefined || info.isSymbolicLink()) continue;
+    paths.push(path);
+    if (!info.isDirectory()) continue;
+    for (const inner of readdirSync(path, { withFileTypes: true }).slice(0, 5)) {
+      if (inner.isFile()) paths.push(join(path, inner.name));
+    }
+  }
+  return paths;
+}
+
 /** What opening each path for writing did inside the sandbox: OPENED or the errno's name. */
 async function openForWriting(paths: readonly string[], network = false): Promise<Map<string, string>> {
   const outcome = await runSandboxed(backend, rules({ network }), "/", ["python3", "-c", PROBE, ...paths]);
@@ -219,7 +261,38 @@ describeWith("bwrap", "the host's kernel settings under real bwrap", () => {
     expect(hostname()).toBe(name);
   });
 
-  it("leaves per-process files writable: the command's own oom_score_adj, comm, and its descriptors", async () => {
+  it("keeps the modes of /proc's global entries: their owner's chmod would change them for the host", async () => {
+    // proc keeps one mode per entry for every mount of /proc; as root the sandbox is that owner.
+    const paths = globalProcEntries();
+    expect(paths).toContain("/proc/cpuinfo");
+    expect(paths).toContain("/proc/sys");
+    const before = modes(paths);
+    const results = await chmodInside(paths);
+    const allowed = paths.filter((path) => results.get(path) !== "EROFS");
+    expect(allowed.map((path) => `${path} ${results.get(path)}`)).toEqual([]);
+    expect(modes(paths)).toEqual(before);
+  });
+
+  it("with the network on, the host network namespace's /proc/self/net keeps its modes and files", async () => {
+    // A process's net directory is its network namespace's, the host's here: per-process by path only.
+    const paths = ["/proc/self/net/arp", "/proc/self/net/dev", "/proc/self/net/tcp", "/proc/self/net/stat"]
+      .map((path) => path.replace("/self/", `/${process.pid}/`))
+      .filter((path) => lstatSync(path, { throwIfNoEntry: false }) !== undefined);
+    expect(paths.length).toBeGreaterThan(2);
+    const before = modes(paths);
+    const pairs = [...before].flatMap(([path, mode]) => [path.replace(`/${process.pid}/`, "/self/"), mode]);
+    const outcome = await runSandboxed(backend, rules({ network: true }), "/", [
+      "python3",
+      "-c",
+      CHMOD,
+      ...pairs,
+    ]);
+    expect(outcome.output.split("\n").filter((line) => !line.endsWith("\tEROFS") && line !== "")).toEqual([]);
+    expect(outcome.output.split("\n").length).toBe(paths.length + 1);
+    expect(modes(paths)).toEqual(before);
+  });
+
+  it("makes the command's own /proc files read-only too, and its descriptors still reopen", async () => {
     const outcome = await runSandboxed(backend, rules({}), "/", [
       "sh",
       "-c",
@@ -228,9 +301,7 @@ describeWith("bwrap", "the host's kernel settings under real bwrap", () => {
       PROBE,
     ]);
     expect(outcome.output).toBe(
-      ["/proc/self/oom_score_adj", "/proc/self/comm", "/proc/self/fd/3"]
-        .map((path) => `${path}\tOPENED\n`)
-        .join(""),
+      "/proc/self/oom_score_adj\tEROFS\n/proc/self/comm\tEROFS\n/proc/self/fd/3\tOPENED\n",
     );
   });
 });

@@ -1,6 +1,6 @@
 import type { SandboxRules } from "@conch/sandbox-core";
 import { dirsBetween, isAtOrInside } from "./paths.js";
-import { MASKED_PROC_FILES, type ProcSurface } from "./proc-entries.js";
+import type { ProcSurface } from "./proc-entries.js";
 
 type HiddenPath = SandboxRules["hidden"][number];
 
@@ -13,7 +13,7 @@ export interface BwrapArgsOptions {
   seccompFd: number;
   /** An empty mode-000 file of ours, bound read-only over hidden files (`hiddenFilePlaceholder`). */
   placeholder: string;
-  /** The host's /proc entries and mounts (`readProcSurface`), each made read-only or masked inside. */
+  /** The files of /proc to mask, and where the host mounted kernel file systems (`readProcSurface`). */
   proc: ProcSurface;
 }
 
@@ -31,9 +31,9 @@ interface Protected {
 
 /**
  * bubblewrap's arguments for `rules`, in the order the mounts must stack: the whole file system
- * read-only; fresh /dev and /proc, with every part of /proc that is not per-process read-only (see
- * `kernelSurface`); the private or empty /tmp; writable roots over it (a root under /tmp lands on top);
- * the directories leading to protected paths pinned; protected paths read-only again; the kernel's
+ * read-only; a fresh /dev and a read-only fresh /proc (see `kernelSurface`); the private or empty /tmp;
+ * writable roots over it (a root under /tmp lands on top); the directories leading to protected paths
+ * pinned; protected paths read-only again; the kernel's
  * surface once more if a writable root covered it; hidden paths last, so a hidden path inside a
  * writable or read-only bind stays hidden. Then the namespaces (user, pid, UTS, and network when it is
  * off), no capabilities (bwrap keeps them for root otherwise), and the seccomp filter.
@@ -124,36 +124,23 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): strin
 const KERNEL_MOUNTS: readonly string[] = ["/dev", "/proc", "/sys"];
 
 /**
- * A fresh /dev and /proc, and every part of that /proc that is not per-process made read-only: as root
- * the sandbox's uid 0 is the host's, and sysctls (`/proc/sys/kernel/core_pattern`, `kernel/hostname`),
- * `/proc/sysrq-trigger` and `/proc/irq/N/smp_affinity` check only the uid. bwrap 0.8 covers /proc/sys,
- * sysrq-trigger, irq and bus only when access(W_OK) says it may write them, and the directory /proc/sys
- * says no while the files in it say yes. The host's /proc shows the same global entries as the fresh one
- * (they are not per pid namespace; /proc/sys/net and the UTS and IPC sysctls follow the namespaces of
- * whoever opens them), so each is bound read-only from there: /proc/sys without `-try`, so a host whose
- * /proc hides it fails closed, the others as listed, with `-try` for one gone since. The files in
- * `MASKED_PROC_FILES` read as the placeholder. A file system the host mounted inside an entry
- * (binfmt_misc, whose `register` runs a program as root) is hidden under an empty read-only one: the
- * bind would carry it along, and an automount there would arrive writable.
+ * A fresh /dev and a fresh /proc, all of it read-only, with the files in `MASKED_PROC_FILES` reading as
+ * the placeholder. As root the sandbox's uid 0 is the host's, and /proc's kernel-wide files check only
+ * the uid: sysctls (`/proc/sys/kernel/core_pattern`, `kernel/hostname`), `/proc/sysrq-trigger`,
+ * `/proc/irq/N/smp_affinity`, and the mode of every entry that is not a process's own, which its owner
+ * may chmod for every mount of /proc at once (`chmod 666 /proc/sysrq-trigger` would let any host user
+ * write it). A process's `net` directory holds its network namespace's entries, the host's when the
+ * network is on, so the per-process part is not the command's alone either; its own files
+ * (`oom_score_adj`, `comm`) are read-only with the rest. A descriptor reopened through /proc/self/fd is
+ * written on its own file's mount, so `> /dev/stdout` still works. bwrap 0.8 makes /proc/sys,
+ * sysrq-trigger, irq and bus read-only only when access(W_OK) says it may write them, and the directory
+ * /proc/sys says no while the files in it say yes. A fresh /proc holds none of the file systems the host
+ * mounted inside its own (binfmt_misc, nfsd).
  */
 function kernelSurface(options: BwrapArgsOptions): string[] {
-  const args = ["--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"];
-  for (const { name, type } of options.proc.entries) {
-    if (name === "sys") continue;
-    const path = `/proc/${name}`;
-    if (type === "file" && MASKED_PROC_FILES.has(name)) args.push("--ro-bind", options.placeholder, path);
-    else args.push("--ro-bind-try", path, path);
-  }
-  const masked: string[] = [];
-  for (const { path, type } of options.proc.mounts) {
-    if (masked.some((outer) => isAtOrInside(path, outer))) continue;
-    if (type === "file") {
-      args.push("--ro-bind", options.placeholder, path);
-      continue;
-    }
-    masked.push(path);
-    args.push("--perms", "0555", "--tmpfs", path, "--remount-ro", path);
-  }
+  const args = ["--dev", "/dev", "--proc", "/proc"];
+  for (const name of options.proc.masked) args.push("--ro-bind", options.placeholder, `/proc/${name}`);
+  args.push("--remount-ro", "/proc");
   return args;
 }
 

@@ -1,26 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 
-/** A top-level entry of /proc that is the same in every pid namespace: a kernel-wide view or knob. */
-interface ProcEntry {
-  readonly name: string;
-  readonly type: "file" | "dir";
-}
-
-/** A mount point inside a /proc entry, and whether a directory or a file is mounted there. */
-interface ProcMount {
-  readonly path: string;
-  readonly type: "file" | "dir";
-}
-
-/** What of the host's /proc the sandbox's fresh one must not leave writable or readable as it is. */
+/** What of /proc and the host's mounts the sandbox must not show as they are. */
 export interface ProcSurface {
-  /** The entries of /proc that are not per-process (no pid directory, no `self` link). */
-  readonly entries: readonly ProcEntry[];
-  /**
-   * File systems the host mounted inside those entries (binfmt_misc at /proc/sys/fs/binfmt_misc, nfsd at
-   * /proc/fs/nfsd), outermost first: the sandbox's read-only view of an entry would carry them along.
-   */
-  readonly mounts: readonly ProcMount[];
+  /** The files of `MASKED_PROC_FILES` this kernel has, by name in /proc. */
+  readonly masked: readonly string[];
   /**
    * Where the host mounted a file system that is an interface to the kernel (`KERNEL_FILE_SYSTEMS`),
    * outermost first: one inside a writable root (a chroot's /proc or /sys in the workspace) would be
@@ -58,7 +41,7 @@ const KERNEL_FILE_SYSTEMS: ReadonlySet<string> = new Set([
  * process's timers, scheduler and latency records, the host root's keys. Docker, runc and podman mask
  * them too; a masked file reads as the hidden-file placeholder (EACCES).
  */
-export const MASKED_PROC_FILES: ReadonlySet<string> = new Set([
+const MASKED_PROC_FILES: ReadonlySet<string> = new Set([
   "kcore",
   "keys",
   "kpagecgroup",
@@ -73,50 +56,18 @@ export const MASKED_PROC_FILES: ReadonlySet<string> = new Set([
   "vmallocinfo",
 ]);
 
-const PER_PROCESS = /^\d+$/;
-
 /**
- * The host's /proc as bwrap's fresh one will show it: every top-level entry but the pid directories and
- * the links into them (`self`, `thread-self`, `net`, `mounts`), read afresh for each sandbox so an entry
- * a module added since is covered too; what the host mounted inside those entries; and where it mounted
- * kernel file systems.
+ * The masked files this kernel's /proc has, read afresh for each sandbox (a module may add one), and
+ * where the host mounted kernel file systems.
  */
 export function readProcSurface(): ProcSurface {
-  const entries: ProcEntry[] = [];
-  for (const entry of readdirSync("/proc", { withFileTypes: true })) {
-    if (PER_PROCESS.test(entry.name) || entry.isSymbolicLink()) continue;
-    if (entry.isDirectory()) entries.push({ name: entry.name, type: "dir" });
-    else if (entry.isFile()) entries.push({ name: entry.name, type: "file" });
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const dirs = new Set(entries.flatMap((entry) => (entry.type === "dir" ? [entry.name] : [])));
-  const mounts: ProcMount[] = [];
+  const masked = readdirSync("/proc", { withFileTypes: true })
+    .filter((entry) => entry.isFile() && MASKED_PROC_FILES.has(entry.name))
+    .map((entry) => entry.name)
+    .sort();
   const table = mountTable(readFileSync("/proc/self/mountinfo", "utf8"));
-  for (const path of new Set(table.map((row) => row.path))) {
-    const parts = path.split("/");
-    // Inside an entry: a mount at an entry itself (a container's masks) is what the bind shows, read-only.
-    if (parts[1] !== "proc" || parts.length < 4 || !dirs.has(parts[2] as string)) continue;
-    const type = mountPointType(path);
-    if (type !== null) mounts.push({ path, type });
-  }
   const kernelMounts = table.flatMap(({ path, type }) => (KERNEL_FILE_SYSTEMS.has(type) ? [path] : []));
-  return { entries, mounts, kernelMounts: [...new Set(kernelMounts)] };
-}
-
-/**
- * Whether a directory or a file is mounted at `path`, read from its parent's listing: the same as what
- * is mounted there, and unlike a stat of the path, it never triggers an automount (systemd's
- * binfmt_misc one) on the host.
- */
-function mountPointType(path: string): "file" | "dir" | null {
-  const slash = path.lastIndexOf("/");
-  try {
-    const name = path.slice(slash + 1);
-    const entry = readdirSync(path.slice(0, slash), { withFileTypes: true }).find((e) => e.name === name);
-    return entry === undefined ? null : entry.isDirectory() ? "dir" : "file";
-  } catch {
-    return null;
-  }
+  return { masked, kernelMounts: [...new Set(kernelMounts)] };
 }
 
 /** A mount of a mountinfo text: where, and the file system's type. */
