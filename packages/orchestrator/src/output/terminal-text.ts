@@ -4,42 +4,44 @@
 // would act. So the model's text keeps what a terminal would have shown and drops the rest, counted, so
 // that the text can say so.
 
-// Outside escape sequences: C0 controls but `\t` and `\n`, DEL, C1; the soft hyphen, bidi marks,
-// embeddings, overrides and isolates, zero-width and other invisible format characters, the line and
-// paragraph separators, variation selectors and tag characters (the last two can carry hidden text). The
-// same set that `visibleText` (@conch/approval) shows escaped to a person (a test holds them together),
-// less tabs and the look-alike spaces, which a model reads as what they are. Found by a loop over char
-// codes: a regular expression with this class is several times slower once the text holds other
-// scripts, or when matches are close together.
+// Outside escape sequences: C0 controls but `\t` and `\n`, DEL, C1; then Unicode's own classes, so that
+// a character a later Unicode version adds to them is dropped too: every format character (Cf: the soft
+// hyphen, bidi marks, embeddings, overrides and isolates, zero-width characters, tag characters, which
+// can carry hidden text), every Default_Ignorable_Code_Point (Hangul fillers, variation selectors), the
+// line and paragraph separators. What `visibleText` (@conch/approval) shows escaped to a person (a test
+// holds them together), less tabs and the look-alike spaces, which a model reads as what they are, and
+// less private-use, unassigned and blank-looking characters, which a person could misread but a model
+// reads as the code points they are. Found by a loop over char codes: a regular expression with this
+// class is several times slower once the text holds other scripts, or when matches are close together;
+// the class is read once into a table (BMP) and tried only on surrogate pairs (astral).
 const SPECIAL_BELOW_A0: Uint8Array = new Uint8Array(0xa0).map((_, code) =>
   (code < 0x20 && code !== 0x09 && code !== 0x0a) || code >= 0x7f ? 1 : 0,
 );
 
-function isSpecialFromA0(code: number): boolean {
-  return (
-    code === 0xad ||
-    code === 0x34f ||
-    code === 0x61c ||
-    code === 0x115f ||
-    code === 0x1160 ||
-    code === 0x17b4 ||
-    code === 0x17b5 ||
-    (code >= 0x180b && code <= 0x180f) ||
-    (code >= 0x200b && code <= 0x200f) ||
-    (code >= 0x2028 && code <= 0x202e) ||
-    (code >= 0x2060 && code <= 0x206f) ||
-    code === 0x3164 ||
-    (code >= 0xfe00 && code <= 0xfe0f) ||
-    code === 0xfeff ||
-    code === 0xffa0 ||
-    (code >= 0xfff9 && code <= 0xfffb)
-  );
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/u;
+
+let bmpSpecial: Uint8Array | null = null;
+
+/** The BMP characters from U+00A0 on that INVISIBLE matches, read on first use. */
+function bmpTable(): Uint8Array {
+  if (bmpSpecial === null) {
+    const table = new Uint8Array(0x10000);
+    for (let code = 0xa0; code < 0x10000; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      if (INVISIBLE.test(String.fromCharCode(code))) table[code] = 1;
+    }
+    bmpSpecial = table;
+  }
+  return bmpSpecial;
 }
 
-/** U+1D173–U+1D17A (musical format controls), U+E0000–U+E007F (tags), U+E0100–U+E01EF (selectors). */
+function isSpecialFromA0(code: number): boolean {
+  return bmpTable()[code] === 1;
+}
+
+/** An astral character (a surrogate pair) INVISIBLE matches. */
 function isSpecialPair(high: number, low: number): boolean {
-  if (high === 0xd834) return low >= 0xdd73 && low <= 0xdd7a;
-  return high === 0xdb40 && ((low >= 0xdc00 && low <= 0xdc7f) || (low >= 0xdd00 && low <= 0xddef));
+  return low >= 0xdc00 && low <= 0xdfff && INVISIBLE.test(String.fromCharCode(high, low));
 }
 
 // The special characters of ASCII text. On ASCII (held one byte a character) this regular expression
@@ -57,7 +59,7 @@ function nextSpecial(text: string, from: number, ascii: boolean): number {
     const code = text.charCodeAt(i);
     if (code < 0xa0) {
       if (SPECIAL_BELOW_A0[code] === 1) return i;
-    } else if (code >= 0xd834 && code <= 0xdb40) {
+    } else if (code >= 0xd800 && code <= 0xdbff) {
       if (isSpecialPair(code, text.charCodeAt(i + 1))) return i;
     } else if (isSpecialFromA0(code)) {
       return i;
