@@ -5,6 +5,7 @@ describe("@conch/sandbox-core public surface", () => {
   it("exports exactly these names", () => {
     expect(Object.keys(api).sort()).toEqual([
       "DEFAULT_DENY_READ",
+      "ENVIRONMENT_DENY_READ",
       "PROTECTED_NAMES",
       "SANDBOX_DENIAL_KEYWORDS",
       "SANDBOX_ENV_VAR",
@@ -14,6 +15,7 @@ describe("@conch/sandbox-core public surface", () => {
       "SandboxError",
       "createSandboxRegistry",
       "createSandboxWorkspace",
+      "environmentDenyRead",
       "fromCodexSandboxPolicy",
       "isLikelySandboxDenied",
       "isSandboxError",

@@ -312,6 +312,23 @@ describe.runIf(process.platform === "linux")("shell snapshots of bash", () => {
     expect(expectOk(none.result).historyFile).toBeNull();
   });
 
+  it("reports the exported variables that hold paths, whatever the env policy keeps", async () => {
+    const { result } = await capture(
+      {
+        ".profile":
+          "export KUBECONFIG=/var/tmp/kube/a:/var/tmp/kube/b AWS_SHARED_CREDENTIALS_FILE=/var/tmp/aws\n" +
+          "export PLAIN=value RELATIVE=kube/config\nNOT_EXPORTED=/var/tmp/x\n",
+      },
+      { keep: (name) => name !== "AWS_SHARED_CREDENTIALS_FILE" },
+    );
+    const paths = expectOk(result).exportedPaths;
+    expect(paths.KUBECONFIG).toBe("/var/tmp/kube/a:/var/tmp/kube/b");
+    expect(paths.AWS_SHARED_CREDENTIALS_FILE).toBe("/var/tmp/aws");
+    expect(Object.keys(paths).filter((name) => ["PLAIN", "RELATIVE", "NOT_EXPORTED"].includes(name))).toEqual(
+      [],
+    );
+  });
+
   it("kills the login shell's process group at the deadline", async () => {
     const { home, result } = await capture(
       { ".profile": 'echo $$ > "$HOME/shell.pid"\nsleep 100 & echo $! > "$HOME/sleep.pid"\nwait\n' },

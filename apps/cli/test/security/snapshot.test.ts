@@ -2,7 +2,7 @@
 // (a shell named by the model, a program on a PATH into the workspace, a startup file linked into it)
 // runs outside it, and the raw capture (every variable, before the env policy) is out of sight.
 import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describeWith, itWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { conch, replay, toolCall, type Workspace, workspace } from "./harness.js";
@@ -142,6 +142,39 @@ describeWith("bwrap", "the history file the user's shell snapshot reports is hid
     expect(call.text).toContain("done");
     expect(call.text).not.toContain(SECRET);
   });
+});
+
+// A profile's exports move credentials as surely as the environment Conch started with does.
+describeWith("bwrap", "the credentials the user's profile exports a path to are hidden", () => {
+  it.each(["bash", "sh"])(
+    "%s: KUBECONFIG, GOOGLE_APPLICATION_CREDENTIALS, GNUPGHOME and XDG_CONFIG_HOME from ~/.profile",
+    (shell) => {
+      const moved = join(ws.outside, "moved");
+      const secrets = ["kube-b", "gcp.json", "gnupg/private-keys-v1.d/k.key", "xdg/gh/hosts.yml"];
+      for (const secret of secrets) {
+        mkdirSync(dirname(join(moved, secret)), { recursive: true });
+        writeFileSync(join(moved, secret), `${secret}-conch-test-secret`);
+      }
+      writeFileSync(
+        join(ws.home, ".profile"),
+        `export KUBECONFIG=${moved}/kube-a:${moved}/kube-b\n` +
+          `export GOOGLE_APPLICATION_CREDENTIALS=${moved}/gcp.json GNUPGHOME=${moved}/gnupg\n` +
+          `export XDG_CONFIG_HOME=${moved}/xdg\n`,
+      );
+      ws.env.SHELL = `/bin/${shell}`;
+      const read = `find ${moved} -type f -exec cat {} + 2>&1; echo done`;
+      const calls = [
+        toolCall(ws, "shell_command", { command: read, login: false }),
+        toolCall(ws, "shell_command", { command: read }),
+        toolCall(ws, "shell", { argv: ["sh", "-c", read] }, { profile: "argv" }),
+      ];
+      for (const { text } of calls) {
+        expect(text).toContain("done");
+        expect(text).toContain("Permission denied");
+        expect(text).not.toContain("conch-test-secret");
+      }
+    },
+  );
 });
 
 // Each `conch` process uses the snapshot an earlier one captured (its record in the state dir) while

@@ -4,8 +4,14 @@ import { lstatSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ProgramLookup } from "@conch/approval";
 import { type EnvPolicy, run as execRun, inheritedVariableFilter } from "@conch/exec-core";
-import type { PreparedSandbox, SandboxPolicy, SpawnSpec } from "@conch/sandbox-core";
+import {
+  environmentDenyRead,
+  type PreparedSandbox,
+  type SandboxPolicy,
+  type SpawnSpec,
+} from "@conch/sandbox-core";
 import { detectShell, type Shell, type ShellRun } from "@conch/shell-detect";
+import type { SnapshotUse } from "../runtime/shell-snapshots.js";
 import type { CommandRequest, ShellSnapshotSource } from "./types.js";
 
 /** What a command spawns as, decided once per call: its argv, and the PATH its programs resolve in. */
@@ -46,7 +52,7 @@ export class SpawnPlanner {
       path: request.loginShell === undefined ? this.#basePath() : null,
     };
     const snapshots = this.#options.shellSnapshots;
-    if (snapshots !== null) await this.#hideUserHistory(snapshots);
+    if (snapshots !== null) await this.#hideWhatUserShellNames(snapshots);
     if (request.loginShell === undefined || request.script === undefined || snapshots === null) {
       return given;
     }
@@ -57,22 +63,23 @@ export class SpawnPlanner {
       writableRoots: this.#sessionRoots(),
     });
     if (!use.ok) return given;
-    if (use.historyFile !== undefined) await this.#hideHistory(use.historyFile);
+    await this.#hideWhatSnapshotNames(use);
     return { argv: use.argv, path: use.pathVariable ?? this.#basePath() };
   }
 
   /**
-   * Hides the history file of the user's own shell (`detectShell`) from every sandboxed command, login
-   * shell or not, argv tools too: its snapshot (captured now if need be, then kept) reports the
-   * HISTFILE the profile set, which the default deny list knows only by the usual names.
+   * Hides what the user's own shell (`detectShell`) names from every sandboxed command, login shell or
+   * not, argv tools too: its snapshot (captured now if need be, then kept) reports the HISTFILE and the
+   * credential paths (KUBECONFIG, GNUPGHOME…) the profile set, which the default deny list and the
+   * environment Conch started with may not know.
    */
-  async #hideUserHistory(snapshots: ShellSnapshotSource): Promise<void> {
+  async #hideWhatUserShellNames(snapshots: ShellSnapshotSource): Promise<void> {
     const mode = this.#options.sandboxPolicy.mode;
     if (mode !== "read-only" && mode !== "workspace-write") return;
     try {
       this.#userShell ??= detectShell();
     } catch {
-      // No shell of the user's: no history file of theirs to learn.
+      // No shell of the user's: no profile of theirs to learn from.
       return;
     }
     if (this.#inSessionRoots(this.#userShell.path)) return;
@@ -80,16 +87,22 @@ export class SpawnPlanner {
       run: (argv, options) => this.#runCapture(argv, options),
       writableRoots: this.#sessionRoots(),
     });
-    if (use.ok && use.historyFile !== undefined) await this.#hideHistory(use.historyFile);
+    if (use.ok) await this.#hideWhatSnapshotNames(use);
   }
 
   /**
-   * Hides the history file a shell writes from this command on, whatever the profile named it
-   * (`HISTFILE=~/.local/state/zsh/hist`, or a path outside the home). A directory is no history file
-   * and is left alone.
+   * Hides, from this command on, the history file a shell writes whatever the profile named it
+   * (`HISTFILE=~/.local/state/zsh/hist`, or a path outside the home; a directory is no history file
+   * and is left alone), and the credentials its exported paths move (`environmentDenyRead`).
    */
-  async #hideHistory(path: string): Promise<void> {
-    if (lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true) return;
+  async #hideWhatSnapshotNames(use: SnapshotUse & { ok: true }): Promise<void> {
+    const history = use.historyFile;
+    const isDirectory = history !== undefined && lstatSync(history, { throwIfNoEntry: false })?.isDirectory();
+    const patterns = environmentDenyRead({
+      ...use.exportedPaths,
+      HISTFILE: isDirectory === true ? undefined : history,
+    });
+    if (patterns.length === 0) return;
     let prepared: PreparedSandbox;
     try {
       prepared = await this.#options.sandbox();
@@ -97,7 +110,7 @@ export class SpawnPlanner {
       // No sandbox, no command: the spawn reports why.
       return;
     }
-    prepared.workspace.denyRead([path]);
+    prepared.workspace.denyRead(patterns);
   }
 
   /** Whether a login-shell command in `shell` runs with its snapshot (capturing it now if needed), or why not. */

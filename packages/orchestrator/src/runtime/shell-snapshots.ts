@@ -41,6 +41,8 @@ export type SnapshotUse =
       readonly file: string;
       /** The history file the user's shell writes (the snapshot's HISTFILE): for the sandbox to hide. */
       readonly historyFile?: string;
+      /** The paths the profile exports (KUBECONFIG, GNUPGHOME…): for the sandbox to hide what they name. */
+      readonly exportedPaths: Readonly<Record<string, string>>;
     }
   | { readonly ok: false; readonly reason: string };
 
@@ -90,6 +92,7 @@ export class ShellSnapshots {
       pathVariable: result.snapshot.pathVariable,
       file: result.snapshot.path,
       ...(result.snapshot.historyFile === null ? {} : { historyFile: result.snapshot.historyFile }),
+      exportedPaths: result.snapshot.exportedPaths,
     };
   }
 

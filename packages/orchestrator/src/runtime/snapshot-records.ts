@@ -102,6 +102,9 @@ function isSnapshotOf(value: unknown, shell: Shell, dir: string): value is Shell
     nullableString(record.pathVariable) &&
     nullableString(record.historyFile) &&
     (record.historyFile === null || isAbsolute(record.historyFile as string)) &&
+    typeof record.exportedPaths === "object" &&
+    record.exportedPaths !== null &&
+    Object.values(record.exportedPaths).every((path) => typeof path === "string") &&
     Array.isArray(record.sources) &&
     record.sources.every(
       (source: unknown) =>

@@ -140,9 +140,21 @@ export async function captureShellSnapshot(
         ? null
         : utf8(exportedPath.value);
     const historyFile = records.histfile === undefined ? null : resolve(cwd, utf8(records.histfile));
+    const exportedPaths: Record<string, string> = {};
+    for (const { name, value } of records.env) {
+      if (value.startsWith("/")) exportedPaths[name] = utf8(value);
+    }
     return {
       ok: true,
-      snapshot: { shell: { type, path: shellPath }, path, capturedAt, sources, pathVariable, historyFile },
+      snapshot: {
+        shell: { type, path: shellPath },
+        path,
+        capturedAt,
+        sources,
+        pathVariable,
+        historyFile,
+        exportedPaths,
+      },
     };
   } catch (error) {
     // A file system error is the capture's to report; anything else (a keep that throws) the caller's.
@@ -220,7 +232,15 @@ async function checkSnapshotLoads(
   options: CaptureOptions,
 ): Promise<string | undefined> {
   const argv = snapshotExecArgs(
-    { shell, path: trial, capturedAt: 0, sources: [], pathVariable: null, historyFile: null },
+    {
+      shell,
+      path: trial,
+      capturedAt: 0,
+      sources: [],
+      pathVariable: null,
+      historyFile: null,
+      exportedPaths: {},
+    },
     ":",
   );
   const env = { ...options.env, [PROBE_VARIABLE]: "1" };

@@ -43,4 +43,10 @@ export interface ShellSnapshot {
    * home), or null when it keeps none: a caller hides it from sandboxed commands whatever its name.
    */
   readonly historyFile: string | null;
+  /**
+   * The exported variables whose value is an absolute path or a list of them (KUBECONFIG,
+   * GNUPGHOME, XDG_CONFIG_HOME…) as the startup files left them, whatever the env policy keeps: a
+   * caller hides the credentials they name, which the environment it started with may not say.
+   */
+  readonly exportedPaths: Readonly<Record<string, string>>;
 }

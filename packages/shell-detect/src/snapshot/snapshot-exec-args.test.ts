@@ -4,7 +4,15 @@ import type { ShellSnapshot } from "./shell-snapshot.js";
 import { snapshotExecArgs } from "./snapshot-exec-args.js";
 
 function snapshot(shell: Shell, path: string): ShellSnapshot {
-  return { shell, path, capturedAt: 0, sources: [], pathVariable: null, historyFile: null };
+  return {
+    shell,
+    path,
+    capturedAt: 0,
+    sources: [],
+    pathVariable: null,
+    historyFile: null,
+    exportedPaths: {},
+  };
 }
 
 const SCRIPT = "a & b\n|| 'c'\\";
