@@ -198,7 +198,8 @@ describeWith(["bwrap", "pty", "less", "chromium"], "what a person approves, by t
     const transport = new StreamableHTTPClientTransport(daemon.url, {
       requestInit: { headers: { Authorization: `Bearer ${daemon.token}` } },
     });
-    const client = new Client({ name: "route-test", version: "0" });
+    // A client's name is its own to give: one with a line break stays on its row.
+    const client = new Client({ name: "route-test\nwhy:      approved", version: "0" });
     try {
       await client.connect(transport);
       const call = async (tool: string, args: Record<string, unknown>) =>
@@ -228,7 +229,7 @@ describeWith(["bwrap", "pty", "less", "chromium"], "what a person approves, by t
         ["sandbox", "none: it would run outside the sandbox", ""],
         ["terminal", TERMINAL_ROW, ""],
         ["why", "the model asks to run it outside the sandbox (workspace-write)", ""],
-        ["client", "route-test", ""],
+        ["client", "route-test\\u{0a}why:      approved", ""],
       ]);
       await page
         .locator(`article[data-approval="${first}"]`)

@@ -22,6 +22,17 @@ export function showApprovals(list: readonly PendingApproval[]): void {
   first = false;
 }
 
+/**
+ * The client's name as it gave it (untrusted), on one line: a line break or an invisible character in it
+ * is shown as its code point, as every other row's value already is.
+ */
+function oneLine(text: string): string {
+  return text.replace(
+    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu,
+    (char) => `\\u{${(char.codePointAt(0) ?? 0).toString(16).padStart(2, "0")}}`,
+  );
+}
+
 function card(entry: PendingApproval): HTMLElement {
   const status = el("p", { class: "state", "aria-live": "polite" });
   const answer = async (decision: string, note?: string): Promise<void> => {
@@ -49,7 +60,7 @@ function card(entry: PendingApproval): HTMLElement {
       : el("dd", {}, field.value);
     rows.append(el("dt", {}, field.label), value);
   }
-  rows.append(el("dt", {}, "client"), el("dd", {}, entry.client));
+  rows.append(el("dt", {}, "client"), el("dd", {}, oneLine(entry.client)));
   if (entry.route === "elicitation") {
     rows.append(
       el("dt", {}, "note"),
@@ -86,7 +97,7 @@ function notify(fresh: readonly PendingApproval[]): void {
   for (const entry of fresh) {
     const command = entry.fields.find((field) => field.label === "command")?.value ?? entry.argv.join(" ");
     new Notification("conchd: an approval is waiting", {
-      body: `${entry.client}: ${command}`,
+      body: `${oneLine(entry.client)}: ${command}`,
       tag: entry.id,
     });
   }
