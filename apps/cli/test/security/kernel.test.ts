@@ -214,6 +214,31 @@ describeWith("bwrap", "the host's kernel settings through the CLI (issue 20, §1
     expect(hostValues(paths)).toEqual(before);
   });
 
+  itWith(
+    "python3",
+    "with the network on, the host network namespace's /proc/self/net keeps its modes",
+    () => {
+      // proc keeps one mode per entry for every mount of /proc, and a process's net directory is its
+      // network namespace's: a root caller's chmod here was the host's. chmod to the mode each has, so
+      // the attempt changes nothing even where it is let through.
+      userConfig(ws, ["network_access = true"]);
+      const names = ["arp", "dev", "tcp", "unix"].filter((name) =>
+        lstatSync(`/proc/self/net/${name}`, { throwIfNoEntry: false }),
+      );
+      const mode = (name: string): string => (lstatSync(`/proc/self/net/${name}`).mode & 0o7777).toString(8);
+      const before = names.map(mode);
+      const script = names.map((name, index) => `chmod ${before[index]} /proc/self/net/${name}`).join("; ");
+      const call = toolCall(ws, "shell_command", { command: `readlink /proc/self/ns/net; ${script}` });
+      expect(call.text).toContain(`\n${readlinkSync("/proc/self/ns/net")}\n`);
+      for (const name of names) {
+        expect(call.text).toContain(
+          `chmod: changing permissions of '/proc/self/net/${name}': Read-only file system`,
+        );
+      }
+      expect(names.map(mode)).toEqual(before);
+    },
+  );
+
   it("a shell's redirection into /proc/sys is refused, and `hostname` renames at most the sandbox", () => {
     const host = hostname();
     const hostUts = readlinkSync("/proc/self/ns/uts");
@@ -371,9 +396,10 @@ describeWith("bwrap", "the host's kernel settings through the CLI (issue 20, §1
       );
       expect([run.status, run.stderr]).toEqual([0, ""]);
       const text = (JSON.parse(run.stdout) as { text: string }).text;
+      // The sandbox's /proc is a fresh one, read-only: the host's binfmt_misc is not mounted in it.
       expect(text).toMatch(/Output:\n0\n/);
-      expect(text).toContain("/proc/sys/fs/binfmt_misc/register: Read-only file system");
-      expect(text).toContain("/proc/sys/fs/binfmt_misc/x: Read-only file system");
+      expect(text).toContain("/proc/sys/fs/binfmt_misc/register: No such file or directory");
+      expect(text).toContain("/proc/sys/fs/binfmt_misc/x: No such file or directory");
     },
   );
 });
