@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { visibleText } from "@conch/approval";
@@ -251,6 +251,13 @@ export async function serveOnHttp(options: ServeOptions, address: HttpAddress): 
   const server = createServer((req, res) => {
     void handler.then((listener) => listener(req, res));
   });
+  // Every connection, for shutdown: closeAllConnections reaches only those still speaking HTTP, not one
+  // upgraded to a console WebSocket, and one of those left half-open would hold the server's close.
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
     void upgrader.then((listener) => listener(req, socket, head));
@@ -335,6 +342,7 @@ export async function serveOnHttp(options: ServeOptions, address: HttpAddress): 
   const closed = stopListening(server);
   await Promise.all([modern.close(), legacy.close()]);
   server.closeAllConnections();
+  for (const socket of sockets) socket.destroy();
   await closed;
   await daemon.close();
   return 0;

@@ -13,6 +13,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { itWith } from "@conch/test-config";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -579,6 +580,50 @@ function oneShotTree(pid: number, script: string, child: readonly string[]): num
 }
 
 describe("conchd --http shutdown", () => {
+  it("exits on SIGTERM while console sockets are held open: one refused, one its tab half-closed", async () => {
+    const daemon = await start();
+    const { port } = daemon;
+    const origin = `http://127.0.0.1:${port}`;
+    /** A raw WebSocket handshake on a socket this test keeps; the status it was answered. */
+    const held = async (extra: string): Promise<{ socket: Socket; status: string }> => {
+      const socket = connect(port, "127.0.0.1");
+      let answer = "";
+      socket.on("data", (chunk: Buffer) => {
+        answer += chunk.toString("latin1");
+      });
+      socket.write(
+        `GET /console/api/ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: ${origin}\r\n` +
+          "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+          `Sec-WebSocket-Version: 13\r\n${extra}\r\n`,
+      );
+      await waitFor(() => answer.includes("\r\n\r\n"));
+      return { socket, status: answer.split(" ")[1] ?? "" };
+    };
+    // Anyone may be refused, then never hang up.
+    const refused = await held("");
+    expect(refused.status).toBe("401");
+    const link = /#login=([A-Za-z0-9_-]+)$/m.exec(daemon.stderr())?.[1] ?? "";
+    const login = await rawRequest(port, {
+      method: "POST",
+      path: "/console/api/login",
+      headers: { host: `127.0.0.1:${port}`, origin, "content-type": "application/json" },
+      body: JSON.stringify({ secret: link }),
+    });
+    expect(login.status).toBe(200);
+    const { secret } = JSON.parse(login.body) as { secret: string };
+    const tab = await held(`Sec-WebSocket-Protocol: conch-console, conch-console-auth.${secret}\r\n`);
+    expect(tab.status).toBe("101");
+    tab.socket.end();
+    daemon.child.kill("SIGTERM");
+    const ended = await Promise.race([
+      daemon.exited,
+      new Promise((resolve) => setTimeout(() => resolve(`still running ${WAIT_MS} ms later`), WAIT_MS)),
+    ]);
+    refused.socket.destroy();
+    tab.socket.destroy();
+    expect(ended).toBe(0);
+  });
+
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     itWith(
       ["pty", "bash"],
