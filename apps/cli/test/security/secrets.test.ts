@@ -1,6 +1,7 @@
 // Issue 10: secrets are denied by default, by path and by environment name, and Conch's own files are out
 // of reach. Real attempts through the CLI and bwrap, checked on what the model gets and on the host.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -324,6 +325,37 @@ describeWith("bwrap", "credentials a variable moves, and the tools the list name
     expect(call.text).toContain("done");
     expect(call.text).toContain("Permission denied");
     expect(call.text).not.toContain("conch-test-secret");
+  });
+});
+
+describeWith("bwrap", "ssh agents' sockets, with the network on", () => {
+  it("the agent SSH_AUTH_SOCK names and 1Password's cannot be connected to, though unix sockets can", async () => {
+    userConfig(ws, ["network_access = true"]);
+    const named = join(ws.outside, "agent.sock");
+    const onePassword = join(ws.home, ".1password", "agent.sock");
+    const other = join(ws.outside, "other.sock");
+    mkdirSync(dirname(onePassword));
+    const paths = [named, onePassword, other];
+    const servers = paths.map(() => createServer((socket) => socket.end()));
+    await Promise.all(
+      servers.map(
+        (server, index) => new Promise((resolve) => server.listen(paths[index], () => resolve(null))),
+      ),
+    );
+    ws.env.SSH_AUTH_SOCK = named;
+    const probe = (path: string) =>
+      `${process.execPath} -e 'require("net").connect(process.argv[1]).on("connect", () => { console.log("connected"); process.exit(); }).on("error", (e) => console.log(e.code))' ${path}`;
+    try {
+      const call = toolCall(ws, "shell_command", {
+        command: paths.map((path) => `echo "${path}: $(${probe(path)})"`).join("; "),
+      });
+      expect(call.text).toContain(`${named}: EACCES`);
+      expect(call.text).toContain(`${onePassword}: EACCES`);
+      // The network is on: a socket no list names stays reachable, as docs/security.md says.
+      expect(call.text).toContain(`${other}: connected`);
+    } finally {
+      for (const server of servers) server.close();
+    }
   });
 });
 

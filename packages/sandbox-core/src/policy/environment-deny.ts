@@ -42,6 +42,8 @@ export const ENVIRONMENT_DENY_READ: readonly string[] = [
   "$HF_TOKEN_PATH",
   "$DATABRICKS_CONFIG_FILE",
   "$VAULT_CONFIG_PATH",
+  // The ssh agent's socket: with the network on, a command that reaches it signs as the user.
+  "$SSH_AUTH_SOCK",
   // Directories a variable moves: what DEFAULT_DENY_READ hides in the default one.
   "$DOCKER_CONFIG/config.json",
   "$GNUPGHOME",
