@@ -86,6 +86,9 @@ describe("the keeper of a command outside the sandbox", () => {
     expect(readFileSync(join(dir, "keepers", ledger as string), "utf8")).toBe(
       `${JSON.stringify({ pid, startTime, marker: "CONCH_RUN_ID=x" })}\n`,
     );
+    // What may no longer run leaves the ledger: the last entry gone, the file goes.
+    keeper.forget("CONCH_RUN_ID=x");
+    expect(readdirSync(join(dir, "keepers"))).toEqual([]);
     expect(readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").slice(0, 2)).toEqual([
       expect.stringMatching(/perl$/),
       "-e",

@@ -66,11 +66,13 @@ export async function runOneShot(
   const prepare = sandbox?.spawnHook() ?? null;
   // Outside the sandbox, the keeper (as for a session): the command dies with this process.
   const reaper = prepare === null ? options.hostReaper : null;
+  let marker: string | undefined;
   const keep =
     reaper === null
       ? null
       : (spec: SpawnSpec): Promise<SpawnSpec> => {
-          reaper.record(null, runMarkerOf(spec.env));
+          marker = runMarkerOf(spec.env);
+          reaper.record(null, marker);
           return reaper.hook(spec);
         };
   const hook = prepare ?? keep;
@@ -102,6 +104,9 @@ export async function runOneShot(
   } catch (error) {
     await collected.discard();
     throw error;
+  } finally {
+    // Its whole tree is gone once the run returns: nothing of it is left for the ledger to name.
+    reaper?.forget(marker);
   }
   const sandboxName = sandbox?.name ?? "none";
   const denied =

@@ -16,7 +16,16 @@
 // also written to a ledger in the state dir, one file per Conch process: its run marker (the variable
 // every process of the run inherits) and its pid and start time. Every Conch process, as it starts,
 // kills what the ledgers of Conch processes that are gone still name, and removes those ledgers.
-import { accessSync, appendFileSync, constants, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { RUN_MARKER_VAR, type SpawnSpec } from "@conch/exec-core";
 
@@ -120,6 +129,8 @@ export class HostReaper {
   readonly #prctl: number;
   readonly #ledger: string;
   readonly #selfStart: number;
+  // What the ledger names: keepers that may still run, by run marker (or pid).
+  readonly #live = new Map<string, LedgerEntry>();
 
   private constructor(perl: string, prctl: number, ledger: string, selfStart: number) {
     this.#perl = perl;
@@ -170,15 +181,37 @@ export class HostReaper {
 
   /**
    * Writes a started keeper (its pid and run marker) to the ledger; without a pid (a one-shot command,
-   * whose pid the runner keeps to itself), its run marker alone, as of this process's start.
+   * whose pid the runner keeps to itself), its run marker alone, as of this process's start, until
+   * `forget`. The ledger holds only what may still run: a keeper that is gone leaves it at the next write.
    */
   record(pid: number | null, marker: string | undefined): void {
     const startTime = pid === null ? this.#selfStart : readStart(pid);
     if (startTime === null) return;
+    const entry: LedgerEntry = { pid, startTime, marker: marker ?? null };
+    this.#live.set(marker ?? `pid ${pid}`, entry);
+    this.#write();
+  }
+
+  /** A one-shot command ended (its keeper with it): its marker leaves the ledger. */
+  forget(marker: string | undefined): void {
+    if (marker !== undefined && this.#live.delete(marker)) this.#write();
+  }
+
+  #write(): void {
+    for (const [key, entry] of this.#live) {
+      if (entry.pid !== null && readStart(entry.pid) !== entry.startTime) this.#live.delete(key);
+    }
+    if (this.#live.size === 0) {
+      rmSync(this.#ledger, { force: true });
+      return;
+    }
     mkdirSync(dirname(this.#ledger), { recursive: true, mode: 0o700 });
-    appendFileSync(this.#ledger, `${JSON.stringify({ pid, startTime, marker: marker ?? null })}\n`, {
+    // Whole or not at all: written aside, then renamed over the ledger.
+    const next = `${this.#ledger}.next`;
+    writeFileSync(next, [...this.#live.values()].map((entry) => `${JSON.stringify(entry)}\n`).join(""), {
       mode: 0o600,
     });
+    renameSync(next, this.#ledger);
   }
 }
 
