@@ -1,5 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { ShellRun, ShellRunner } from "@conch/shell-detect";
 import { describeWith } from "@conch/test-config";
@@ -80,5 +89,20 @@ describeWith("bash", "ShellSnapshots across processes", () => {
     }
     expect(await historyFile(snapshots())).toBe("/var/tmp/hist");
     expect(runs).toBe(6);
+  });
+
+  it("records only the exported paths that move a credential, never a secret that starts with /", async () => {
+    profile(
+      "export KUBECONFIG=/var/tmp/kube PLAIN_DIR=/var/tmp/plain SIGNING_SECRET=/aZ3kQ9xW+secret\n",
+      1_000_000,
+    );
+    const use = await snapshots().use(BASH, ":", { run, writableRoots: [] });
+    expect(use.ok && use.exportedPaths).toEqual({ KUBECONFIG: "/var/tmp/kube" });
+    const dir = join(base, "snapshots");
+    const records = readdirSync(dir).filter((entry) => entry.startsWith("record-"));
+    expect(records).toHaveLength(1);
+    const text = readFileSync(join(dir, records[0] ?? ""), "utf8");
+    expect(text).toContain('"KUBECONFIG":"/var/tmp/kube"');
+    expect(text).not.toContain("aZ3kQ9xW");
   });
 });

@@ -1,4 +1,5 @@
 import { realpathSync } from "node:fs";
+import { environmentDenyRead } from "@conch/sandbox-core";
 import {
   type CaptureShellSnapshotResult,
   captureShellSnapshot,
@@ -131,9 +132,11 @@ export class ShellSnapshots {
       run: context.run,
       ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
     }).catch((error: unknown) => ({ ok: false as const, reason: (error as Error).message }));
+    if (!result.ok) return result;
+    const snapshot = { ...result.snapshot, exportedPaths: credentialPaths(result.snapshot.exportedPaths) };
     // Not recorded, the next process captures again: slower, never wrong.
-    if (result.ok) await writeRecord(dir, name, result.snapshot).catch(() => {});
-    return result;
+    await writeRecord(dir, name, snapshot).catch(() => {});
+    return { ok: true, snapshot };
   }
 
   /** A snapshot until a startup file changes or the TTL passes; a failure until the TTL passes. */
@@ -143,6 +146,17 @@ export class ShellSnapshots {
       ? isSnapshotCurrent(result.snapshot, { ttlMs: this.#options.ttlMs, now })
       : now - entry.startedAt < this.#options.ttlMs;
   }
+}
+
+/**
+ * Of the paths a profile exports, those that move a credential or a history (`environmentDenyRead`):
+ * only these are kept and recorded, in a directory sandboxed commands can read, where a secret that
+ * merely starts with `/` (a base64 key) must not land.
+ */
+function credentialPaths(paths: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(paths).filter(([name, value]) => environmentDenyRead({ [name]: value }).length > 0),
+  );
 }
 
 /** The first startup file that exists and resolves into one of `roots` (through a symlink too). */
