@@ -303,6 +303,9 @@ describeWith("bwrap", "credentials a variable moves, and the tools the list name
     ".kaggle/kaggle.json",
     ".config/Code/User/globalStorage/state.vscdb",
     ".config/BraveSoftware/Brave-Browser/Default/Cookies",
+    ".claude.json",
+    ".cursor/mcp.json",
+    ".env",
   ];
 
   it("the files KUBECONFIG, DOCKER_CONFIG, an XDG dir and the like name are hidden like the defaults", () => {

@@ -50,6 +50,15 @@ export const DEFAULT_DENY_READ: readonly string[] = [
   "~/.config/glab-cli/config.yml",
   "~/.gemini/oauth_creds.json",
   "~/.gemini/.env",
+  "~/.local/share/kwalletd",
+  // A dotenv in the home, and the AI tools' own files that hold API keys (Claude Code's ~/.claude.json)
+  // or MCP servers' configs, whose env blocks carry them.
+  "~/.env",
+  "~/.claude.json",
+  "~/.config/Claude/claude_desktop_config.json",
+  "~/.gemini/settings.json",
+  "~/.cursor/mcp.json",
+  "~/.continue/config.*",
   "~/.claude/.credentials.json",
   "~/.codex/auth.json",
   "~/.config/github-copilot",
