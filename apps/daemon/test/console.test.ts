@@ -612,6 +612,15 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
       401,
     );
     expect((await upgrade({ origin, authorization: `Bearer ${secret}` })).status).toBe(401);
+    // The agent's MCP token opens no tab.
+    expect(
+      (
+        await upgrade({
+          origin,
+          "sec-websocket-protocol": `conch-console, conch-console-auth.${daemon.token}`,
+        })
+      ).status,
+    ).toBe(401);
     expect(
       (
         await upgrade({
