@@ -134,6 +134,40 @@ function systemdSysctlWrites(args: readonly string[]): boolean {
 const WRITES_EVERY_OPERAND: ReadonlySet<string> = new Set(["tee", "truncate", "sponge", "shred"]);
 const WRITES_LAST_OPERAND: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln", "rsync"]);
 
+// Programs that write (open with O_TRUNC or O_APPEND) the file an option names: sort's output, a
+// download, wget's log.
+const OUTPUT_OPTIONS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["sort", ["-o", "--output"]],
+  ["curl", ["-o", "--output", "--trace", "--trace-ascii", "-D", "--dump-header", "-c", "--cookie-jar"]],
+  ["wget", ["-O", "--output-document", "-o", "--output-file", "-a", "--append-output"]],
+]);
+
+/**
+ * The values of `names` in `args`: `--long VALUE`, `--long=VALUE` (or a getopt abbreviation), `-x
+ * VALUE`, `-xVALUE` and `-abx VALUE` in a cluster of short options.
+ */
+function optionValues(args: readonly string[], names: readonly string[]): string[] {
+  const values: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] as string;
+    if (arg === "--") break;
+    const long = names.find((name) => name.startsWith("--") && isLong(arg, name));
+    if (long !== undefined && arg.startsWith("--")) {
+      const equals = arg.indexOf("=");
+      const value = equals === -1 ? args[index + 1] : arg.slice(equals + 1);
+      if (value !== undefined) values.push(value);
+      continue;
+    }
+    if (!/^-[^-]/.test(arg)) continue;
+    const letter = [...arg.slice(1)].findIndex((char) => names.includes(`-${char}`));
+    if (letter === -1) continue;
+    const rest = arg.slice(letter + 2);
+    const value = rest === "" ? args[index + 1] : rest;
+    if (value !== undefined) values.push(value);
+  }
+  return values;
+}
+
 function operandsOf(args: readonly string[]): string[] {
   const end = args.indexOf("--");
   const before = end === -1 ? args : args.slice(0, end);
@@ -163,6 +197,10 @@ function targetDirectories(args: readonly string[]): string[] {
 /** The files `name` writes, as far as its arguments say, for the programs above. */
 function writtenFiles(name: string, args: readonly string[]): string[] {
   if (WRITES_EVERY_OPERAND.has(name)) return operandsOf(args);
+  // uniq [INPUT [OUTPUT]]: every operand after the first (an option's number may look like one).
+  if (name === "uniq") return operandsOf(args).slice(1);
+  const options = OUTPUT_OPTIONS.get(name);
+  if (options !== undefined) return optionValues(args, options);
   if (!WRITES_LAST_OPERAND.has(name)) return [];
   const last = operandsOf(args).at(-1);
   const targets = name === "rsync" ? [] : targetDirectories(args);
