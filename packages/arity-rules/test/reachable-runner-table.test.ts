@@ -15,6 +15,8 @@ describe("runners of runner-table.ts: the command they run is reached", () => {
   it.each<[string, string[]]>([
     ["npm exec -- rm -f x", ["rm", "-f", "x"]],
     ["npm x -y rm x", ["rm", "x"]],
+    ["npm exe -- rm x", ["rm", "x"]],
+    ["npm explore left-pad -- rm x", ["rm", "x"]],
     ["npx --package=foo rm x", ["rm", "x"]],
     ["pnpm exec rm x", ["rm", "x"]],
     ["pnpm -C sub exec rm x", ["rm", "x"]],
@@ -155,7 +157,7 @@ describe("runners of runner-table.ts: the command they run is reached", () => {
     expect(await reasons(script(line))).toContain(reason);
   });
 
-  it.each(["screen", "newgrp staff", "mise exec node@20"])(
+  it.each(["screen", "newgrp staff", "mise exec node@20", "npm explore left-pad"])(
     "%s with no command is a shell reading input",
     async (line) => {
       expect(await reasons(script(line))).toContain("shell-input");

@@ -152,7 +152,8 @@ export const RUNNER_TABLE: readonly RunnerEntry[] = [
   // Package managers and project tools: run a command with the project's bin directory first on PATH.
   {
     name: "npm",
-    subcommands: [["exec"], ["x"]],
+    // npm takes a unique abbreviation of a command: `exe` is `exec`.
+    subcommands: [["exec"], ["exe"], ["x"]],
     flags: ["--yes", "-y", "--no", "--workspaces", "--ws", "--include-workspace-root", "-g", "--global"],
     valueOptions: [
       "--package",
@@ -166,7 +167,7 @@ export const RUNNER_TABLE: readonly RunnerEntry[] = [
       "-c",
     ],
     changesPath: true,
-    source: `npm-exec(1), ${PM_SOURCE}`,
+    source: `npm-exec(1), and npm-explore(1) in table-runners.ts: ${PM_SOURCE}`,
   },
   {
     name: "npx",

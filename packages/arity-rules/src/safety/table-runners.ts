@@ -185,7 +185,7 @@ const START_STOP_VALUE_LETTERS = "xapnugrdcNPIkRs";
  * The command of a runner that names it in an option or in its own name: `start-stop-daemon --start
  * --exec PATH [--startas PATH] -- ARGS` (start-stop-daemon(8)), GNU coreutils' multi-call binary
  * (`coreutils --coreutils-prog=rm f`) and uutils' (`coreutils rm f`), bwrap's command after its options,
- * `runcon CONTEXT COMMAND`, capsh's `-- ARGS` for bash.
+ * `runcon CONTEXT COMMAND`, capsh's `-- ARGS` for bash, `npm explore PKG -- CMD`.
  * Null for any other program, or when none follows.
  */
 export function specialCommand(
@@ -200,6 +200,13 @@ export function specialCommand(
     return prog === null ? words.slice(start + 1) : [prog[1] as string, ...words.slice(start + 2)];
   }
   if (name === "bwrap") return bwrapCommand(words, start);
+  // npm-explore(1): `npm explore PKG -- CMD` runs CMD with a shell in the package's directory, and with
+  // no command starts that shell (npm takes `explo` and `explor` for it too).
+  if (name === "npm" && ["explore", "explor", "explo"].includes(words[start + 1] ?? "")) {
+    const marker = words.indexOf("--", start + 2);
+    const command = marker === -1 ? [] : words.slice(marker + 1);
+    return command.length === 0 ? ["sh"] : ["sh", "-c", command.join(" ")];
+  }
   // capsh(1): the words after `--` are given to /bin/bash (`capsh -- -c 'rm f'`).
   if (name === "capsh") {
     const marker = words.indexOf("--", start + 1);
