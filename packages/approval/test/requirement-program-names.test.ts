@@ -130,7 +130,6 @@ describe("runners and escapes: a forbidden program behind them is forbidden, wha
     "npx git push",
     "uv run --with x git push",
     "ssh-agent ../../usr/bin/git push",
-    "python3 -c 'import os; os.system(\"rm f\")'",
     "pnpm git push",
   ])("%s is forbidden", async (line) => {
     expect((await requirementOf(script(line))).type).toBe("forbidden");
@@ -145,26 +144,19 @@ describe("runners and escapes: a forbidden program behind them is forbidden, wha
     "gdb -q -nx < commands",
     "dc < commands",
     "npm exec --weird-option x y",
-    "python3 -c 'import shutil; shutil.rmtree(\"d\")'",
-    "echo 'import os' | python3",
-    "perl -e 'unlink q(f)'",
-    'node -e \'require("fs").rmSync("f")\'',
   ])("%s needs approval while a rule restricts, and is refused under never", async (line) => {
     expect((await requirementOf(script(line))).type).toBe("needs-approval");
     expect((await requirementOf(script(line), "never")).type).toBe("forbidden");
   });
 
-  it.each(["less notes", "python3 -c 'print(1)'"])(
-    "with no restrictive rule, %s runs as before",
-    async (line) => {
-      const requirement = await approvalRequirement({
-        argv: script(line),
-        execPolicy: loadExecPolicy([]),
-        approvalPolicy: "on-request",
-        sandboxMode: "workspace-write",
-        sandboxPermissions: "use_default",
-      });
-      expect(requirement.type).toBe("skip");
-    },
-  );
+  it.each(["less notes"])("with no restrictive rule, %s runs as before", async (line) => {
+    const requirement = await approvalRequirement({
+      argv: script(line),
+      execPolicy: loadExecPolicy([]),
+      approvalPolicy: "on-request",
+      sandboxMode: "workspace-write",
+      sandboxPermissions: "use_default",
+    });
+    expect(requirement.type).toBe("skip");
+  });
 });

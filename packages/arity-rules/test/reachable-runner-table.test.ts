@@ -233,39 +233,3 @@ describe("the tables", () => {
     expect(names.filter((name, index) => names.indexOf(name) !== index)).toEqual([]);
   });
 });
-
-describe("interpreters of other languages", () => {
-  it.each([
-    "python3 -c 'import os'",
-    "python3.12 -Bc 'import os'",
-    "perl -ne 'print' notes",
-    "ruby -e 'puts 1'",
-    "node -e 'process.exit()'",
-    "node --eval='1'",
-    "php -r 'echo 1;'",
-    "lua -e 'print(1)'",
-    "Rscript -e '1'",
-  ])("%s gives code on its command line (command-option)", async (line) => {
-    expect(await reasons(script(line))).toEqual(["command-option"]);
-  });
-
-  it.each(["python3", "echo 'import os' | python3 -", "perl < code.pl", "node", "tclsh", "php"])(
-    "%s reads its program from input (command-input)",
-    async (line) => {
-      expect(await reasons(script(line))).toEqual(["command-input"]);
-    },
-  );
-
-  it.each([
-    "python3 build.py",
-    "python3 -u -W ignore build.py",
-    "python3 -m pytest -c pytest.ini",
-    "python3 --version",
-    "node --test",
-    "node --require ./setup.js server.js",
-    "perl -w script.pl",
-    "ruby -r json script.rb",
-  ])("%s runs a file or module: read completely", async (line) => {
-    expect(await reasons(script(line))).toEqual([]);
-  });
-});

@@ -519,10 +519,6 @@ describeWith("bwrap", "runners and escapes a forbidden program hides behind (iss
     "printf '!\\162m {F}\\nq\\n' | ed -s",
     "printf '.shell \\162m {F}\\n' | sqlite3",
     "printf 'shell \\162m {F}\\n' | gdb -q -nx",
-    // Interpreters of other languages: code on the command line, or read from input.
-    `python3 -c "import os; os.unlink('{F}')"`,
-    "printf 'import os\\nos.unlink(\"{F}\")\\n' | python3",
-    "perl -e 'unlink q({F})'",
     "pnpm /bin/rm {F}",
   ])("%s: refused, the file survives", (script) => {
     userRules(ws, "no-rm.toml", NO_RM);

@@ -85,7 +85,7 @@ const UNREAD_DESCRIPTIONS: Readonly<Record<UnreadReason, string>> = {
     "a PATH, working directory or root the command line sets, so a name may run another program",
   "zsh-syntax": "text zsh reads differently from bash",
   "command-input":
-    "a program that runs commands typed or fed into it (an editor's or pager's `!`, a database client's `\\!`)",
+    "a program that runs commands typed or fed into it, as ed, an editor or a pager runs `!cmd`",
 };
 
 function unreadText(unread: UnreadPart): string {

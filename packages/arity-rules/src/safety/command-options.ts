@@ -5,7 +5,6 @@
 // can see it, so they are modelled: the command line is not read completely, and where the value is shell
 // text or a program's command line it is also read as a script, so the danger search and the restrictive
 // rules see the commands in it. The list is not exhaustive; the sandbox contains the rest.
-import { interpreterCode } from "./interpreters.js";
 
 /**
  * - `script`: shell text the program runs (read as a script; the line is unread);
@@ -768,19 +767,6 @@ export function commandOptions(name: string, words: readonly string[]): CommandO
   // at and batch read the commands they schedule from input or a file.
   if (name === "at" || name === "batch") return [{ kind: "text", indexes: [0], value: null }];
   if (name === "tmux") return tmuxCommands(words);
-  const interpreter = interpreterCode(name, words);
-  if (interpreter !== null) {
-    const inline = interpreter.inline;
-    if (inline === null) return [];
-    const attached = words[inline.index] !== undefined && inline.code !== words[inline.index + 1];
-    return [
-      {
-        kind: "text",
-        indexes: attached ? [inline.index] : [inline.index, inline.index + 1],
-        value: inline.code,
-      },
-    ];
-  }
   if (name === "socat") return socatOptions(words);
   if (name === "fd" || name === "fdfind") return fdOptions(words);
   return otherOptions(name, words);

@@ -62,7 +62,6 @@ import {
   isGitOwnCommand,
   isGitProgramSetting,
 } from "./git.js";
-import { interpreterCode } from "./interpreters.js";
 import { kernelSettingRedirect, writesKernelSetting } from "./kernel-settings.js";
 import { skipOptions } from "./options.js";
 import { COMMAND_INPUT_PROGRAMS } from "./runner-table.js";
@@ -664,10 +663,7 @@ function noteUnreadCommand(
   const input = COMMAND_INPUT_PROGRAMS.get(name);
   // A word after an option may be its value: only the others count as operands.
   const operands = args.filter((arg, index) => !arg.startsWith("-") && !args[index - 1]?.startsWith("-"));
-  if (
-    (input !== undefined && operands.length < (input.operandsRead ?? Number.POSITIVE_INFINITY)) ||
-    interpreterCode(name, words)?.readsInput === true
-  ) {
+  if (input !== undefined && operands.length < (input.operandsRead ?? Number.POSITIVE_INFINITY)) {
     unread(context, "command-input", joinWords(words));
   }
   const changesNames =

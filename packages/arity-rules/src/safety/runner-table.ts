@@ -14,8 +14,9 @@
 //   client's `\!`, ed's `!`): what they run is in their own command language, written into their input,
 //   where a model can type it later (write_stdin, terminal_write). Their language is not read: the
 //   command line is unread (`command-input`), so it needs approval whenever a rule prompts or forbids.
-// Options that give a program a command are in command-options.ts, interpreters of other languages in
-// interpreters.ts, and runners named by an option or a path pattern (start-stop-daemon, coreutils, the
+// Interpreters of other languages are not listed: their code is another program, as a script file is
+// (docs/security.md). Options that give a program a command are in command-options.ts, and runners
+// named by an option or a path pattern (start-stop-daemon, coreutils, the
 // dynamic loader, bwrap, capsh, runcon) in table-runners.ts.
 
 /**

@@ -72,8 +72,7 @@ export const UNREAD_REASONS: readonly [
   // command (zsh runs `$NULLCMD`), `>!`, `$x[i]` (an evaluated subscript), a `(` in a word (glob qualifiers).
   "zsh-syntax",
   // A program that runs commands typed or fed into it, in its own language: ed's and less's `!`, vim's
-  // `:!`, psql's `\!`, gdb's `shell` (runner-table.ts lists them and where each is documented), and an
-  // interpreter of another language reading its program from input (interpreters.ts).
+  // `:!`, psql's `\!`, gdb's `shell` (runner-table.ts lists them and where each is documented).
   "command-input",
 ] as const;
 
