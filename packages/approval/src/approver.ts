@@ -42,6 +42,11 @@ export interface ApprovalRequest {
 export interface SessionInputQuestion {
   readonly sessionId: number;
   readonly text: string;
+  /**
+   * What the model typed earlier that no line end has entered yet, when anything: `text` adds to it (an
+   * Enter after `!` and `touch x`, each asked alone, enters `!touch x`).
+   */
+  readonly line?: string;
 }
 
 /** Who gave an answer: a person at a prompt, a person through an MCP client's form, or out of band. */

@@ -100,6 +100,10 @@ const INPUT_PROMPT = (cwd: string, id: number, input: string) =>
     "answer [y/s/n]: ",
   ].join("\n");
 
+/** The question for `input` when the model typed part of the line before: the line it makes is shown. */
+const LINE_PROMPT = (cwd: string, id: number, input: string, line: string) =>
+  INPUT_PROMPT(cwd, id, input).replace(`  session:  ${id}\n`, `  session:  ${id}\n  line:     ${line}\n`);
+
 describe("typing into a terminal outside the sandbox", () => {
   it("less approved outside the sandbox: `!touch` typed into it is asked, shown whole, and refused it does not run", async () => {
     const pwned = join(ws.outside, "pwned");
@@ -134,7 +138,8 @@ describe("typing into a terminal outside the sandbox", () => {
       [
         ESCALATED_LESS_PROMPT(ws.cwd),
         INPUT_PROMPT(ws.cwd, id, `!touch ${pwned}\\u{0a}`),
-        INPUT_PROMPT(ws.cwd, id, "!"),
+        // Ctrl-C went in between, unasked: the line shows it (whether it cleared the line is the program's).
+        LINE_PROMPT(ws.cwd, id, "!", "\\u{03}!"),
       ].join(""),
     );
   });
@@ -153,6 +158,38 @@ describe("typing into a terminal outside the sandbox", () => {
     await run.call("write_stdin", { session_id: id, chars: `!touch ${made}\n`, yield_time_ms: 1500 });
     await run.close();
     expect(existsSync(made)).toBe(true);
+  });
+
+  it("a command typed in pieces: each is asked with the line it adds to, and a yes for an Enter alone is no yes for the Enter that runs it", async () => {
+    const pwned = join(ws.outside, "pieces");
+    // Enter alone, allowed for the session; `!` and the command, each allowed; then the Enter that
+    // would run them, refused.
+    const run = replay([], ["y", "s", "y", "y", "n"]);
+    const opened = await run.call("exec_command", {
+      cmd: "less notes.txt",
+      tty: true,
+      sandbox_permissions: "require_escalated",
+      justification: "read the notes",
+      yield_time_ms: 2000,
+    });
+    const id = opened.result.session_id as number;
+    for (const chars of ["\r", "!", `touch ${pwned}`]) {
+      const typed = await run.call("write_stdin", { session_id: id, chars, yield_time_ms: 500 });
+      expect(typed.result).toMatchObject({ status: "ok", running: true });
+    }
+    const enter = await run.call("write_stdin", { session_id: id, chars: "\r", yield_time_ms: 1500 });
+    expect(enter.text).toBe("rejected by user: nothing was typed");
+    const stderr = await run.close();
+    expect(existsSync(pwned)).toBe(false);
+    expect(stderr.replace(/^ {2}shell: {4}\S+ -lc$/gm, "  shell:    SHELL -lc")).toBe(
+      [
+        ESCALATED_LESS_PROMPT(ws.cwd),
+        INPUT_PROMPT(ws.cwd, id, "\\u{0d}"),
+        INPUT_PROMPT(ws.cwd, id, "!"),
+        LINE_PROMPT(ws.cwd, id, `touch ${pwned}`, `!touch ${pwned}`),
+        LINE_PROMPT(ws.cwd, id, "\\u{0d}", `!touch ${pwned}\\u{0d}`),
+      ].join(""),
+    );
   });
 
   it("the terminal profile with no sandbox under untrusted: terminal_write is asked as well", async () => {

@@ -80,7 +80,7 @@ export interface PendingApprovalsOptions {
 
 /**
  * Which question a request asks, whichever route asks it: the same argv, cwd, permissions, sandbox, tty,
- * reason and typed input (text and session) ask the same question. What a denied run printed (`sandboxDenial`) is not part of it: a
+ * reason and typed input (text, the line it adds to, and session) ask the same question. What a denied run printed (`sandboxDenial`) is not part of it: a
  * retry outside the sandbox is the same question however its output varied.
  */
 export function approvalQuestionKey(request: ApprovalRequest): string {
@@ -91,7 +91,9 @@ export function approvalQuestionKey(request: ApprovalRequest): string {
     request.sandboxPermissions,
     request.tty,
     request.reason,
-    request.input === undefined ? null : [request.input.sessionId, request.input.text],
+    request.input === undefined
+      ? null
+      : [request.input.sessionId, request.input.line ?? "", request.input.text],
   ]);
 }
 

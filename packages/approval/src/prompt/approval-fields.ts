@@ -75,7 +75,8 @@ function why(request: ApprovalRequest, policy: ApprovalPolicy): string {
 }
 
 /**
- * The rows of the question, in order: for typed input, the text and the session it goes to. Then a
+ * The rows of the question, in order: for typed input, the text, the session it goes to, and the line
+ * it completes when the model typed part of it before. Then a
  * script run by a shell shows the shell (the program that really runs, however it is named) and then
  * the script; anything else its whole argv, quoted. Then what the model said (purpose, justification),
  * cwd, sandbox, the terminal the agent types into (when it is outside the sandbox), why it is asked, and
@@ -88,6 +89,11 @@ export function approvalFields(request: ApprovalRequest, policy: ApprovalPolicy)
       { label: "input", value: oneLine(request.input.text) },
       { label: "session", value: String(request.input.sessionId) },
     );
+    // The line as it stands once the input is added: pieces asked one by one are seen together.
+    const { line } = request.input;
+    if (line !== undefined && line !== "") {
+      fields.push({ label: "line", value: oneLine(line + request.input.text) });
+    }
   }
   const [program, flag, script] = request.argv;
   if (request.argv.length === 3 && program !== undefined && flag !== undefined && SCRIPT_FLAGS.has(flag)) {

@@ -40,6 +40,11 @@ export interface InputTarget {
   readonly script?: string;
   readonly cwd: string;
   readonly tty: boolean;
+  /**
+   * What the model typed into it since its last line end (`\r` or `\n`): the line the next input adds
+   * to. An Enter alone looks harmless; what it enters is this.
+   */
+  readonly line: string;
 }
 
 /** Why typed input is asked, for the model when nobody can be asked. */
@@ -199,8 +204,8 @@ export class Approvals {
 
   /**
    * A person's yes for `text` typed into `session`, which runs outside the sandbox, asked like a command:
-   * the question shows the text and the session, and a yes for the session covers that same text to
-   * that same session. Recorded in the audit log as a decision of `tool`.
+   * the question shows the text, the line it adds to and the session, and a yes for the session covers
+   * that same text added to that same line of that same session. Recorded in the audit log as a decision of `tool`.
    */
   async approveInput(
     tool: string,
@@ -227,7 +232,7 @@ export class Approvals {
       proposedRule: null,
       bypassSandbox: false,
     } as const;
-    const key = JSON.stringify([session.id, text]);
+    const key = JSON.stringify([session.id, session.line, text]);
     if (this.#inputs.has(key)) {
       audit.decision(request, requirement, "approved_for_session", "cache");
       return { status: "approved" };
@@ -252,7 +257,7 @@ export class Approvals {
       sandboxMode: this.#options.sandboxPolicy.mode,
       sandboxPermissions: "require_escalated",
       tty: session.tty,
-      input: { sessionId: session.id, text },
+      input: { sessionId: session.id, text, ...(session.line === "" ? {} : { line: session.line }) },
       explanation: INPUT_EXPLANATION,
     };
     const given = await approver.request(ask, call.signal === undefined ? {} : { signal: call.signal });

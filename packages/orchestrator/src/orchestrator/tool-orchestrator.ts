@@ -187,6 +187,7 @@ export class ToolOrchestrator {
           ...(request.script === undefined ? {} : { script: request.script }),
           cwd: request.cwd,
           tty: request.tty,
+          line: "",
         });
       } else {
         this.#guarded.delete(response.sessionId);
@@ -230,6 +231,7 @@ export class ToolOrchestrator {
     } catch (error) {
       this.#rethrow(id, error);
     }
+    this.#typed(id, chars);
     this.#audit.input(tool, id, this.#isRunning(id), { text: chars }, modelActor(context.client));
     return this.readSession(id, clampYield(yieldTimeMs), context);
   }
@@ -255,7 +257,22 @@ export class ToolOrchestrator {
   ): Promise<boolean | RejectedOutcome> {
     const approved = await this.#inputApproved(tool, id, text, context);
     if (approved !== null) return approved;
-    return this.#send(tool, id, text, modelActor(context.client));
+    const running = this.#send(tool, id, text, modelActor(context.client));
+    this.#typed(id, text);
+    return running;
+  }
+
+  /**
+   * Keeps the line the model's text leaves in a session outside the sandbox: what follows its last line
+   * end, added to what came before when it has none. Ctrl-C (not asked) is kept too: whether it clears
+   * the line is the program's choice, and the person sees that it was typed.
+   */
+  #typed(id: number, text: string): void {
+    const target = this.#guarded.get(id);
+    if (target === undefined) return;
+    const end = Math.max(text.lastIndexOf("\r"), text.lastIndexOf("\n"));
+    const line = end === -1 ? target.line + text : text.slice(end + 1);
+    this.#guarded.set(id, { ...target, line });
   }
 
   /**
