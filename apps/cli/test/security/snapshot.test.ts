@@ -134,6 +134,24 @@ describeWith("bwrap", "the history file the user's shell snapshot reports is hid
     },
   );
 
+  it("a profile linked into the workspace, whose snapshot is not used, still has what it names hidden", () => {
+    const histfile = join(ws.outside, "dotfiles-hist");
+    const kube = join(ws.outside, "dotfiles-kube");
+    writeFileSync(histfile, SECRET);
+    writeFileSync(kube, SECRET);
+    mkdirSync(join(ws.cwd, "dotfiles"));
+    writeFileSync(join(ws.cwd, "dotfiles", "profile"), `HISTFILE=${histfile}\nexport KUBECONFIG=${kube}\n`);
+    symlinkSync(join(ws.cwd, "dotfiles", "profile"), join(ws.home, ".profile"));
+    ws.env.SHELL = "/bin/bash";
+    for (const call of [
+      toolCall(ws, "shell_command", { command: `cat ${histfile} ${kube}; echo done`, login: false }),
+      toolCall(ws, "shell_command", { command: `cat ${histfile} ${kube}; echo done` }),
+    ]) {
+      expect(call.text).toContain("done");
+      expect(call.text).not.toContain(SECRET);
+    }
+  });
+
   it("an exported HISTFILE is hidden from the first command, before any snapshot", () => {
     const histfile = join(ws.outside, "exported-hist");
     writeFileSync(histfile, SECRET);

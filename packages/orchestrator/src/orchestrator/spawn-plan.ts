@@ -11,7 +11,7 @@ import {
   type SpawnSpec,
 } from "@conch/sandbox-core";
 import { detectShell, type Shell, type ShellRun } from "@conch/shell-detect";
-import type { SnapshotUse } from "../runtime/shell-snapshots.js";
+import type { SnapshotNames } from "../runtime/shell-snapshots.js";
 import type { CommandRequest, ShellSnapshotSource } from "./types.js";
 
 /** What a command spawns as, decided once per call: its argv, and the PATH its programs resolve in. */
@@ -62,8 +62,8 @@ export class SpawnPlanner {
       run: (argv, options) => this.#runCapture(argv, options),
       writableRoots: this.#sessionRoots(),
     });
+    if (use.names !== undefined) await this.#hideWhatSnapshotNames(use.names);
     if (!use.ok) return given;
-    await this.#hideWhatSnapshotNames(use);
     return { argv: use.argv, path: use.pathVariable ?? this.#basePath() };
   }
 
@@ -87,7 +87,7 @@ export class SpawnPlanner {
       run: (argv, options) => this.#runCapture(argv, options),
       writableRoots: this.#sessionRoots(),
     });
-    if (use.ok) await this.#hideWhatSnapshotNames(use);
+    if (use.names !== undefined) await this.#hideWhatSnapshotNames(use.names);
   }
 
   /**
@@ -95,11 +95,11 @@ export class SpawnPlanner {
    * (`HISTFILE=~/.local/state/zsh/hist`, or a path outside the home; a directory is no history file
    * and is left alone), and the credentials its exported paths move (`environmentDenyRead`).
    */
-  async #hideWhatSnapshotNames(use: SnapshotUse & { ok: true }): Promise<void> {
-    const history = use.historyFile;
+  async #hideWhatSnapshotNames(names: SnapshotNames): Promise<void> {
+    const history = names.historyFile;
     const isDirectory = history !== undefined && lstatSync(history, { throwIfNoEntry: false })?.isDirectory();
     const patterns = environmentDenyRead({
-      ...use.exportedPaths,
+      ...names.exportedPaths,
       HISTFILE: isDirectory === true ? undefined : history,
     });
     if (patterns.length === 0) return;
@@ -121,7 +121,7 @@ export class SpawnPlanner {
       run: (argv, options) => this.#runCapture(argv, options),
       writableRoots: this.#sessionRoots(),
     });
-    return use.ok ? { ok: true, file: use.file } : use;
+    return use.ok ? { ok: true, file: use.file } : { ok: false, reason: use.reason };
   }
 
   /**

@@ -47,7 +47,7 @@ function snapshots(env: Record<string, string> = {}): ShellSnapshots {
 async function historyFile(source: ShellSnapshots): Promise<string | undefined> {
   const use = await source.use(BASH, ":", { run, writableRoots: [] });
   if (!use.ok) throw new Error(use.reason);
-  return use.historyFile;
+  return use.names.historyFile;
 }
 
 function profile(text: string, mtimeS: number): void {
@@ -97,7 +97,7 @@ describeWith("bash", "ShellSnapshots across processes", () => {
       1_000_000,
     );
     const use = await snapshots().use(BASH, ":", { run, writableRoots: [] });
-    expect(use.ok && use.exportedPaths).toEqual({ KUBECONFIG: "/var/tmp/kube" });
+    expect(use.ok && use.names.exportedPaths).toEqual({ KUBECONFIG: "/var/tmp/kube" });
     const dir = join(base, "snapshots");
     const records = readdirSync(dir).filter((entry) => entry.startsWith("record-"));
     expect(records).toHaveLength(1);

@@ -33,19 +33,27 @@ export interface SnapshotContext {
   readonly writableRoots: readonly string[];
 }
 
-/** The argv a command runs with and the PATH its programs resolve in; or why there is no snapshot. */
+/** What a capture says the user's shell names, for the sandbox to hide. */
+export interface SnapshotNames {
+  /** The history file the user's shell writes (the snapshot's HISTFILE). */
+  readonly historyFile?: string;
+  /** The paths the profile exports that move a credential (KUBECONFIG, GNUPGHOME…). */
+  readonly exportedPaths: Readonly<Record<string, string>>;
+}
+
+/**
+ * The argv a command runs with and the PATH its programs resolve in; or why there is no snapshot, with
+ * what the capture named when there was one that is not used (hiding it is never wrong).
+ */
 export type SnapshotUse =
   | {
       readonly ok: true;
       readonly argv: string[];
       readonly pathVariable: string | null;
       readonly file: string;
-      /** The history file the user's shell writes (the snapshot's HISTFILE): for the sandbox to hide. */
-      readonly historyFile?: string;
-      /** The paths the profile exports (KUBECONFIG, GNUPGHOME…): for the sandbox to hide what they name. */
-      readonly exportedPaths: Readonly<Record<string, string>>;
+      readonly names: SnapshotNames;
     }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly reason: string; readonly names?: SnapshotNames };
 
 interface Entry {
   readonly result: Promise<CaptureShellSnapshotResult>;
@@ -78,6 +86,8 @@ export class ShellSnapshots {
   async use(shell: Shell, script: string, context: SnapshotContext): Promise<SnapshotUse> {
     const result = await this.#current(shell, context);
     if (!result.ok) return result;
+    const { historyFile, exportedPaths } = result.snapshot;
+    const names = { ...(historyFile === null ? {} : { historyFile }), exportedPaths };
     const writable = writableSource(result.snapshot, context.writableRoots);
     if (writable !== null) {
       return {
@@ -85,6 +95,7 @@ export class ShellSnapshots {
         reason:
           `the startup file ${writable} lies in a writable root, where a sandboxed command could change ` +
           "what every later command loads; commands run login shells (in the sandbox) instead",
+        names,
       };
     }
     return {
@@ -92,8 +103,7 @@ export class ShellSnapshots {
       argv: snapshotExecArgs(result.snapshot, script),
       pathVariable: result.snapshot.pathVariable,
       file: result.snapshot.path,
-      ...(result.snapshot.historyFile === null ? {} : { historyFile: result.snapshot.historyFile }),
-      exportedPaths: result.snapshot.exportedPaths,
+      names,
     };
   }
 
