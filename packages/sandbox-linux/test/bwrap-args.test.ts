@@ -16,6 +16,8 @@ const options = {
   seccompFd: 3,
   placeholder: "/ph/empty",
   proc: { masked: [], kernelMounts: [] },
+  devices: null,
+  deviceDir: "/tmp/conch-dev-0",
 };
 const KERNEL = ["--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"];
 const TAIL = [
@@ -204,6 +206,31 @@ describe("bwrapArgs", () => {
       ["--bind", "/state/tmp/d", "/tmp/d"],
       ["--ro-bind", "/state/tmp/d/empty", "/tmp/d/empty"],
     ]);
+  });
+
+  it("binds a root caller's own device nodes over the host's, and keeps their directory read-only", () => {
+    const devices = new Map([
+      ["/dev/null", "/tmp/conch-dev-0/null"],
+      ["/dev/tty", "/tmp/conch-dev-0/tty"],
+    ]);
+    const args = bwrapArgs(
+      { ...rules, tmp: { kind: "host" }, writableRoots: [{ root: "/tmp", readOnlySubpaths: [] }] },
+      { ...options, cwd: "/tmp", devices },
+    );
+    expect(args.slice(0, 11)).toEqual([
+      ...["--ro-bind", "/", "/", "--dev", "/dev"],
+      ...[
+        "--dev-bind",
+        "/tmp/conch-dev-0/null",
+        "/dev/null",
+        "--dev-bind",
+        "/tmp/conch-dev-0/tty",
+        "/dev/tty",
+      ],
+    ]);
+    expect(args.join(" ")).toContain(
+      "--bind /tmp /tmp --ro-bind /tmp/conch-dev-0 /tmp/conch-dev-0 --unshare-user",
+    );
   });
 
   it("makes the fresh /proc read-only whole, after masking the kernel internals this kernel has", () => {

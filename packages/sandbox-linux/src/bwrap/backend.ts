@@ -10,6 +10,7 @@ import {
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
 import { type BwrapProbe, probeBwrap, runCapture } from "./availability.js";
 import { bwrapArgs } from "./bwrap-args.js";
+import { DEVICE_DIR, privateDeviceNodes } from "./device-nodes.js";
 import { withInheritedFdsClosed } from "./fd-closer.js";
 import { findProgram } from "./find-program.js";
 import { canonicalPath, isAtOrInside } from "./paths.js";
@@ -166,6 +167,8 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
         seccompFd: 3 + spec.extraFds.length,
         placeholder: hiddenFilePlaceholder(),
         proc: readProcSurface(),
+        devices: privateDeviceNodes(),
+        deviceDir: DEVICE_DIR,
       });
       // bwrap closes the seccomp descriptor once read; the caller's own extra descriptors stay.
       const command = withInheritedFdsClosed(probed.shell, 2 + spec.extraFds.length, spec.argv, {

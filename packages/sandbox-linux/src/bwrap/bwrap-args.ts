@@ -15,6 +15,13 @@ export interface BwrapArgsOptions {
   placeholder: string;
   /** The files of /proc to mask, and where the host mounted kernel file systems (`readProcSurface`). */
   proc: ProcSurface;
+  /**
+   * For a root caller, device nodes of Conch's own by their /dev path (`privateDeviceNodes`), bound over
+   * the host's that `--dev` brings; null keeps the host's.
+   */
+  devices: ReadonlyMap<string, string> | null;
+  /** The directory holding `devices`, kept read-only wherever a writable mount shows it. */
+  deviceDir: string;
 }
 
 /** A host directory bound writable at `target` in the sandbox. */
@@ -61,11 +68,13 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): strin
   const readOnly: Protected[] = rules.writableRoots.flatMap(({ readOnlySubpaths }) =>
     readOnlySubpaths.map((path) => ({ source: path, target: path })),
   );
-  // Whichever writable mount shows the placeholder would let the sandbox swap it for a symlink.
+  // Whichever writable mount shows the placeholder or the device nodes would let the sandbox swap them
+  // for a symlink, which the next sandbox's bwrap would follow.
+  const ours = options.devices === null ? [options.placeholder] : [options.placeholder, options.deviceDir];
   for (const mount of writable) {
-    if (isAtOrInside(options.placeholder, mount.source)) {
-      const target = mount.target + options.placeholder.slice(mount.source.length);
-      readOnly.push({ source: options.placeholder, target });
+    for (const path of ours) {
+      if (!isAtOrInside(path, mount.source)) continue;
+      readOnly.push({ source: path, target: mount.target + path.slice(mount.source.length) });
     }
   }
   const hidden = visibleHidden(rules);
@@ -124,8 +133,8 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): strin
 const KERNEL_MOUNTS: readonly string[] = ["/dev", "/proc", "/sys"];
 
 /**
- * A fresh /dev and a fresh /proc, all of it read-only, with the files in `MASKED_PROC_FILES` reading as
- * the placeholder. As root the sandbox's uid 0 is the host's, and /proc's kernel-wide files check only
+ * A fresh /dev (for a root caller with device nodes of Conch's own: `privateDeviceNodes`) and a fresh
+ * /proc, all of it read-only, with the files in `MASKED_PROC_FILES` reading as the placeholder. As root the sandbox's uid 0 is the host's, and /proc's kernel-wide files check only
  * the uid: sysctls (`/proc/sys/kernel/core_pattern`, `kernel/hostname`), `/proc/sysrq-trigger`,
  * `/proc/irq/N/smp_affinity`, and the mode of every entry that is not a process's own, which its owner
  * may chmod for every mount of /proc at once (`chmod 666 /proc/sysrq-trigger` would let any host user
@@ -138,7 +147,9 @@ const KERNEL_MOUNTS: readonly string[] = ["/dev", "/proc", "/sys"];
  * mounted inside its own (binfmt_misc, nfsd).
  */
 function kernelSurface(options: BwrapArgsOptions): string[] {
-  const args = ["--dev", "/dev", "--proc", "/proc"];
+  const args = ["--dev", "/dev"];
+  for (const [target, source] of options.devices ?? []) args.push("--dev-bind", source, target);
+  args.push("--proc", "/proc");
   for (const name of options.proc.masked) args.push("--ro-bind", options.placeholder, `/proc/${name}`);
   args.push("--remount-ro", "/proc");
   return args;
