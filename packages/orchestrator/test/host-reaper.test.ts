@@ -1,13 +1,14 @@
 // The keeper that runs a command outside the sandbox (HostReaper): the command sees what it would see
 // without it (its exit code, its death by a signal, Ctrl-C on its terminal), and the keeper writes its
 // ledger. Its purpose, dying with Conch, is attempted for real in apps/daemon/test/die-with-daemon.test.ts.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { itWith } from "@conch/test-config";
 import { SessionStore } from "@conch/unified-exec";
 import { afterEach, beforeEach, describe, expect } from "vitest";
-import { HostReaper } from "../src/sessions/host-reaper.js";
+import { HostReaper, killLeftovers } from "../src/sessions/host-reaper.js";
 
 let dir: string;
 let store: SessionStore;
@@ -95,3 +96,152 @@ describe("the keeper of a command outside the sandbox", () => {
     ]);
   });
 });
+
+/** A process started here in a session of its own, with `env`, and its start time. */
+function startAlone(script: string, env: Record<string, string>): { child: ChildProcess; start: number } {
+  const child = spawn("/bin/sh", ["-c", script], { detached: true, stdio: "ignore", env });
+  const stat = readFileSync(`/proc/${child.pid}/stat`, "latin1");
+  return { child, start: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]) };
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** A ledger of a Conch process that is gone (no pid is that high), with `lines`. */
+function plantLedger(lines: readonly object[]): void {
+  mkdirSync(join(dir, "keepers"), { recursive: true });
+  writeFileSync(
+    join(dir, "keepers", "999999999-1.jsonl"),
+    lines.map((line) => `${JSON.stringify(line)}\n`).join(""),
+  );
+}
+
+describe("the next Conch process's sweep of a dead one's ledger", () => {
+  const started: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of started.splice(0))
+      if (child.pid !== undefined && alive(child.pid)) child.kill("SIGKILL");
+  });
+
+  itWith(
+    "sh",
+    "kills only what holds the ledger's run marker, or shares a session with a keeper that holds it",
+    async () => {
+      // What a command outside the sandbox could write: a process of the user's by pid and start time, a
+      // "marker" every process holds, a well-formed marker the process does not hold.
+      const PATH = process.env.PATH ?? "/usr/bin:/bin";
+      // (The variable is the victim's alone: were it taken, nothing else would die.)
+      const planted = `CONCH_PLANTED=${process.pid}.${Date.now()}`;
+      const victim = startAlone("exec sleep 60", {
+        PATH,
+        CONCH_PLANTED: planted.slice("CONCH_PLANTED=".length),
+      });
+      started.push(victim.child);
+      const pid = victim.child.pid as number;
+      // A keeper as Conch starts it (its run marker in its environment), and what it started with an
+      // emptied environment, in its session.
+      const marker = "CONCH_RUN_ID=1.2.abc";
+      const keeper = startAlone("env -i /bin/sleep 60 & exec sleep 60", { PATH, CONCH_RUN_ID: "1.2.abc" });
+      started.push(keeper.child);
+      const keeperPid = keeper.child.pid as number;
+      await until(() => readFileSync(`/proc/${keeperPid}/cmdline`, "latin1").startsWith("sleep"));
+      plantLedger([
+        { pid, startTime: victim.start, marker: null },
+        { pid: null, startTime: 0, marker: planted },
+        { pid, startTime: victim.start, marker: "CONCH_RUN_ID=9.9.zzz" },
+        { pid: keeperPid, startTime: keeper.start, marker },
+      ]);
+      const emptied = readdirSync("/proc")
+        .filter((name) => /^\d+$/.test(name))
+        .map(Number)
+        .filter((candidate) => {
+          try {
+            const stat = readFileSync(`/proc/${candidate}/stat`, "latin1");
+            return (
+              Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]) === keeperPid &&
+              candidate !== keeperPid
+            );
+          } catch {
+            return false;
+          }
+        });
+      expect(emptied).toHaveLength(1);
+      const killed = killLeftovers(join(dir, "keepers"));
+      expect(killed.sort()).toEqual([keeperPid, ...emptied].sort());
+      await until(() => !alive(keeperPid));
+      expect(alive(keeperPid)).toBe(false);
+      expect(alive(emptied[0] as number)).toBe(false);
+      expect(alive(pid)).toBe(true);
+      expect(readdirSync(join(dir, "keepers"))).toEqual([]);
+    },
+  );
+});
+
+describe("the sweep, its keeper gone", () => {
+  const started: ChildProcess[] = [];
+  afterEach(() => {
+    for (const pid of started.splice(0).flatMap((child) => sessionOf(child.pid as number))) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Gone.
+      }
+    }
+  });
+
+  itWith(
+    "sh",
+    "kills the keeper's session when a live member shows its run marker, and no other session",
+    async () => {
+      const PATH = process.env.PATH ?? "/usr/bin:/bin";
+      // A keeper killed with Conch: what it started stays in its session, one with its marker, one without.
+      const keeper = startAlone("env -i /bin/sleep 60 & sleep 60 & exit 0", {
+        PATH,
+        CONCH_RUN_ID: "1.3.abc",
+      });
+      // Another session whose leader is gone, none of it showing the marker: a ledger naming it kills none.
+      const other = startAlone("sleep 60 & exit 0", { PATH });
+      started.push(keeper.child, other.child);
+      const keeperPid = keeper.child.pid as number;
+      const otherPid = other.child.pid as number;
+      await until(() => !alive(keeperPid) && !alive(otherPid));
+      const left = sessionOf(keeperPid);
+      const bystander = sessionOf(otherPid);
+      expect([left.length, bystander.length]).toEqual([2, 1]);
+      plantLedger([
+        { pid: keeperPid, startTime: keeper.start, marker: "CONCH_RUN_ID=1.3.abc" },
+        { pid: otherPid, startTime: other.start, marker: "CONCH_RUN_ID=1.4.abc" },
+      ]);
+      expect(killLeftovers(join(dir, "keepers")).sort()).toEqual([...left].sort());
+      await until(() => sessionOf(keeperPid).length === 0);
+      expect(sessionOf(keeperPid)).toEqual([]);
+      expect(sessionOf(otherPid)).toEqual(bystander);
+    },
+  );
+});
+
+/** The live processes of session `sid`. */
+function sessionOf(sid: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return fields[0] !== "Z" && Number(fields[3]) === sid;
+      } catch {
+        return false;
+      }
+    });
+}

@@ -15,10 +15,16 @@
 // The keeper itself can be killed (SIGKILL to it, or the OOM killer) before it acts. So each keeper is
 // also written to a ledger in the state dir, one file per Conch process: its run marker (the variable
 // every process of the run inherits) and its pid and start time. Every Conch process, as it starts,
-// kills what the ledgers of Conch processes that are gone still name, and removes those ledgers.
+// kills what the ledgers of Conch processes that are gone still name, and removes those ledgers. A
+// command outside the sandbox can write a ledger too (the state dir is hidden only from sandboxed ones):
+// so what a ledger names is killed only where the process shows the line's run marker (`leftovers`).
+// A command outside the sandbox can also kill its own keeper and empty its environment; what it starts
+// in a new session then is not found. That is a limit, not a boundary: it could as well ask systemd,
+// cron or its shell's startup files to run it later.
 import {
   accessSync,
   constants,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -264,6 +270,10 @@ interface LedgerEntry {
   readonly marker: string | null;
 }
 
+// A run marker as exec-core makes it (its pid, a counter, a random word): a ledger line naming anything
+// else (`PATH=/usr/bin`, which every process holds) names no run of Conch's.
+const MARKER = new RegExp(`^${RUN_MARKER_VAR}=\\d+\\.\\d+\\.[0-9a-z]+$`);
+
 function readLedger(path: string): LedgerEntry[] {
   let text: string;
   try {
@@ -279,7 +289,7 @@ function readLedger(path: string): LedgerEntry[] {
         entries.push({
           pid: value.pid,
           startTime: value.startTime,
-          marker: typeof value.marker === "string" ? value.marker : null,
+          marker: typeof value.marker === "string" && MARKER.test(value.marker) ? value.marker : null,
         });
       }
     } catch {
@@ -290,41 +300,48 @@ function readLedger(path: string): LedgerEntry[] {
 }
 
 /**
- * The live processes a dead Conch process's keeper left: the keeper itself (same pid and start time),
- * every process of its session (its pid leads it; the kernel does not give that pid to another process
- * while a member of the session lives, so a live process with that pid and another start time means the
- * session is empty), and every process started after it whose environment holds its run marker.
+ * The live processes a dead Conch process's keeper left: every process started after the keeper whose
+ * environment holds its run marker, and every process of the keeper's session (what emptied its
+ * environment stays in it). A ledger is Conch's, but a command outside the sandbox could write one: so a
+ * session is the keeper's only when it shows the marker, in the keeper itself (same pid and start time)
+ * or, the keeper gone, in a live member (a process can leave a session, never join one: no process of
+ * another session can be made to show it). Nothing else is killed, whatever a ledger names.
  */
 function leftovers(entries: readonly LedgerEntry[]): number[] {
-  if (entries.length === 0) return [];
-  const found: number[] = [];
-  const sessions = new Map<number, LedgerEntry>();
-  for (const entry of entries) {
-    if (entry.pid === null) continue;
-    const now = readStat(entry.pid);
-    if (now === null || now.startTime === entry.startTime) sessions.set(entry.pid, entry);
-  }
+  const marked = entries.filter((entry): entry is LedgerEntry & { marker: string } => entry.marker !== null);
+  if (marked.length === 0) return [];
   let names: string[];
   try {
     names = readdirSync("/proc");
   } catch {
     return [];
   }
+  const live: { stat: Stat; entry: LedgerEntry | undefined }[] = [];
   for (const name of names) {
     const pid = Number(name);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
     const stat = readStat(pid);
     if (stat === null || stat.state === "Z" || stat.state === "X") continue;
-    const ours = entries.some(
-      (entry) =>
-        stat.startTime >= entry.startTime &&
-        ((pid === entry.pid && stat.startTime === entry.startTime) ||
-          sessions.get(stat.session) === entry ||
-          (entry.marker !== null && environHas(pid, entry.marker))),
+    const entry = marked.find(
+      (candidate) => stat.startTime >= candidate.startTime && environHas(pid, candidate.marker),
     );
-    if (ours) found.push(pid);
+    live.push({ stat, entry });
   }
-  return found;
+  const sessions = new Map<number, LedgerEntry>();
+  for (const { stat, entry } of live) {
+    if (entry === undefined || entry.pid === null || stat.session !== entry.pid) continue;
+    const keeper = readStat(entry.pid);
+    if (keeper === null || (keeper.startTime === entry.startTime && keeper.session === entry.pid)) {
+      sessions.set(entry.pid, entry);
+    }
+  }
+  return live
+    .filter(({ stat, entry }) => {
+      if (entry !== undefined) return true;
+      const keeper = sessions.get(stat.session);
+      return keeper !== undefined && stat.startTime >= keeper.startTime;
+    })
+    .map(({ stat }) => stat.pid);
 }
 
 /**
@@ -347,6 +364,9 @@ export function killLeftovers(dir: string): number[] {
     // A Conch process still running (same pid, same start) keeps its ledger and its sessions.
     if (readStart(owner) === Number(match[2])) continue;
     const path = join(dir, name);
+    // Only a ledger this user wrote is read: a file another user put in a shared state dir names nothing.
+    const file = lstatSync(path, { throwIfNoEntry: false });
+    if (file === undefined || !file.isFile() || file.uid !== process.geteuid?.()) continue;
     const entries = readLedger(path);
     // Stopped first, then killed, until nothing named is left: a process forking meanwhile is caught.
     for (let round = 0; round < 100; round++) {
