@@ -226,6 +226,19 @@ function isDevFile(path) {
 const RELATIVE = /^\.\.?(?:\/|$)/;
 
 /**
+ * Whether `target` is a bin that app `owner` declares, read from app `pkg`.
+ * @param {WorkspacePackage} pkg
+ * @param {WorkspacePackage} owner
+ * @param {string} target
+ */
+function isAppBin(pkg, owner, target) {
+  if (TABLE.get(pkg.name)?.layer !== APP || TABLE.get(owner.name)?.layer !== APP) return false;
+  const bin = /** @type {string | Record<string, string> | undefined} */ (owner.manifest.bin);
+  const paths = bin === undefined ? [] : typeof bin === "string" ? [bin] : Object.values(bin);
+  return paths.some((path) => posix.join(owner.dir, path) === target);
+}
+
+/**
  * Where a relative (or absolute) specifier lands when it leaves the package, as a violation line
  * without its `file: package` prefix; `into` is the workspace package it lands in, if any.
  * @param {WorkspacePackage} pkg
@@ -246,6 +259,11 @@ function relativeEscape(pkg, path, ref, packages) {
   const target = posix.normalize(posix.join(pkg.dir, posix.dirname(path), ref.specifier));
   if (isInside(target, pkg.dir)) return undefined;
   const owner = packages.find((other) => isInside(target, other.dir));
+  if (owner !== undefined && ref.kind === "url" && isDevFile(path) && isAppBin(pkg, owner, target)) {
+    // An app's end-to-end test runs another app's built program (conchd's tests drive `conch console`
+    // and `conch pending` against a real conchd): a process it starts, not code it imports.
+    return undefined;
+  }
   if (owner !== undefined) {
     return {
       line: `${verb} ${quoted} (${target}) by a relative path into ${describe(owner.name)}: another package is imported only by name, through its exports`,

@@ -7,6 +7,7 @@ interface Fixture {
   devDependencies?: Deps;
   peerDependencies?: Deps;
   scripts?: Record<string, string>;
+  bin?: Record<string, string>;
   files?: Record<string, string>;
 }
 
@@ -259,6 +260,30 @@ describe("checkLayers", () => {
       "packages/exec-core/src/spawn.ts: @conch/exec-core (layer 1) imports @conch/orchestrator (layer 4): a package may depend only on lower layers (DESIGN.md section 2)",
       'packages/exec-core/test/run.test.ts: @conch/exec-core (layer 1) imports "../../../vitest.config.ts" (vitest.config.ts) by a relative path that leaves the package: a package reaches only its own files and its dependencies',
       'packages/exec-core/test/run.test.ts: @conch/exec-core (layer 1) imports "/work/main/packages/protocol/src/index.ts", an absolute path: a package reaches only its own files and its dependencies',
+    ]);
+  });
+
+  it("lets an app's test run another app's built bin, and nothing else of it", () => {
+    expect(
+      check(
+        pkg("@conch/daemon", {
+          files: {
+            "test/e2e.test.ts": 'const CONCH = new URL("../../cli/dist/bin.js", import.meta.url);\n',
+            "test/other.test.ts": 'const ARGS = new URL("../../cli/dist/args.js", import.meta.url);\n',
+            "src/main.ts": 'const CONCH = new URL("../../cli/dist/bin.js", import.meta.url);\n',
+          },
+        }),
+        pkg("@conch/cli", { bin: { conch: "./dist/bin.js" } }),
+        pkg("@conch/protocol", {
+          files: {
+            "test/x.test.ts": 'const CONCH = new URL("../../../apps/cli/dist/bin.js", import.meta.url);\n',
+          },
+        }),
+      ),
+    ).toEqual([
+      'apps/daemon/src/main.ts: @conch/daemon (app) reads "../../cli/dist/bin.js" (apps/cli/dist/bin.js) by a relative path into @conch/cli (app): another package is imported only by name, through its exports',
+      'apps/daemon/test/other.test.ts: @conch/daemon (app) reads "../../cli/dist/args.js" (apps/cli/dist/args.js) by a relative path into @conch/cli (app): another package is imported only by name, through its exports',
+      'packages/protocol/test/x.test.ts: @conch/protocol (layer 0) reads "../../../apps/cli/dist/bin.js" (apps/cli/dist/bin.js) by a relative path into @conch/cli (app): another package is imported only by name, through its exports',
     ]);
   });
 
