@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { itWith } from "@conch/test-config";
+import { eventually, itWith } from "@conch/test-config";
 import { SessionStore } from "@conch/unified-exec";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { HostReaper, killLeftovers } from "../src/sessions/host-reaper.js";
@@ -113,10 +113,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-}
-
 /** A ledger of a Conch process that is gone (no pid is that high), with `lines`. */
 function plantLedger(lines: readonly object[]): void {
   mkdirSync(join(dir, "keepers"), { recursive: true });
@@ -154,7 +150,9 @@ describe("the next Conch process's sweep of a dead one's ledger", () => {
       const keeper = startAlone("env -i /bin/sleep 60 & exec sleep 60", { PATH, CONCH_RUN_ID: "1.2.abc" });
       started.push(keeper.child);
       const keeperPid = keeper.child.pid as number;
-      await until(() => readFileSync(`/proc/${keeperPid}/cmdline`, "latin1").startsWith("sleep"));
+      await eventually("the keeper's exec of sleep", () =>
+        readFileSync(`/proc/${keeperPid}/cmdline`, "latin1").startsWith("sleep"),
+      );
       plantLedger([
         { pid, startTime: victim.start, marker: null },
         { pid: null, startTime: 0, marker: planted },
@@ -178,7 +176,10 @@ describe("the next Conch process's sweep of a dead one's ledger", () => {
       expect(emptied).toHaveLength(1);
       const killed = killLeftovers(join(dir, "keepers"));
       expect(killed.sort()).toEqual([keeperPid, ...emptied].sort());
-      await until(() => !alive(keeperPid));
+      // Signals are sent, not waited for: each dies when the kernel gets to it.
+      await eventually("the deaths of the keeper and what it started", () =>
+        [keeperPid, ...emptied].every((killedPid) => !alive(killedPid)),
+      );
       expect(alive(keeperPid)).toBe(false);
       expect(alive(emptied[0] as number)).toBe(false);
       expect(alive(pid)).toBe(true);
@@ -214,7 +215,7 @@ describe("the sweep, its keeper gone", () => {
       started.push(keeper.child, other.child);
       const keeperPid = keeper.child.pid as number;
       const otherPid = other.child.pid as number;
-      await until(() => !alive(keeperPid) && !alive(otherPid));
+      await eventually("both session leaders' exit", () => !alive(keeperPid) && !alive(otherPid));
       const left = sessionOf(keeperPid);
       const bystander = sessionOf(otherPid);
       expect([left.length, bystander.length]).toEqual([2, 1]);
@@ -223,7 +224,7 @@ describe("the sweep, its keeper gone", () => {
         { pid: otherPid, startTime: other.start, marker: "CONCH_RUN_ID=1.4.abc" },
       ]);
       expect(killLeftovers(join(dir, "keepers")).sort()).toEqual([...left].sort());
-      await until(() => sessionOf(keeperPid).length === 0);
+      await eventually("the end of the keeper's session", () => sessionOf(keeperPid).length === 0);
       expect(sessionOf(keeperPid)).toEqual([]);
       expect(sessionOf(otherPid)).toEqual(bystander);
     },

@@ -11,7 +11,7 @@ import {
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { isLikelySandboxDenied, isSandboxError, type SandboxRules } from "@conch/sandbox-core";
-import { describeWith } from "@conch/test-config";
+import { describeWith, eventually } from "@conch/test-config";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createLinuxBackend } from "../src/index.js";
 import { type Outcome, protectedIn, rules, runSandboxed, start, writableRoots } from "./sandbox-helpers.js";
@@ -278,7 +278,7 @@ describeWith("bwrap", "bwrap backend, workspace-write without network", () => {
           }
         })
         .map(Number);
-    for (let i = 0; i < 50 && alive().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await eventually("the death of what the command left", () => alive().length === 0).catch(() => {});
     expect(alive()).toEqual([]);
   });
 });
