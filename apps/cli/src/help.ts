@@ -39,7 +39,10 @@ const POLICY_OPTIONS = `  --approval POLICY  untrusted, on-failure, on-request o
 
 const COMMON_OPTIONS = `  --timeout-ms N   kill the command and everything it started after N ms (exit 124)
   --cwd DIR        directory to run in (default: the current one)
-  --json           print the result as one JSON object instead of streaming
+  --json           print one JSON object instead of streaming: {"status": "ok", "exit_code",
+                   "stdout", "stderr", "duration_ms", ...}; a command that did not run gets
+                   {"status": "rejected", "rejection", "reason"} or, when it could not start,
+                   {"status": "failed", "error_code", "message"}
   -h, --help       show this help`;
 
 export const RUN_HELP: string = `Usage: conch run [--approval POLICY] [--sandbox MODE] [--approver WHO] [--timeout-ms N]
@@ -86,7 +89,7 @@ exec-policy rules that match, and the decision under each approval policy.
 
 Options:
   --json           print one JSON object: commands, opaque, redirects, safe, dangerous,
-                   prefixes, externalPaths, matchedRules, decisions (and more)
+                   prefixes, external_paths, matched_rules, decisions (and more)
   --rules FILE     exec-policy rules (.rules in Codex's format, or .toml); repeatable
   --cwd DIR        the directory the script would run in (default: the current one)
   --sandbox MODE   read-only, workspace-write (default), danger-full-access, external-sandbox
@@ -121,7 +124,7 @@ Options:
   --writable-root DIR  another writable directory (workspace-write); repeatable
   --cwd DIR            directory to run in (default: the current one)
   --timeout-ms N       kill the command and everything it started after N ms (exit 124)
-  --json               print the result as one JSON object instead of streaming
+  --json               print one JSON object instead of streaming (as conch run --json does)
   --check              say whether the sandbox works here, and if not why and how to fix it
   -h, --help           show this help
 
@@ -129,13 +132,14 @@ Exit status: the command's own; 3 when the sandbox is unavailable here (the comm
 otherwise as for conch run.
 `;
 
-export const TOOL_HELP: string = `Usage: conch tool list [--profile P] [--json]
+export const TOOL_HELP: string = `Usage: conch tool list [--profile P] [--approval POLICY] [--sandbox MODE] [--cwd DIR] [--json]
        conch tool call [--profile P] [--approval POLICY] [--sandbox MODE] [--approver WHO]
                        [--cwd DIR] [--json] NAME ['JSON-ARGS']
 
 list: the tools of profile P (codex, bash, terminal or argv; default: the config's tool_profile, else
-codex) with their descriptions and JSON Schemas. --json prints {"profile", "tools": [{"name",
-"description", "inputSchema"}]}.
+codex) with their descriptions and JSON Schemas, exactly as an MCP client of conchd (or conch mcp) gets
+them under the same config, approval policy and sandbox. --json prints {"profile", "tools": [{"name",
+"description", "input_schema"}]}.
 
 call: runs one tool call (JSON-ARGS defaults to {}) through the orchestrator exactly as a model's
 call would run, and prints exactly the text the model would get, then a newline. A session the call

@@ -100,8 +100,9 @@ describe("conch run", () => {
       stdout_bytes: 3,
       sandbox: "bwrap",
     });
-    // The camelCase keys of earlier releases, kept for one release.
-    expect(parsed).toMatchObject({ exitCode: 4, timedOut: false, durationMs: parsed.duration_ms });
+    // One casing: no camelCase key beside its snake_case twin.
+    expect(Object.keys(parsed).filter((key) => /[A-Z]/.test(key))).toEqual([]);
+    expect(parsed.status).toBe("ok");
   });
 
   it("streams output live and on Ctrl-C kills the whole tree and exits 130", async () => {
@@ -246,6 +247,38 @@ describe("errors and help", () => {
     ],
   ])("conch %j exits %i with a clear message and no stack trace", (args, status, stderr) => {
     expect(conch(...args)).toEqual({ status, stdout: "", stderr });
+  });
+
+  it.each([
+    [["run"], 127, "SPAWN_FAILED", 'cannot start "conch-no-such-program": no such program'],
+    [["run"], 126, "SPAWN_FAILED", 'cannot start "/etc/passwd": permission denied'],
+    [["sandbox"], 127, "SPAWN_FAILED", 'cannot start "conch-no-such-program": no such program'],
+  ])(
+    "conch %j --json: a program that cannot start still gets a JSON answer (exit %i)",
+    (command, status, code, message) => {
+      const program = message.includes("passwd") ? "/etc/passwd" : "conch-no-such-program";
+      const result = conch(...command, "--json", "--", program);
+      expect(result.status).toBe(status);
+      expect(JSON.parse(result.stdout)).toEqual({ status: "failed", error_code: code, message });
+      expect(result.stderr).toBe(`conch: ${message}\n`);
+    },
+  );
+
+  it("conch run --json: a command nobody could approve gets a JSON answer saying it was rejected", () => {
+    const result = conch(
+      "run",
+      "--json",
+      "--approval",
+      "untrusted",
+      "--approver",
+      "none",
+      "--",
+      "touch",
+      "x",
+    );
+    expect(result.status).toBe(4);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "rejected", rejection: "no-approver" });
+    expect(JSON.parse(result.stdout).reason).toContain("no one can be asked here");
   });
 
   it("names --cwd when the current directory was deleted", () => {

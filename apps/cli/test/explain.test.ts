@@ -47,8 +47,8 @@ describe("conch explain --json", () => {
       safe: true,
       dangerous: false,
       prefixes: [["ls"], ["head", "-n", "5"]],
-      externalPaths: [],
-      matchedRules: [],
+      external_paths: [],
+      matched_rules: [],
       decisions: { untrusted: "skip", "on-failure": "skip", "on-request": "skip", never: "skip" },
     });
   });
@@ -65,7 +65,7 @@ describe("conch explain --json", () => {
     expect(report.opaque).toEqual([{ reason: "command-substitution", text: "$(cat ~/.ssh/id_rsa)" }]);
     expect(report.safe).toBe(false);
     expect(report.redirects).toEqual([{ kind: "write", operator: ">", fd: null, target: "/tmp/leak" }]);
-    expect(report.externalPaths).toEqual(["/tmp/leak"]);
+    expect(report.external_paths).toEqual(["/tmp/leak"]);
     expect(report.decisions).toMatchObject({ untrusted: "needs-approval" });
   });
 
@@ -75,7 +75,7 @@ describe("conch explain --json", () => {
       safe: false,
       dangerous: true,
       prefixes: [["rm"]],
-      externalPaths: ["/srv/data"],
+      external_paths: ["/srv/data"],
       decisions: { untrusted: "needs-approval", "on-request": "needs-approval", never: "forbidden" },
     });
   });
@@ -83,12 +83,12 @@ describe("conch explain --json", () => {
   it("reports the rules that match and lets a forbidden rule win everywhere", () => {
     const rules = rulesFile("git.rules", 'prefix_rule(pattern = ["git", "push"], decision = "forbidden")\n');
     const report = explainJson("--rules", rules, "git status && git push origin main");
-    expect(report.matchedRules).toEqual([
+    expect(report.matched_rules).toEqual([
       {
         type: "prefixRuleMatch",
-        matchedPrefix: ["git", "push"],
+        matched_prefix: ["git", "push"],
         decision: "forbidden",
-        resolvedProgram: null,
+        resolved_program: null,
         justification: null,
       },
     ]);

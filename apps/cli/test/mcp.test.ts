@@ -1,5 +1,5 @@
 // `conch mcp`: the conchd server on stdio from the conch binary, spoken to in raw JSON-RPC lines.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,6 +85,44 @@ describeWith("bwrap", "conch mcp", () => {
     expect(call.structuredContent).toMatchObject({ status: "ok", exit_code: 0, sandbox: "bwrap" });
     expect(existsSync(join(root, "made"))).toBe(true);
   });
+
+  it.each([
+    ["codex", "workspace-write"],
+    ["codex", "read-only"],
+    ["bash", "danger-full-access"],
+    ["terminal", "workspace-write"],
+    ["argv", "read-only"],
+  ])(
+    "conch tool list --profile %s --sandbox %s shows exactly what its MCP client gets",
+    async (profile, mode) => {
+      const flags = ["--profile", profile, "--sandbox", mode, "--approval", "on-request"];
+      const { answers } = await session(flags, [{ method: "tools/list", params: {} }]);
+      const served = (answers.get(1)?.result?.tools ?? []) as {
+        name: string;
+        description: string;
+        inputSchema: unknown;
+      }[];
+      expect(served.length).toBeGreaterThan(0);
+      const listed = spawnSync(process.execPath, [BIN, "tool", "list", "--cwd", root, ...flags, "--json"], {
+        encoding: "utf8",
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: join(base, "home"),
+          XDG_STATE_HOME: join(base, "state"),
+        },
+      });
+      expect(listed.status).toBe(0);
+      const parsed = JSON.parse(listed.stdout) as { profile: string; tools: unknown[] };
+      expect(parsed).toEqual({
+        profile,
+        tools: served.map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          input_schema: tool.inputSchema,
+        })),
+      });
+    },
+  );
 
   it("refuses bad options with exit 2, naming them", async () => {
     const child = spawn(process.execPath, [BIN, "mcp", "--profile", "nope"], {

@@ -53,11 +53,11 @@ describe("conch tool list", () => {
       expect(result.status).toBe(0);
       const parsed = JSON.parse(result.stdout) as {
         profile: string;
-        tools: { name: string; description: string; inputSchema: Record<string, unknown> }[];
+        tools: { name: string; description: string; input_schema: Record<string, unknown> }[];
       };
       expect(parsed.profile).toBe(profile);
       for (const tool of parsed.tools) {
-        expect(tool.inputSchema).toMatchObject({ type: "object", additionalProperties: false });
+        expect(tool.input_schema).toMatchObject({ type: "object", additionalProperties: false });
         expect(tool.description.length).toBeGreaterThan(20);
       }
       return parsed.tools.map((tool) => tool.name);
@@ -362,7 +362,15 @@ describe("conch run and exec through the orchestrator", () => {
     );
     expect(existsSync(target)).toBe(false);
     const json = JSON.parse(conch(["run", "--json", "--", "true"]).stdout) as Record<string, unknown>;
-    expect(json).toMatchObject({ exitCode: 0, sandbox: "bwrap", denied: false, escalated: false });
+    expect(json).toMatchObject({
+      status: "ok",
+      exit_code: 0,
+      sandbox: "bwrap",
+      denied: false,
+      escalated: false,
+    });
+    // One casing, no key twice: every key is snake_case.
+    expect(Object.keys(json).filter((key) => /[A-Z]/.test(key))).toEqual([]);
     const outsideSandbox = conch([
       "run",
       "--sandbox",

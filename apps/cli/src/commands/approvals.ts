@@ -7,6 +7,7 @@ import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXIT_NONE_FOUND } from "../exit-codes.js";
 import { APPROVE_HELP, DENY_HELP, PENDING_HELP } from "../help.js";
+import { jsonLine, snakeKeys } from "../output/json-line.js";
 
 const ID = /^[0-9a-z]{1,32}$/;
 
@@ -77,7 +78,7 @@ export async function pendingCommand(args: readonly string[]): Promise<number> {
     return EXIT_NONE_FOUND;
   }
   if (options.json === true) {
-    process.stdout.write(`${JSON.stringify({ daemons, pending })}\n`);
+    process.stdout.write(jsonLine(snakeKeys({ daemons, pending })));
     return 0;
   }
   if (pending.length === 0) {

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { visibleText } from "@conch/approval";
 import { type ExecResult, type OutputDelta, type RunOptions, run } from "@conch/exec-core";
+import { isConchError } from "@conch/protocol";
 import { UsageError } from "../errors.js";
 import { EXIT_BROKEN_PIPE, exitCodeForRejection, exitCodeForSignal } from "../exit-codes.js";
 import { outputClosed } from "../output/closed-output.js";
@@ -81,7 +82,14 @@ async function live<T>(
   };
   for (const stop of STOP_SIGNALS) process.on(stop, onSignal);
   try {
-    const value = await body({ signal, ...(json ? {} : { onOutput: forward }) });
+    let value: T;
+    try {
+      value = await body({ signal, ...(json ? {} : { onOutput: forward }) });
+    } catch (error) {
+      // A program that cannot start (or a sandbox that cannot run) still gets its JSON answer.
+      if (json) jsonFailure(error);
+      throw error;
+    }
     if (outputClosed.aborted) return EXIT_BROKEN_PIPE;
     const code = finish(value);
     return received === undefined ? code : exitCodeForSignal(received);
@@ -95,14 +103,28 @@ function snakeCase(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
-/**
- * The result as `--json` prints it: snake_case keys, as `tool call --json` and the tool results use.
- * The camelCase keys of earlier releases are still written beside them, for one release, so that scripts
- * reading them keep working meanwhile (see the changeset).
- */
+/** The result as `--json` prints it: `status` first, then snake_case keys, as the tool results use. */
 function jsonResult(fields: Record<string, unknown>): Record<string, unknown> {
-  const snake = Object.fromEntries(Object.entries(fields).map(([key, value]) => [snakeCase(key), value]));
-  return { ...snake, ...fields };
+  return {
+    status: "ok",
+    ...Object.fromEntries(Object.entries(fields).map(([key, value]) => [snakeCase(key), value])),
+  };
+}
+
+/**
+ * What `--json` prints when the command did not run: `status` as a tool result says it (`rejected` by a
+ * rule, the policy or a person; `failed` when it could not start), and why. stderr says it too.
+ */
+function jsonNotRun(fields: Record<string, unknown>): void {
+  process.stdout.write(jsonLine(fields));
+}
+
+function jsonFailure(error: unknown): void {
+  jsonNotRun({
+    status: "failed",
+    error_code: isConchError(error) ? error.code : "INTERNAL",
+    message: error instanceof Error ? error.message : String(error),
+  });
 }
 
 function reportResult(
@@ -158,12 +180,18 @@ export async function execute(
           context,
         ),
       (outcome) => {
-        if (outcome.status === "failed") throw outcome.cause;
+        if (outcome.status === "failed") {
+          if (options.json === true) jsonFailure(outcome.cause);
+          throw outcome.cause;
+        }
         if (outcome.status === "rejected") {
           // Canceled while asking: the signal's exit code says it all. The reason's lines (why, what to
           // do) stay lines.
           if (outcome.kind !== "canceled") {
             process.stderr.write(`conch: ${visibleText(outcome.reason, { keepLineBreaks: true })}\n`);
+          }
+          if (options.json === true) {
+            jsonNotRun({ status: "rejected", rejection: outcome.kind, reason: outcome.reason });
           }
           return exitCodeForRejection(outcome.kind);
         }

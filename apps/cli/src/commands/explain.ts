@@ -8,7 +8,7 @@ import { APPROVAL_POLICIES, SANDBOX_MODES } from "@conch/protocol";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXPLAIN_HELP } from "../help.js";
-import { jsonLine } from "../output/json-line.js";
+import { jsonLine, snakeKeys } from "../output/json-line.js";
 import { commandDirectory } from "./execute.js";
 
 const SPECS = {
@@ -52,7 +52,7 @@ export async function explainCommand(args: readonly string[]): Promise<number> {
   const execPolicy = rulesFiles.length > 0 ? await loadExecPolicyFiles(rulesFiles) : loadExecPolicy([]);
   const report = await explainReport(command, { cwd, execPolicy, sandboxMode: sandbox });
   if (options.json) {
-    process.stdout.write(jsonLine(report));
+    process.stdout.write(jsonLine(snakeKeys(report)));
     return 0;
   }
   const lines: string[] = [];

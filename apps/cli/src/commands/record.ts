@@ -5,6 +5,7 @@ import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXIT_NONE_FOUND } from "../exit-codes.js";
 import { RECORD_HELP } from "../help.js";
+import { jsonLine, snakeKeys } from "../output/json-line.js";
 
 const SPECS = { json: { type: "boolean" }, help: { type: "boolean" } } as const;
 const COMMAND_CHARS = 60;
@@ -27,7 +28,7 @@ export async function recordCommand(args: readonly string[]): Promise<number> {
     if (rest.length > 0) throw new UsageError("list takes no arguments", "record");
     const recordings = listRecordings(dir);
     if (options.json === true) {
-      process.stdout.write(`${JSON.stringify({ dir, recordings })}\n`);
+      process.stdout.write(jsonLine(snakeKeys({ dir, recordings })));
       return 0;
     }
     if (recordings.length === 0) {

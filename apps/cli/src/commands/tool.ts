@@ -1,4 +1,4 @@
-import { createToolSet, loadConfig, type ToolCallResult, ToolOrchestrator } from "@conch/orchestrator";
+import type { ToolCallResult } from "@conch/orchestrator";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { exitCodeForSignal, exitCodeForToolResult } from "../exit-codes.js";
@@ -13,6 +13,8 @@ const LIST_SPECS = {
   cwd: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean" },
+  approval: { type: "string" },
+  sandbox: { type: "string" },
 } as const;
 
 const CALL_SPECS = { ...LIST_SPECS, ...POLICY_SPECS } as const;
@@ -26,23 +28,33 @@ async function list(args: readonly string[]): Promise<number> {
   }
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`, "tool list");
-  const policy = policyOptions(options, "tool list");
+  const policy = policyOptions({ ...options, approver: "none" }, "tool list");
   const cwd = commandDirectory(options.cwd, "tool list");
-  const profile = policy.profile ?? (await loadConfig({ cwd })).toolProfile;
-  // Listing runs nothing: an orchestrator that could run nothing is enough to build the definitions.
-  const orchestrator = new ToolOrchestrator({ cwd, approvalPolicy: "never", sandbox: { mode: "read-only" } });
-  const set = await createToolSet({ profile, orchestrator });
-  const tools = set.tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.jsonSchema,
-  }));
+  // What an MCP client of conchd (or `conch mcp`) gets under the same config and flags: the tools are
+  // built by the same runtime, for the policy in force, with the MCP server's call limit. Nothing runs.
+  const { runtime, close } = await openRuntime(cwd, policy);
+  let profile: string;
+  let tools: { name: string; description: string; input_schema: unknown }[];
+  try {
+    profile = runtime.profile;
+    // Loaded here only: the MCP server's modules are not needed to run a call.
+    const { CALL_LIMIT_MS } = await import("@conch/mcp");
+    const set = await runtime.toolSet({ callLimitMs: CALL_LIMIT_MS });
+    tools = set.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.jsonSchema,
+    }));
+  } finally {
+    await close();
+  }
   if (options.json) {
     process.stdout.write(jsonLine({ profile, tools }));
     return 0;
   }
   const blocks = tools.map(
-    (tool) => `${tool.name}\n  ${tool.description}\n\n${indent(JSON.stringify(tool.inputSchema, null, 2))}\n`,
+    (tool) =>
+      `${tool.name}\n  ${tool.description}\n\n${indent(JSON.stringify(tool.input_schema, null, 2))}\n`,
   );
   process.stdout.write(
     `profile ${profile}: ${tools.length} tool${tools.length === 1 ? "" : "s"}\n\n${blocks.join("\n")}`,

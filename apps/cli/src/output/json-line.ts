@@ -15,3 +15,19 @@ export function jsonLine(value: unknown): string {
   });
   return `${json}\n`;
 }
+
+/**
+ * `value` with every object key in snake_case (`externalPaths` → `external_paths`), as the tool results
+ * are: one casing across every `--json` of the CLI. Values are left as they are. (`conch policy check`
+ * keeps Codex's own keys: it prints what `codex execpolicy check` prints.)
+ */
+export function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+      snakeKeys(inner),
+    ]),
+  );
+}
