@@ -22,6 +22,7 @@ try {
     const entries = tarEntries(bytes);
     const problems = contentProblems(pkg.manifest, entries, {
       changelog: existsSync(join(root, pkg.dir, "CHANGELOG.md")),
+      dir: pkg.dir,
     });
     const lint = await lintTarball(root, result.tarball, pkg.manifest);
     return {

@@ -314,6 +314,18 @@ try {
     const to = String(pkg.manifest.version);
     console.log(`  ${pkg.name} ${from === to ? `${to} (unchanged)` : `${from} -> ${to}`}`);
   }
+  // Unpublished (0.0.0): the release is each package's first, and its CHANGELOG says only that version.
+  const firstProblems = packages.flatMap((pkg) => {
+    if (before.get(pkg.name) !== "0.0.0") return [];
+    const changelog = join(repo, pkg.dir, "CHANGELOG.md");
+    const headings = existsSync(changelog) ? (readFileSync(changelog, "utf8").match(/^## .*$/gm) ?? []) : [];
+    const version = String(pkg.manifest.version);
+    if (version === "0.1.0" && headings.length === 1 && headings[0] === "## 0.1.0") return [];
+    return [
+      `${pkg.name}: a first release must be 0.1.0 with one CHANGELOG entry, got ${version} and ${JSON.stringify(headings)} (see .changeset/README.md)`,
+    ];
+  });
+  if (firstProblems.length > 0) throw new Error(firstProblems.join("\n"));
 
   const dest = join(base, "tarballs");
   mkdirSync(dest);
@@ -333,6 +345,7 @@ try {
     const entries = tarEntries(bytes);
     const problems = contentProblems(pkg.manifest, entries, {
       changelog: existsSync(join(repo, pkg.dir, "CHANGELOG.md")),
+      dir: pkg.dir,
     });
     const lint = await lintTarball(root, result.tarball, pkg.manifest);
     const alone = await installAlone(pkg, tarballs, packages, consumers, repo);

@@ -50,15 +50,47 @@ export function tarEntries(tgz) {
 }
 
 /**
+ * What a registry page needs of a manifest to be found and followed: a description, keywords, a
+ * homepage, where to report bugs, and the repository with the package's directory in it.
+ * @param {Record<string, unknown>} manifest
+ * @param {string} dir
+ * @returns {string[]}
+ */
+export function manifestProblems(manifest, dir) {
+  const problems = [];
+  const text = (/** @type {unknown} */ value) => typeof value === "string" && value.trim() !== "";
+  if (!text(manifest.description)) problems.push('package.json: no "description"');
+  const keywords = manifest.keywords;
+  if (!Array.isArray(keywords) || keywords.length === 0 || !keywords.every(text)) {
+    problems.push('package.json: "keywords" must be a non-empty list of words');
+  }
+  if (!text(manifest.homepage)) problems.push('package.json: no "homepage"');
+  const bugs = /** @type {{url?: unknown} | string | undefined} */ (manifest.bugs);
+  if (!(text(bugs) || (typeof bugs === "object" && bugs !== null && text(bugs.url)))) {
+    problems.push('package.json: no "bugs" (an issues URL)');
+  }
+  const repository = /** @type {{url?: unknown, directory?: unknown} | undefined} */ (manifest.repository);
+  if (typeof repository !== "object" || repository === null || !text(repository.url)) {
+    problems.push('package.json: no "repository" with a "url"');
+  } else if (repository.directory !== dir) {
+    problems.push(
+      `package.json: "repository.directory" is ${JSON.stringify(repository.directory)}, expected ${JSON.stringify(dir)}`,
+    );
+  }
+  return problems;
+}
+
+/**
  * What a tarball lacks or should not carry. `changelog`: the package has a CHANGELOG.md to ship.
  * @param {Record<string, unknown>} manifest
  * @param {{path: string}[]} entries
- * @param {{changelog: boolean}} options
+ * `dir`: the package's directory in the repository, which `repository.directory` must name.
+ * @param {{changelog: boolean, dir: string}} options
  * @returns {string[]}
  */
-export function contentProblems(manifest, entries, { changelog }) {
+export function contentProblems(manifest, entries, { changelog, dir }) {
   const paths = new Set(entries.map((entry) => entry.path));
-  const problems = [];
+  const problems = manifestProblems(manifest, dir);
   for (const required of ["package.json", "README.md", "LICENSE"]) {
     if (!paths.has(required)) problems.push(`no ${required} in the tarball`);
   }
