@@ -114,7 +114,11 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   const envPolicy = conchEnvPolicy(config);
   const workspace = conchSandboxWorkspace(config, env, options.cwd, mode);
   // One registry per runtime, made here: nothing process-wide that another runtime could change.
-  const sandboxRegistry = createSandboxRegistry([createLinuxBackend()]);
+  // A successful probe of bwrap is kept in the state directory, so that a one-shot CLI need not probe
+  // before every command (see LinuxBackendOptions.probeCache).
+  const sandboxRegistry = createSandboxRegistry([
+    createLinuxBackend({ probeCache: join(conchStateDir({ env }), "sandbox-probe.json") }),
+  ]);
   // Prepared once, for the orchestrator and `runtime.sandbox` alike: the workspace is resolved once.
   const prepared = sessionSandbox(sandbox, options.cwd, sandboxRegistry, workspace.options);
   const spill = createSpillStore({

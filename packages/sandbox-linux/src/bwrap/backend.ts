@@ -15,6 +15,7 @@ import { withInheritedFdsClosed } from "./fd-closer.js";
 import { findProgram } from "./find-program.js";
 import { canonicalPath, isAtOrInside } from "./paths.js";
 import { hiddenFilePlaceholder } from "./placeholder.js";
+import { probeKey, readCachedProbe, writeCachedProbe } from "./probe-cache.js";
 import { readProcSurface } from "./proc-entries.js";
 
 export interface LinuxBackendOptions {
@@ -25,10 +26,20 @@ export interface LinuxBackendOptions {
    * distribution's). It is probed like the system one.
    */
   bwrap?: string;
+  /**
+   * Absolute path of a file (in a directory only this user writes, such as Conch's state directory)
+   * where a successful probe is kept for the next process, so that it need not probe again while the
+   * programs, the kernel and the user-namespace sysctls stay the same (at most a day). Without it, every
+   * backend probes once.
+   */
+  probeCache?: string;
 }
 
 function normalizeOptions(options: LinuxBackendOptions): LinuxBackendOptions {
-  const { env, bwrap } = Object.assign(Object.create(null) as object, options) as LinuxBackendOptions;
+  const { env, bwrap, probeCache } = Object.assign(
+    Object.create(null) as object,
+    options,
+  ) as LinuxBackendOptions;
   if (env !== undefined && (typeof env !== "object" || env === null)) {
     throw new SandboxError(
       "INVALID_SANDBOX_BACKEND",
@@ -41,7 +52,17 @@ function normalizeOptions(options: LinuxBackendOptions): LinuxBackendOptions {
       `Option "bwrap" must be an absolute path, received ${JSON.stringify(bwrap)}`,
     );
   }
-  return { ...(env === undefined ? {} : { env }), ...(bwrap === undefined ? {} : { bwrap }) };
+  if (probeCache !== undefined && (typeof probeCache !== "string" || !isAbsolute(probeCache))) {
+    throw new SandboxError(
+      "INVALID_SANDBOX_BACKEND",
+      `Option "probeCache" must be an absolute path, received ${JSON.stringify(probeCache)}`,
+    );
+  }
+  return {
+    ...(env === undefined ? {} : { env }),
+    ...(bwrap === undefined ? {} : { bwrap }),
+    ...(probeCache === undefined ? {} : { probeCache }),
+  };
 }
 
 /**
@@ -79,6 +100,35 @@ function checkRules(rules: SandboxRules, programs: readonly string[], shell: str
   }
 }
 
+/** The launchers a root caller's bwrap may start from, in the order they are tried. */
+function rootLaunchers(unshare: string): string[][] {
+  return [["--mount"], ["--user", "--map-root-user", "--mount"]].map((namespaces) => [
+    unshare,
+    ...namespaces,
+    "--propagation",
+    "private",
+    "--",
+  ]);
+}
+
+/** Where and under which key a probe of these programs is cached, and what a cached one must say. */
+function cacheFor(
+  file: string | undefined,
+  bwrap: string | null,
+  shell: string | null,
+  env: Record<string, string | undefined>,
+): { file: string; key: string; expected: Parameters<typeof readCachedProbe>[2] } | null {
+  if (file === undefined || bwrap === null || shell === null) return null;
+  const root = process.getuid?.() === 0;
+  const unshare = root ? findProgram("unshare", env) : null;
+  if (root && unshare === null) return null;
+  return {
+    file,
+    key: probeKey({ bwrap, shell, unshare }),
+    expected: { bwrap, shell, launchers: unshare === null ? [[]] : rootLaunchers(unshare) },
+  };
+}
+
 type Probe =
   | Extract<BwrapProbe, { available: false }>
   | (Extract<BwrapProbe, { available: true }> & { readonly launcher: readonly string[] });
@@ -107,8 +157,7 @@ async function launcher(env: Record<string, string | undefined>): Promise<Probe 
     };
   }
   const outputs: string[] = [];
-  for (const namespaces of [["--mount"], ["--user", "--map-root-user", "--mount"]]) {
-    const start = [unshare, ...namespaces, "--propagation", "private", "--"];
+  for (const start of rootLaunchers(unshare)) {
     const tried = await runCapture(unshare, [...start.slice(1), "true"]);
     if (tried.code === 0) return start;
     outputs.push(tried.output.trim() || `exit code ${tried.code}`);
@@ -140,10 +189,19 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
           fix: "run Conch on x86_64 or aarch64 Linux; the seccomp filter has no syscall table for this one",
         };
       }
-      const probed = await probeBwrap(checked.bwrap ?? findProgram("bwrap", env), findProgram("bash", env));
+      const bwrap = checked.bwrap ?? findProgram("bwrap", env);
+      const shell = findProgram("bash", env);
+      const cache = cacheFor(checked.probeCache, bwrap, shell, env);
+      if (cache !== null) {
+        const cached = readCachedProbe(cache.file, cache.key, cache.expected);
+        if (cached !== null) return { available: true, ...cached };
+      }
+      const probed = await probeBwrap(bwrap, shell);
       if (!probed.available) return probed;
       const start = await launcher(env);
-      return "available" in start ? start : { ...probed, launcher: start };
+      if ("available" in start) return start;
+      if (cache !== null) writeCachedProbe(cache.file, cache.key, { ...probed, launcher: start });
+      return { ...probed, launcher: start };
     })();
     return probe;
   };
