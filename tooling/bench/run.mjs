@@ -147,24 +147,82 @@ row(
   "<= 100 MiB",
 );
 
-// 3. Whole-process start-up of the CLI.
+// 3. Whole-process start-up of the CLI, as issue 21 measures it: a one-shot `conch run` of `true` in the
+// sandbox against a bare node that spawns `true` (Codex's native binary is 2.0x that here).
 const processTime = (args) => time(() => rawSpawn([process.execPath, ...args]));
+const bareSpawn = ["-e", "require('node:child_process').spawnSync('true')"];
+const conchTrue = [cliBin, "run", "--approval", "never", "--sandbox", "workspace-write", "--", "true"];
 await compare(
   3,
-  () => processTime(["-e", ""]),
-  () => processTime([cliBin, "run", "--", "true"]),
+  () => processTime(bareSpawn),
+  () => processTime(conchTrue),
 );
 row(
-  "`conch run -- true`, whole process (median of 20)",
-  "node -e ''",
+  "`conch run --approval never --sandbox workspace-write -- true`, whole process (median of 20)",
+  "node -e spawnSync('true')",
   await compare(
     20,
-    () => processTime(["-e", ""]),
-    () => processTime([cliBin, "run", "--", "true"]),
+    () => processTime(bareSpawn),
+    () => processTime(conchTrue),
   ),
   "ms",
-  "start-up cost",
+  "<= 2.0x",
 );
+
+// 4. 200 MiB through whole processes: `conch run` streaming to stdout and a `shell_command` tool call
+// (model text and spill file) against a Node process that reads the same command's output, keeping at
+// most 1 MiB of it. stdout goes to /dev/null.
+const STREAM = "head -c 200M /dev/zero | tr '\\0' a";
+const reader = [
+  "-e",
+  `const c=require('node:child_process').spawn('sh',['-c',${JSON.stringify(STREAM)}],{stdio:['ignore','pipe','inherit']});let kept=0;const keep=[];c.stdout.on('data',(d)=>{if(kept<1<<20){keep.push(d);kept+=d.length}})`,
+];
+const streamHome = mkdtempSync(join(tmpdir(), "conch-bench-stream-"));
+const streamEnv = { ...process.env, XDG_STATE_HOME: join(streamHome, "state") };
+const nullTime = (args) =>
+  time(
+    () =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, args, {
+          stdio: ["ignore", "ignore", "pipe"],
+          env: streamEnv,
+          cwd: streamHome,
+        });
+        let stderr = "";
+        child.stderr.on("data", (chunk) => {
+          stderr += chunk;
+        });
+        child.on("error", reject);
+        child.on("close", (code) =>
+          code === 0 ? resolve() : reject(new Error(`${args.join(" ")}: ${code} ${stderr}`)),
+        );
+      }),
+  );
+const conchStream = [cliBin, "run", "--approval", "never", "--", "sh", "-c", STREAM];
+const toolStream = [cliBin, "tool", "call", "shell_command", JSON.stringify({ command: STREAM })];
+row(
+  "`conch run` of 200 MiB to /dev/null, whole process (median of 5)",
+  "node bounded reader",
+  await compare(
+    5,
+    () => nullTime(reader),
+    () => nullTime(conchStream),
+  ),
+  "ms",
+  "<= 1.2x",
+);
+row(
+  "`conch tool call shell_command` of 200 MiB (model text, spill file), whole process (median of 5)",
+  "node bounded reader",
+  await compare(
+    5,
+    () => nullTime(reader),
+    () => nullTime(toolStream),
+  ),
+  "ms",
+  "<= 1.5x",
+);
+rmSync(streamHome, { recursive: true, force: true });
 
 // 5. `true` in the Linux sandbox: through exec-core's prepare hook vs the same bwrap command spawned raw.
 const backend = createLinuxBackend();

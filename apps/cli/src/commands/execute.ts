@@ -174,6 +174,8 @@ export async function execute(
             ...(timeoutMs === undefined ? {} : { timeoutMs }),
             maxOutputTokens: runtime.config.maxOutputTokens,
             spill: false,
+            // Streamed to our stdout as it comes: nobody reads a model text of it.
+            modelText: false,
             // --json prints the run's own stdout and stderr.
             keepExecOutput: options.json === true,
           },

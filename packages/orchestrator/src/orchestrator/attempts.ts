@@ -84,6 +84,7 @@ export async function runOneShot(
     maxTokens: request.maxOutputTokens,
     spill: request.spill === false ? null : options.spill,
     label: request.tool,
+    ...(request.modelText === false ? { sampleOnly: true } : {}),
   });
   const onOutput = context.onOutput;
   let result: ExecResult;

@@ -33,6 +33,12 @@ export interface CommandRequest {
   /** False when nobody reads a model text (the CLI streams the output itself): no spill file is written. */
   readonly spill?: boolean;
   /**
+   * False when nobody reads a model text of the output (the CLI streams it to its own stdout): the
+   * output is not cleaned as it streams, and the outcome's `output` is a sample of its first and last
+   * bytes (enough for the denial check), not the whole text. No spill file either.
+   */
+  readonly modelText?: boolean;
+  /**
    * True when the caller reads the run's own `stdout`/`stderr` (`outcome.result`, as `conch run --json`
    * does). Otherwise exec-core streams only (`buffer: false`) and the output collector holds the one copy.
    */

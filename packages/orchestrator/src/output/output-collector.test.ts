@@ -146,3 +146,29 @@ describe("OutputCollector", () => {
     expect(await readdir(root)).toEqual([basename(result.spill?.path as string)]);
   });
 });
+
+describe("OutputCollector, sample only (nobody reads a model text)", () => {
+  it("keeps the cleaned first and last bytes for a denial check, never the middle, and spills nothing", async () => {
+    const store = createSpillStore({ dir: join(root, "spill") });
+    const collector = new OutputCollector({ maxTokens: 100, spill: store, label: "run", sampleOnly: true });
+    collector.push(Buffer.from("\x1b[31mstart\x1b[0m\n"));
+    for (let i = 0; i < 2000; i++) collector.push(Buffer.from(`middle line ${i}\n`));
+    collector.push(Buffer.from("touch: cannot touch 'x': Read-only file system\n"));
+    const sample = collector.sampleText();
+    expect(sample.startsWith("start\nmiddle line 0\n")).toBe(true);
+    expect(sample.endsWith("touch: cannot touch 'x': Read-only file system\n")).toBe(true);
+    expect(sample).not.toContain("middle line 1000\n");
+    expect(sample).not.toContain("\x1b");
+    const result = await collector.finish(() => true);
+    expect(result.spill).toBeNull();
+    expect(result.rawBytes).toBeGreaterThan(30_000);
+    await expect(readdir(join(root, "spill"))).rejects.toThrow();
+  });
+
+  it("a short output is whole", () => {
+    const collector = new OutputCollector({ maxTokens: 100, spill: null, label: "run", sampleOnly: true });
+    collector.push(Buffer.from("a\r"));
+    collector.push(Buffer.from("b\n"));
+    expect(collector.sampleText()).toBe("b\n");
+  });
+});

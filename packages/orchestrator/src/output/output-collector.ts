@@ -3,6 +3,7 @@ import { StringDecoder } from "node:string_decoder";
 import { approxBytesForTokens } from "../format/truncate.js";
 import type { SpillFile, SpillResult, SpillStore } from "../spill/spill-store.js";
 import type { CollectedOutput } from "./collected-output.js";
+import { TailBuffer } from "./tail-buffer.js";
 import { TerminalTextFilter } from "./terminal-text.js";
 import { TextWindow } from "./text-window.js";
 
@@ -10,6 +11,8 @@ import { TextWindow } from "./text-window.js";
 const HEAD_SLACK_BYTES = 64;
 // NUL bytes here mean the output is binary (DESIGN.md §6).
 const BINARY_SNIFF_BYTES = 4096;
+// What a sample-only collector keeps of the end of the output.
+const SAMPLE_TAIL_BYTES = 16 * 1024;
 
 export interface CollectorOptions {
   /** The budget the output will be cut to; head and tail are kept for it. */
@@ -18,6 +21,12 @@ export interface CollectorOptions {
   readonly spill: SpillStore | null;
   /** A word for the spill file's name (the tool). */
   readonly label: string;
+  /**
+   * Nobody reads a model text of this output (the CLI streams it to its own stdout): keep only the raw
+   * first and last bytes, cleaned once at the end, for a denial check or an excerpt. Nothing is
+   * decoded or cleaned as it streams, and `output` is that sample, not the whole text.
+   */
+  readonly sampleOnly?: boolean;
 }
 
 export interface CollectorResult {
@@ -61,6 +70,8 @@ export class OutputCollector {
   #binary = false;
   #spill: Promise<SpillFile> | null = null;
   #spillError: string | null = null;
+  // Sample-only: the raw bytes past the head, the last of them.
+  readonly #rawTail: TailBuffer | null;
 
   /** The budget the collector keeps head and tail for. */
   readonly maxTokens: number;
@@ -71,8 +82,9 @@ export class OutputCollector {
     this.#headCapacity = budget + HEAD_SLACK_BYTES;
     this.#text = new TextWindow(this.#headCapacity, budget);
     this.#rawHead = Buffer.alloc(Math.max(this.#headCapacity, BINARY_SNIFF_BYTES));
-    this.#spillStore = options.spill;
+    this.#spillStore = options.sampleOnly === true ? null : options.spill;
     this.#label = options.label;
+    this.#rawTail = options.sampleOnly === true ? new TailBuffer(SAMPLE_TAIL_BYTES) : null;
   }
 
   /** Takes one chunk; the promise (when there is one) settles once the chunk is in the spill file. */
@@ -87,6 +99,10 @@ export class OutputCollector {
     const room = this.#rawHead.length - this.#rawHeadBytes;
     if (room > 0) {
       this.#rawHeadBytes += data.copy(this.#rawHead, this.#rawHeadBytes, 0, Math.min(room, data.length));
+    }
+    if (this.#rawTail !== null) {
+      if (data.length > room) this.#rawTail.push(room > 0 ? data.subarray(room) : data);
+      return undefined;
     }
     if (this.#binary) {
       // A text spill started before the first NUL showed is not the file binary output needs.
@@ -194,6 +210,19 @@ export class OutputCollector {
   }
 
   #collected(): CollectedOutput {
+    if (!this.#ended && this.#rawTail !== null && !this.#binary) {
+      // The sample: the head, and after a line break the last bytes when there were more, cleaned now.
+      const head = this.#decoder.write(this.#rawHead.subarray(0, this.#rawHeadBytes)) + this.#decoder.end();
+      void this.#take(this.#filter.write(head, false) + this.#filter.end());
+      if (this.#rawTail.length > 0) {
+        const tail = new StringDecoder("utf8");
+        const text = tail.write(this.#rawTail.tail()) + tail.end();
+        const filter = new TerminalTextFilter();
+        void this.#take(`\n${filter.write(text, false)}${filter.end()}`);
+      }
+      this.#ended = true;
+      this.#removed = this.#filter.takeRemoved();
+    }
     if (!this.#ended) {
       // The last line, held in case a `\r` replaced it, and a character cut short at the very end.
       this.#ended = true;
