@@ -151,9 +151,9 @@ describe("OutputCollector, sample only (nobody reads a model text)", () => {
   it("keeps the cleaned first and last bytes for a denial check, never the middle, and spills nothing", async () => {
     const store = createSpillStore({ dir: join(root, "spill") });
     const collector = new OutputCollector({ maxTokens: 100, spill: store, label: "run", sampleOnly: true });
-    collector.push(Buffer.from("\x1b[31mstart\x1b[0m\n"));
-    for (let i = 0; i < 2000; i++) collector.push(Buffer.from(`middle line ${i}\n`));
-    collector.push(Buffer.from("touch: cannot touch 'x': Read-only file system\n"));
+    void collector.push(Buffer.from("\x1b[31mstart\x1b[0m\n"));
+    for (let i = 0; i < 2000; i++) void collector.push(Buffer.from(`middle line ${i}\n`));
+    void collector.push(Buffer.from("touch: cannot touch 'x': Read-only file system\n"));
     const sample = collector.sampleText();
     expect(sample.startsWith("start\nmiddle line 0\n")).toBe(true);
     expect(sample.endsWith("touch: cannot touch 'x': Read-only file system\n")).toBe(true);
@@ -167,8 +167,8 @@ describe("OutputCollector, sample only (nobody reads a model text)", () => {
 
   it("a short output is whole", () => {
     const collector = new OutputCollector({ maxTokens: 100, spill: null, label: "run", sampleOnly: true });
-    collector.push(Buffer.from("a\r"));
-    collector.push(Buffer.from("b\n"));
+    void collector.push(Buffer.from("a\r"));
+    void collector.push(Buffer.from("b\n"));
     expect(collector.sampleText()).toBe("b\n");
   });
 });
