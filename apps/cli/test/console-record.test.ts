@@ -117,7 +117,24 @@ describe("conch console", () => {
     });
     expect(readdirSync(root).filter((name) => name.startsWith("login-"))).toEqual([]);
     rmSync(pages);
-    expect((await conch("console", "--print")).stdout).toContain("#login=secret5");
+    // A state directory under a folder other users may write (not sticky): they could swap the page's
+    // folder between its check and the write, so no page is written and the link is printed instead.
+    chmodSync(root, 0o777);
+    expect(await conch("console")).toEqual({
+      code: 0,
+      stdout:
+        "conch console: open this link (it works once, for 15 minutes):\nhttp://127.0.0.1:4000/#login=secret5\n",
+      stderr: `conch console: no browser opened: cannot write its page (${root} can be written by other users, who could replace the page's folder (make it writable by its owner only: chmod go-w ${root}))\n`,
+    });
+    expect(readdirSync(pages)).toEqual([]);
+    // Sticky, as /tmp is: nobody else can rename what is not theirs.
+    chmodSync(root, 0o1777);
+    writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$@" > '${opened}'\n`);
+    expect((await conch("console")).stdout).toBe(
+      `conch console: opened conchd ${process.pid}'s console in a browser\n`,
+    );
+    chmodSync(root, 0o700);
+    expect((await conch("console", "--print")).stdout).toContain("#login=secret7");
     expect((await conch("console", "--pid", "1")).code).toBe(5);
     expect((await conch("console", "--pid", "x")).code).toBe(2);
   });

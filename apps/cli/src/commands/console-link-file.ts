@@ -5,8 +5,8 @@
 // for 15 minutes; the pages of older ones are swept at the next run.
 
 import { randomBytes } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 /** How long a login link lives (conchd's LINK_TTL_MS): its page is worth nothing after that. */
 const LINK_TTL_MS = 15 * 60 * 1000;
@@ -24,6 +24,31 @@ function privateDir(dir: string): void {
     throw new Error(`${dir} is not a directory of yours`);
   }
   chmodSync(dir, 0o700);
+  securePath(dirname(dir));
+}
+
+/**
+ * Throws unless nobody but this user and root can move or replace `dir` or a directory above it, as
+ * sshd's StrictModes asks of a home: each is owned by this user or root, and writable by no one else
+ * unless sticky (as /tmp is: there another user cannot rename what is not theirs). Otherwise another user
+ * could swap the page's directory for theirs between its check and the write, and read the link.
+ */
+function securePath(dir: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  let current = realpathSync(dir);
+  for (;;) {
+    const stat = lstatSync(current);
+    const sticky = (stat.mode & 0o1000) !== 0;
+    if ((stat.uid !== uid && stat.uid !== 0) || ((stat.mode & 0o022) !== 0 && !sticky)) {
+      throw new Error(
+        `${current} can be written by other users, who could replace the page's folder (make it writable by its owner only: chmod go-w ${current})`,
+      );
+    }
+    const parent = dirname(current);
+    if (parent === current) return;
+    current = parent;
+  }
 }
 
 /** Removes the pages of links that have lapsed. */
