@@ -17,6 +17,7 @@ describe("@conch/sandbox-core public surface", () => {
       "createSandboxWorkspace",
       "environmentDenyRead",
       "fromCodexSandboxPolicy",
+      "gitHostExposure",
       "isLikelySandboxDenied",
       "isSandboxError",
       "prepareSandbox",

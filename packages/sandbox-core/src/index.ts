@@ -16,6 +16,11 @@ export { SANDBOX_ENV_VAR, SANDBOX_NETWORK_DISABLED_ENV_VAR, sandboxEnv } from ".
 export { isSandboxError, SANDBOX_ERROR_CODES, SandboxError, type SandboxErrorCode } from "./errors.js";
 export { fromCodexSandboxPolicy } from "./policy/codex-policy.js";
 export { ENVIRONMENT_DENY_READ, environmentDenyRead } from "./policy/environment-deny.js";
+export {
+  type GitHostExposure,
+  type GitHostExposureOptions,
+  gitHostExposure,
+} from "./policy/git-host-exposure.js";
 export { PROTECTED_NAMES } from "./policy/protected-paths.js";
 export { DEFAULT_DENY_READ } from "./policy/read-deny.js";
 export {

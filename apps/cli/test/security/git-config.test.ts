@@ -16,7 +16,7 @@ import {
 import { join } from "node:path";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { toolCall, userRules, type Workspace, workspace } from "./harness.js";
+import { toolCall, userConfig, userRules, type Workspace, workspace } from "./harness.js";
 
 let ws: Workspace;
 let marker: string;
@@ -286,3 +286,126 @@ describeWith(
     });
   },
 );
+
+describeWith(
+  "bwrap",
+  'an allow rule with sandbox = "none" for git runs no program named by config the agent could write',
+  () => {
+    // The agent's script for each program git may run: it creates the marker, then does what git expects
+    // of it (a filter or textconv copies its input through).
+    const evil = (): string => `#!/bin/sh\ntouch ${marker}\nexec cat\n`;
+
+    beforeEach(() => {
+      writeFileSync(join(ws.home, ".gitconfig"), "[user]\n\tname = t\n\temail = t@t\n");
+      userRules(
+        ws,
+        "git.toml",
+        '[[rule]]\npattern = ["git", ["commit", "status", "fetch", "diff"]]\ndecision = "allow"\nsandbox = "none"\n',
+      );
+      writeFileSync(join(ws.outside, "evil.sh"), evil());
+      chmodSync(join(ws.outside, "evil.sh"), 0o755);
+    });
+
+    /** The agent's repository `sub`, made in a sandboxed call, with `config` added to its `.git/config`. */
+    function agentRepository(config: string): void {
+      const made = agent(
+        "git init -q sub && cd sub && echo a > f && git add f && git commit -qm a && " +
+          `printf '%s\\n' '* filter=x diff=x' > .gitattributes && printf '${config}\\n' >> .git/config && ` +
+          "echo b > f && echo made",
+      );
+      expect(made).toContain("made");
+    }
+
+    /** A command in `dir` that the rule alone would run outside the sandbox: asked, so (nobody here) refused. */
+    function hostRun(command: string, dir: string): Record<string, unknown> {
+      return toolCall(ws, "shell_command", { command, workdir: dir }, { approval: "untrusted" }).result;
+    }
+
+    const script = (): string => join(ws.outside, "evil.sh");
+    it.each([
+      ["a clean filter", (): string => `[filter "x"]\\n\\tclean = ${script()}`, "git commit -a -m next"],
+      [
+        "gpg.program with commit.gpgSign",
+        (): string => `[commit]\\n\\tgpgSign = true\\n[gpg]\\n\\tprogram = ${script()}`,
+        "git commit --allow-empty -m next",
+      ],
+      ["a textconv", (): string => `[diff "x"]\\n\\ttextconv = ${script()}`, "git diff"],
+      [
+        "core.sshCommand",
+        (): string => `[core]\\n\\tsshCommand = ${script()}`,
+        "git fetch ssh://127.0.0.1/x",
+      ],
+      [
+        "a filter in a file its config includes",
+        (): string => "[include]\\n\\tpath = ../../inc",
+        "git commit -a -m next",
+      ],
+    ])("%s in a repository the agent made", (_label, config, command) => {
+      writeFileSync(join(ws.cwd, "inc"), `[filter "x"]\n\tclean = ${script()}\n`);
+      agentRepository(config());
+      const result = hostRun(command, join(ws.cwd, "sub"));
+      expect(result).toMatchObject({ status: "rejected" });
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    it("cd into the agent's repository before git: the directory asked about is not where git runs", () => {
+      writeFileSync(join(ws.cwd, "inc"), "");
+      // A person's rule that lifts `cd` too, so that the whole script leaves the sandbox by rules alone.
+      userRules(ws, "cd.toml", '[[rule]]\npattern = ["cd"]\ndecision = "allow"\nsandbox = "none"\n');
+      agentRepository(`[filter "x"]\\n\\tclean = ${script()}`);
+      const result = hostRun("cd sub && git commit -a -m next", ws.cwd);
+      expect(result).not.toMatchObject({ status: "ok", sandbox: "none" });
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    it("a filter in a submodule of the agent's repository: git status recurses into it", () => {
+      const made = agent(
+        "git init -q sub && cd sub && git init -q lib && cd lib && echo a > f && git add f && git commit -qm a && " +
+          `printf '* filter=x\\n' > .gitattributes && git config filter.x.clean ${script()} && ` +
+          "touch -d '2000-01-01' f && cd .. && git add lib && git commit -qm lib && echo made",
+      );
+      expect(made).toContain("made");
+      expect(hostRun("git status", join(ws.cwd, "sub"))).toMatchObject({ status: "rejected" });
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    it("under approval never (nobody to ask) the command runs in the sandbox instead", () => {
+      writeFileSync(join(ws.cwd, "inc"), "");
+      agentRepository(`[diff "x"]\\n\\ttextconv = ${script()}`);
+      const { result } = toolCall(
+        ws,
+        "shell_command",
+        { command: "git diff", workdir: join(ws.cwd, "sub") },
+        { approval: "never" },
+      );
+      expect(result).toMatchObject({ status: "ok", sandbox: "bwrap" });
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    it("a repository of the person's with no program in its config still runs outside the sandbox", () => {
+      expect(hostRun("git status", ws.cwd)).toMatchObject({ status: "ok", sandbox: "none" });
+    });
+  },
+);
+
+describeWith("bwrap", "a workspace that is the home: its ~/.gitconfig is config the agent wrote", () => {
+  it("core.sshCommand in ~/.gitconfig written by a sandboxed call does not run on the host unasked", () => {
+    ws.cleanup();
+    ws = workspace({ cwdIsHome: true });
+    marker = join(ws.outside, "hook-ran");
+    hostGit("init", "-q");
+    hostGit("commit", "-q", "--allow-empty", "-m", "init");
+    userConfig(ws, ["home_workspace = true"]);
+    userRules(ws, "git.toml", '[[rule]]\npattern = ["git", "fetch"]\ndecision = "allow"\nsandbox = "none"\n');
+    writeFileSync(join(ws.outside, "evil.sh"), `#!/bin/sh\ntouch ${marker}\n`);
+    chmodSync(join(ws.outside, "evil.sh"), 0o755);
+    const made = agent(
+      `printf '[core]\\n\\tsshCommand = ${join(ws.outside, "evil.sh")}\\n' >> ~/.gitconfig && echo made`,
+    );
+    expect(made).toContain("made");
+    const command = "git fetch ssh://127.0.0.1/x";
+    const result = toolCall(ws, "shell_command", { command }, { approval: "untrusted" }).result;
+    expect(result).toMatchObject({ status: "rejected" });
+    expect(existsSync(marker)).toBe(false);
+  });
+});

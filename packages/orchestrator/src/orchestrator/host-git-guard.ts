@@ -10,7 +10,7 @@ import type { EnvPolicy } from "@conch/exec-core";
  * `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n` (git ≥ 2.31) and as `GIT_CONFIG_PARAMETERS` (what `git -c` passes
  * to the gits it starts, read by every version). `/dev/null` as the hooks dir holds no hook.
  */
-const HOST_GIT_GUARD: readonly (readonly [key: string, value: string])[] = [
+export const HOST_GIT_GUARD: readonly (readonly [key: string, value: string])[] = [
   ["core.hooksPath", "/dev/null"],
   ["core.fsmonitor", "false"],
   ["protocol.ext.allow", "never"],

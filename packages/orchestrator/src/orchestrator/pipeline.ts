@@ -1,7 +1,7 @@
 // The steps every command takes (DESIGN.md §1) around `launch`, which runs it once, in the given sandbox
 // or none: the requirement, asking, the sandbox choice, the denial check and the retry.
 import { statSync } from "node:fs";
-import type { Approver } from "@conch/approval";
+import type { Approver, ExplainedRequirement } from "@conch/approval";
 import { ExecError } from "@conch/exec-core";
 import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
 import { isSandboxError, type PreparedSandbox, type SandboxPolicy } from "@conch/sandbox-core";
@@ -73,10 +73,10 @@ export async function runPipeline<T extends Attempt>(
   // What will spawn, before the approval: a login-shell command may run with the user's snapshot, whose
   // PATH is where its programs resolve.
   const plan = await steps.planner.plan(request);
-  const explained = await approvals.requirement(
+  const explained = await liftedByRuleAlone(
+    steps,
     request,
-    permissions,
-    steps.planner.programLookup(request.cwd, plan),
+    await approvals.requirement(request, permissions, steps.planner.programLookup(request.cwd, plan)),
   );
   const { requirement } = explained;
 
@@ -151,6 +151,38 @@ export async function runPipeline<T extends Attempt>(
   if (answer.status === "rejected") return answer;
   if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
   return { status: "done", value: await launch(null, plan), escalated: true, denied: false, hint: null };
+}
+
+/**
+ * The requirement, unless a rule alone lifts the sandbox (`sandbox = "none"`, nobody asked) for a command
+ * whose gits would read config a sandboxed command could have written (`hostGitExposure`): the host git
+ * guard turns off hooks and fsmonitor, but not an alias, a filter or a credential helper of that config.
+ * Then the person is asked, with that reason; where nobody is ever asked (`never`), it runs in the sandbox.
+ */
+async function liftedByRuleAlone(
+  steps: PipelineSteps,
+  request: CommandRequest,
+  explained: ExplainedRequirement,
+): Promise<ExplainedRequirement> {
+  const { requirement } = explained;
+  const mode = steps.sandboxPolicy.mode;
+  if (requirement.type !== "skip" || !requirement.bypassSandbox) return explained;
+  if (mode !== "read-only" && mode !== "workspace-write") return explained;
+  const exposure = await steps.planner.hostGitExposure(request);
+  if (!exposure.exposed) return explained;
+  if (steps.approvalPolicy === "never") {
+    return { requirement: { ...requirement, bypassSandbox: false }, explanation: explained.explanation };
+  }
+  const why = `a rule runs it outside the sandbox, but git there would read config that sandboxed commands could have written: ${exposure.reason}`;
+  return {
+    requirement: { ...requirement, type: "needs-approval", reason: why },
+    explanation: {
+      why,
+      advice:
+        "Run it in the sandbox instead, or tell the user what it needs: only a person may run it outside the sandbox now.",
+      notAsked: null,
+    },
+  };
 }
 
 /** It failed, and what it printed says a connection or a name lookup failed. */

@@ -3,15 +3,18 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ProgramLookup } from "@conch/approval";
-import { type EnvPolicy, run as execRun, inheritedVariableFilter } from "@conch/exec-core";
+import { buildEnv, type EnvPolicy, run as execRun, inheritedVariableFilter } from "@conch/exec-core";
 import {
   environmentDenyRead,
+  type GitHostExposure,
+  gitHostExposure,
   type PreparedSandbox,
   type SandboxPolicy,
   type SpawnSpec,
 } from "@conch/sandbox-core";
 import { detectShell, type Shell, type ShellRun } from "@conch/shell-detect";
 import type { SnapshotNames } from "../runtime/shell-snapshots.js";
+import { HOST_GIT_GUARD } from "./host-git-guard.js";
 import type { CommandRequest, ShellSnapshotSource } from "./types.js";
 
 /** What a command spawns as, decided once per call: its argv, and the PATH its programs resolve in. */
@@ -111,6 +114,35 @@ export class SpawnPlanner {
       return;
     }
     prepared.workspace.denyRead(patterns);
+  }
+
+  /**
+   * Whether `request`, which an allow rule runs outside the sandbox with nobody asked, would have its
+   * gits run something a sandboxed command wrote (`gitHostExposure`): config in a repository the agent
+   * made, a submodule's, a global config in the workspace. What a sandboxed command could have written:
+   * the session's writable roots, as the sandbox finds them now, and the workspace's private `/tmp` (a
+   * `.git` file may name its host path). The host git guard's keys are given on top of every file.
+   */
+  async hostGitExposure(request: CommandRequest): Promise<GitHostExposure> {
+    const roots = new Set(this.#sessionRoots());
+    try {
+      const rules = (await this.#options.sandbox()).workspace.rules();
+      for (const { root } of rules.writableRoots) roots.add(root);
+      if (rules.tmp.kind === "private") roots.add(rules.tmp.source);
+    } catch (error) {
+      // Fail closed: roots that are not known now may hold anything.
+      return {
+        exposed: true,
+        reason: `the sandbox's writable roots are not known: ${(error as Error).message}`,
+      };
+    }
+    return gitHostExposure({
+      cwd: request.cwd,
+      writableRoots: [...roots],
+      env: buildEnv(this.#options.env),
+      words: request.script === undefined ? request.argv : shellWords(request.script),
+      overridden: new Set(HOST_GIT_GUARD.map(([key]) => key.toLowerCase())),
+    });
   }
 
   /** Whether a login-shell command in `shell` runs with its snapshot (capturing it now if needed), or why not. */
@@ -235,4 +267,16 @@ export class SpawnPlanner {
       });
     return this.#programRoots;
   }
+}
+
+/**
+ * A script's words, roughly: split at blanks and shell syntax, quotes and backslashes dropped
+ * (`g"i"t -c` is `git -c`). Enough for `gitHostExposure`'s look at options and assignments, where a
+ * false word only asks the person.
+ */
+function shellWords(script: string): string[] {
+  return script
+    .split(/[\s;&|()<>`]+/)
+    .map((word) => word.replace(/["'\\]/g, ""))
+    .filter((word) => word !== "");
 }

@@ -79,14 +79,31 @@ export function hostGit(pathVariable: string | undefined, unsafe: (path: string)
   return null;
 }
 
-function gitEnv(env: Record<string, string | undefined>): Record<string, string> {
+// What also chooses the repository a command's git opens, as its environment says (`GIT_DIR` of the
+// person's shell, a `.git` elsewhere): kept only when asking about that very command.
+const REPOSITORY_VARIABLES = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_COMMON_DIR",
+  "GIT_CEILING_DIRECTORIES",
+  "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+  "GIT_CONFIG_NOSYSTEM",
+  "GIT_CONFIG",
+];
+
+export function gitEnv(
+  env: Record<string, string | undefined>,
+  options: { readonly repository?: boolean } = {},
+): Record<string, string> {
   const out: Record<string, string> = {
     PATH: "/usr/bin:/bin",
     LC_ALL: "C",
     GIT_OPTIONAL_LOCKS: "0",
     GIT_TERMINAL_PROMPT: "0",
   };
-  for (const name of CONFIG_VARIABLES) {
+  for (const name of options.repository === true
+    ? [...CONFIG_VARIABLES, ...REPOSITORY_VARIABLES]
+    : CONFIG_VARIABLES) {
     const value = env[name];
     if (value !== undefined) out[name] = value;
   }
@@ -102,14 +119,20 @@ function gitEnv(env: Record<string, string | undefined>): Record<string, string>
   return out;
 }
 
-type GitRun = { ok: true; stdout: string } | { ok: false; missing: boolean; reason: string };
+export type GitRun = { ok: true; stdout: string } | { ok: false; missing: boolean; reason: string };
 
 /**
  * One git command on the host, bounded in time and output, its stdin closed. `safe.directory=*`: a
  * repository owned by another user is read too (git would refuse it, but a person who adds it to
  * `safe.directory` later runs its hooks); reading config runs nothing.
  */
-function runGit(git: string, args: readonly string[], cwd: string, env: Record<string, string>): GitRun {
+export function runGit(
+  git: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  maxBuffer: number = MAX_OUTPUT_BYTES,
+): GitRun {
   const result = spawnSync(git, ["-c", "safe.directory=*", ...args], {
     cwd,
     env,
@@ -117,7 +140,7 @@ function runGit(git: string, args: readonly string[], cwd: string, env: Record<s
     stdio: ["ignore", "pipe", "pipe"],
     timeout: TIMEOUT_MS,
     killSignal: "SIGKILL",
-    maxBuffer: MAX_OUTPUT_BYTES,
+    maxBuffer,
   });
   if (result.error !== undefined) {
     const code = (result.error as NodeJS.ErrnoException).code;
@@ -130,19 +153,18 @@ function runGit(git: string, args: readonly string[], cwd: string, env: Record<s
   return { ok: true, stdout: result.stdout };
 }
 
-interface Repository {
+export interface Repository {
   readonly gitDir: string;
   readonly commonDir: string;
   /** The work tree's top, or null for a bare repository. */
   readonly top: string | null;
 }
 
-/** The repository git finds from `dir`, as git finds it; null outside any. */
 /**
  * The repository git finds from `dir`, as git finds it; null outside any. With `gitDir`, that repository
  * (a submodule's git dir under `modules/`), its work tree as its config says.
  */
-function findRepository(
+export function findRepository(
   git: string,
   dir: string,
   env: Record<string, string>,
@@ -184,13 +206,13 @@ function findRepository(
 }
 
 /** One entry of `git config --list --show-origin -z`: `origin NUL key[LF value] NUL`. */
-interface ConfigEntry {
+export interface ConfigEntry {
   readonly origin: string;
   readonly key: string;
   readonly value: string | null;
 }
 
-function parseListing(text: string): ConfigEntry[] | null {
+export function parseListing(text: string): ConfigEntry[] | null {
   const fields = text.split("\0");
   if (fields.at(-1) === "") fields.pop();
   if (fields.length % 2 !== 0) return null;
@@ -231,6 +253,31 @@ function commandWords(value: string): string[] {
     .split(/[\s;|&()<>`'"=]+/)
     .map((word) => word.replace(/^!/, ""))
     .filter((word) => word.includes("/") && !word.includes("$") && !word.includes("://"));
+}
+
+/**
+ * Whether the entry names something git runs, or a file that decides what it runs (a hooks dir, an
+ * attributes file, a template dir, an include): the keys of `git-exec-keys.ts`, every alias (one that
+ * does not start with `!` may still give `-c` options to the git it runs), an `ext::` URL.
+ */
+export function isExecEntry(entry: ConfigEntry): boolean {
+  const { key, value } = entry;
+  const parts = key.split(".");
+  const section = parts[0] as string;
+  const variable = parts.at(-1) as string;
+  if (GIT_PATH_KEYS.has(key) || (section === GIT_INCLUDE_IF_SECTION && variable === "path")) return true;
+  if (section === "alias") return true;
+  if (variable === "url" || variable === "pushurl") return value?.startsWith("ext::") === true;
+  // `core.fsmonitor = true` is git's own daemon, `pager.log = false` no pager, `update = rebase` no command.
+  if (variable === "fsmonitor" || section === "pager") {
+    return value !== null && !BOOLEANS.has(value.toLowerCase());
+  }
+  if (section === "submodule" && variable === "update") return value?.startsWith("!") === true;
+  return (
+    GIT_COMMAND_SECTIONS.has(section) ||
+    (GIT_COMMAND_VARIABLES.has(variable) &&
+      !(variable === "path" && GIT_NON_COMMAND_PATH_SECTIONS.has(section)))
+  );
 }
 
 function namedByEntry(

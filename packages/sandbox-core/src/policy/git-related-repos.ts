@@ -11,7 +11,7 @@ export type RelatedRepository = { readonly dir: string } | { readonly dir: "/"; 
 
 // Each one costs two git runs for every command: a repository with more than this many worktrees and
 // submodules has only the first ones looked at.
-const MAX_RELATED = 32;
+export const MAX_RELATED = 32;
 // Submodules of submodules nest `modules/<a>/modules/<b>`; names with slashes nest plain directories.
 const MAX_DEPTH = 8;
 

@@ -1,0 +1,171 @@
+// Whether a command that an allow rule runs outside the sandbox (`sandbox = "none"`, no person asked)
+// would have its gits read config that a sandboxed command could have written: an alias (`!cmd`), a
+// filter, a textconv, a pager, `core.sshCommand`, a credential helper... in a repository the agent made
+// (`git init sub`), in a submodule's or a worktree's config, in a global config that lies in the
+// workspace (a workspace-as-home's `~/.gitconfig`), or in a file one of them includes. git itself is asked
+// which files it reads (`gitConfigPaths`'s query), for the command's own directory and environment.
+import { lstatSync } from "node:fs";
+import { join, resolve } from "node:path";
+import {
+  type ConfigEntry,
+  findRepository,
+  gitEnv,
+  hostGit,
+  isExecEntry,
+  parseListing,
+  type Repository,
+  runGit,
+} from "./git-config-paths.js";
+import { MAX_RELATED, relatedRepositories } from "./git-related-repos.js";
+import { canonical, isInside } from "./protected-paths.js";
+
+export type GitHostExposure =
+  | { readonly exposed: false }
+  | { readonly exposed: true; readonly reason: string };
+
+export interface GitHostExposureOptions {
+  /** Where the command runs (absolute). */
+  readonly cwd: string;
+  /**
+   * Canonical: every directory a sandboxed command of this session could have written (the writable
+   * roots, the workspace's private `/tmp`).
+   */
+  readonly writableRoots: readonly string[];
+  /** The environment the command runs with (its `GIT_DIR`, `HOME`, `GIT_CONFIG_GLOBAL`...). */
+  readonly env: Record<string, string | undefined>;
+  /** The words of its command line, as written. */
+  readonly words: readonly string[];
+  /** Keys the command is given on top of every file (the host git guard's): what a file says of them is moot. */
+  readonly overridden: ReadonlySet<string>;
+}
+
+// git's options before the subcommand that choose another repository, other config, or other programs.
+const REPOSITORY_OPTIONS = ["-C", "-c", "--config-env", "--git-dir", "--work-tree", "--exec-path", "--bare"];
+// An assignment that moves what git reads: `GIT_DIR=x`, `HOME=ws`, `XDG_CONFIG_HOME=...`.
+const MOVING_ASSIGNMENT = /^(?:GIT_[A-Za-z0-9_]*|HOME|XDG_CONFIG_HOME|PREFIX)=/;
+// Builtins that move the shell, and the gits after them, to another directory.
+const CHANGING_DIRECTORY = ["cd", "pushd", "popd"];
+// Submodules of submodules: each level costs two git runs.
+const MAX_DEPTH = 4;
+// `git ls-files --stage` prints a line per tracked file; a repository past this is read no further.
+const MAX_INDEX_BYTES = 256 * 1024 * 1024;
+
+const exposed = (reason: string): GitHostExposure => ({ exposed: true, reason });
+
+/** A name of a program that is git (`git`, `/usr/bin/git`), as a word of the command line. */
+const isGitWord = (word: string): boolean => word === "git" || word.endsWith("/git");
+
+/**
+ * The first word that points the command's git elsewhere than its directory, or at other config: a
+ * global option (`git -C dir`, `git -c alias.x=!cmd`, `--git-dir`) or an assignment (`GIT_DIR=x`). Read
+ * on the words as written: a false match only asks the person.
+ */
+function movingWord(words: readonly string[]): string | null {
+  for (const [index, word] of words.entries()) {
+    if (MOVING_ASSIGNMENT.test(word)) return word;
+    // `cd sub && git commit`: git then runs in another directory than the one asked about.
+    if (CHANGING_DIRECTORY.includes(word)) return word;
+    if (!isGitWord(word)) continue;
+    for (const option of words.slice(index + 1)) {
+      if (!option.startsWith("-")) break;
+      const name = option.startsWith("--") ? (option.split("=")[0] as string) : option;
+      if (REPOSITORY_OPTIONS.includes(name) || /^-[cC]./.test(option)) return `${word} ${option}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Whether the command's gits may run something a sandboxed command wrote: a config file git reads for
+ * its directory (every scope, includes followed; the repository's submodules and worktrees too) lies in
+ * a writable root and names a program (`isExecEntry`), or its command line points git elsewhere. Fails
+ * closed: a git that gives no answer, or a repository past the limits, is exposed.
+ */
+export function gitHostExposure(options: GitHostExposureOptions): GitHostExposure {
+  const { cwd, writableRoots, env, words, overridden } = options;
+  const moving = movingWord(words);
+  if (moving !== null) {
+    return exposed(`\`${moving}\` points git at a repository or config other than its directory's`);
+  }
+  const inRoots = (path: string): string | undefined =>
+    writableRoots.find((root) => path === root || isInside(path, root));
+  const git = hostGit(env.PATH, (path) => inRoots(path) !== undefined);
+  // No git on the host: whatever runs `git` finds none (a planted one is not what a rule means).
+  if (git === null) return { exposed: false };
+  // The command's own directory is found as its environment says (`GIT_DIR`, `GIT_WORK_TREE`); the gits it
+  // starts in submodules are not given those.
+  const commandEnv = gitEnv(env, { repository: true });
+  const plainEnv = gitEnv(env);
+  const seen = new Set<string>();
+  let checked = 0;
+
+  const checkEntries = (entries: readonly ConfigEntry[], base: string): GitHostExposure => {
+    for (const entry of entries) {
+      if (!entry.origin.startsWith("file:") || overridden.has(entry.key) || !isExecEntry(entry)) continue;
+      const file = resolve(base, entry.origin.slice("file:".length));
+      // As named, and where its links lead (`~/.gitconfig -> ws/dotfiles/gitconfig`).
+      const root = inRoots(file) ?? inRoots(canonical(file) ?? file);
+      if (root === undefined) continue;
+      return exposed(
+        `${file} sets \`${entry.key}\`, which names a program or a file git runs on the host, and it lies ` +
+          `in ${root}, which sandboxed commands can write`,
+      );
+    }
+    return { exposed: false };
+  };
+
+  /** One repository (`gitDir`: one git does not find from `dir`), then its submodules and worktrees. */
+  const check = (dir: string, depth: number, gitDir?: string): GitHostExposure => {
+    const runEnv = depth === 0 ? commandEnv : plainEnv;
+    const found = findRepository(git, dir, runEnv, gitDir);
+    if (!found.ok) return exposed(`git gave no answer for ${dir}: ${found.reason}`);
+    const { repository } = found;
+    if (repository !== null) {
+      if (seen.has(repository.gitDir)) return { exposed: false };
+      seen.add(repository.gitDir);
+      if (++checked > MAX_RELATED)
+        return exposed(`more than ${MAX_RELATED} repositories to read from ${cwd}`);
+    }
+    const listEnv = repository === null ? runEnv : { ...runEnv, GIT_DIR: repository.gitDir };
+    const listCwd = repository === null ? dir : (repository.top ?? repository.gitDir);
+    const listing = runGit(git, ["config", "--list", "--show-origin", "--includes", "-z"], listCwd, listEnv);
+    if (!listing.ok) return exposed(`git gave no answer for ${dir}: ${listing.reason}`);
+    const entries = parseListing(listing.stdout);
+    if (entries === null) return exposed(`git config printed a listing that does not parse for ${dir}`);
+    const own = checkEntries(entries, listCwd);
+    if (own.exposed || repository === null) return own;
+    if (depth >= MAX_DEPTH) return exposed(`submodules nest deeper than ${MAX_DEPTH} under ${cwd}`);
+    return checkRelated(repository, depth);
+  };
+
+  /** What git recurses into from a repository: its submodules (in `modules/` or with their own `.git`), worktrees. */
+  const checkRelated = (repository: Repository, depth: number): GitHostExposure => {
+    for (const related of relatedRepositories(repository.commonDir)) {
+      const answer =
+        "gitDir" in related ? check("/", depth + 1, related.gitDir) : check(related.dir, depth + 1);
+      if (answer.exposed) return answer;
+    }
+    if (repository.top === null) return { exposed: false };
+    // A submodule the index names whose work tree holds its own `.git` (`git init sub && git add sub`).
+    const index = runGit(
+      git,
+      // Reading the index may ask the repository's fsmonitor, a program the agent may have named.
+      ["-c", "core.fsmonitor=false", "ls-files", "--stage", "-z"],
+      repository.top,
+      { ...plainEnv, GIT_DIR: repository.gitDir },
+      MAX_INDEX_BYTES,
+    );
+    if (!index.ok) return exposed(`git gave no answer for ${repository.top}: ${index.reason}`);
+    for (const line of index.stdout.split("\0")) {
+      if (!line.startsWith("160000 ")) continue;
+      const path = line.slice(line.indexOf("\t") + 1);
+      const top = join(repository.top, path);
+      if (lstatSync(join(top, ".git"), { throwIfNoEntry: false }) === undefined) continue;
+      const answer = check(top, depth + 1);
+      if (answer.exposed) return answer;
+    }
+    return { exposed: false };
+  };
+
+  return check(cwd, 0);
+}
