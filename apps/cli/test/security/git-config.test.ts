@@ -269,18 +269,27 @@ describeWith(
     ])("%s: its pre-commit hook and fsmonitor do not run on the host", (_label, dir) => {
       rmSync(join(ws.cwd, ".git"), { recursive: true });
       const made = agent(
-        `git init -q ${dir} && ${plant(`${dir}/.git/hooks/pre-commit`)} && ${plant(`${dir}/fsmonitor.sh`)} && ` +
-          `git -C ${dir} config core.fsmonitor ./fsmonitor.sh && echo made`,
+        `git init -q ${dir} && ${plant(`${dir}/.git/hooks/pre-commit`)} && ${plant(`${dir}/fsmonitor.sh`)} && echo made`,
       );
       expect(made).toContain("made");
+      const run = (command: string): Record<string, unknown> =>
+        toolCall(ws, "shell_command", { command, workdir: join(ws.cwd, dir) }, { approval: "untrusted" })
+          .result;
+      // Its config names nothing: the rule lifts the sandbox, and the hook stays off.
       for (const command of ["git commit --allow-empty -m next", "git status --short"]) {
-        const call = toolCall(
-          ws,
-          "shell_command",
-          { command, workdir: join(ws.cwd, dir) },
-          { approval: "untrusted" },
-        );
-        expect(call.result).toMatchObject({ status: "ok", sandbox: "none" });
+        expect(run(command)).toMatchObject({ status: "ok", sandbox: "none" });
+      }
+      expect(existsSync(marker)).toBe(false);
+      // Once its config names a program (core.fsmonitor), nothing leaves the sandbox unasked. (The
+      // workspace root's own .git is read-only to every call after the one that made it.)
+      const set = agent(`git -C ${dir} config core.fsmonitor ./fsmonitor.sh && echo set`);
+      if (dir === ".") {
+        expect(set).toMatch(/Read-only file system/);
+        return;
+      }
+      expect(set).toContain("set");
+      for (const command of ["git commit --allow-empty -m next", "git status --short"]) {
+        expect(run(command)).toMatchObject({ status: "rejected" });
       }
       expect(existsSync(marker)).toBe(false);
     });

@@ -78,7 +78,8 @@ export async function runOneShot(
   const hook = prepare ?? keep;
   const exec: ExecRequest = { argv: [...plan.argv], cwd: request.cwd };
   if (request.timeoutMs !== undefined) exec.timeoutMs = request.timeoutMs;
-  const env = plan.hostGitGuard === true ? withHostGitGuard(options.env) : options.env;
+  const env =
+    plan.hostGitGuard === true ? withHostGitGuard(options.env, process.env, plan.gitRepository) : options.env;
   if (env !== undefined) exec.env = env;
   const collected = new OutputCollector({
     maxTokens: request.maxOutputTokens,
@@ -180,7 +181,8 @@ export async function startSession(
   const started = performance.now();
   const command = request.script ?? request.argv.join(" ");
   const shell = request.tty ? interactiveShell(command) : null;
-  const env = plan.hostGitGuard === true ? withHostGitGuard(options.env) : options.env;
+  const env =
+    plan.hostGitGuard === true ? withHostGitGuard(options.env, process.env, plan.gitRepository) : options.env;
   const response = await sessions.start(
     {
       argv: [...plan.argv],

@@ -10,7 +10,7 @@ import type { EnvPolicy } from "@conch/exec-core";
  * `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n` (git ≥ 2.31) and as `GIT_CONFIG_PARAMETERS` (what `git -c` passes
  * to the gits it starts, read by every version). `/dev/null` as the hooks dir holds no hook.
  */
-export const HOST_GIT_GUARD: readonly (readonly [key: string, value: string])[] = [
+const HOST_GIT_GUARD: readonly (readonly [key: string, value: string])[] = [
   ["core.hooksPath", "/dev/null"],
   ["core.fsmonitor", "false"],
   ["protocol.ext.allow", "never"],
@@ -23,6 +23,7 @@ export const HOST_GIT_GUARD: readonly (readonly [key: string, value: string])[] 
 export function withHostGitGuard(
   env: EnvPolicy | undefined,
   inherited: Readonly<Record<string, string | undefined>> = process.env,
+  repository?: { readonly gitDir: string; readonly top: string | null },
 ): EnvPolicy {
   const given = env?.set?.GIT_CONFIG_COUNT ?? inherited.GIT_CONFIG_COUNT;
   const parsed = given === undefined ? 0 : Number(given);
@@ -38,5 +39,10 @@ export function withHostGitGuard(
     ...(parameters.trim() === "" ? [] : [parameters.trim()]),
     ...HOST_GIT_GUARD.map(([key, value]) => `'${key}=${value}'`),
   ].join(" ");
+  // The repository that was checked, not one a `.git` that appears meanwhile would make git open.
+  if (repository !== undefined) {
+    set.GIT_DIR = repository.gitDir;
+    if (repository.top !== null) set.GIT_WORK_TREE = repository.top;
+  }
   return { ...env, set };
 }

@@ -4,7 +4,12 @@ import { statSync } from "node:fs";
 import type { Approver, ExplainedRequirement } from "@conch/approval";
 import { ExecError } from "@conch/exec-core";
 import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
-import { isSandboxError, type PreparedSandbox, type SandboxPolicy } from "@conch/sandbox-core";
+import {
+  type GitHostExposure,
+  isSandboxError,
+  type PreparedSandbox,
+  type SandboxPolicy,
+} from "@conch/sandbox-core";
 import {
   denialHint,
   looksLikeNetworkFailure,
@@ -23,7 +28,7 @@ import type { Approvals } from "./approvals.js";
 import type { Attempt } from "./attempts.js";
 import type { AuditEvents } from "./audit-events.js";
 import { rejected } from "./outcomes.js";
-import type { SpawnPlan, SpawnPlanner } from "./spawn-plan.js";
+import type { GitRepositoryPin, SpawnPlan, SpawnPlanner } from "./spawn-plan.js";
 import type { CommandRequest, FailedOutcome, RejectedOutcome } from "./types.js";
 
 export interface PipelineSteps {
@@ -34,6 +39,8 @@ export interface PipelineSteps {
   readonly approvals: Approvals;
   readonly planner: SpawnPlanner;
   readonly audit: AuditEvents;
+  /** How many live sessions are running now. */
+  readonly liveSessions: () => number;
 }
 
 /** The command ran: the final attempt, and how it got there. */
@@ -73,7 +80,7 @@ export async function runPipeline<T extends Attempt>(
   // What will spawn, before the approval: a login-shell command may run with the user's snapshot, whose
   // PATH is where its programs resolve.
   const plan = await steps.planner.plan(request);
-  const explained = await liftedByRuleAlone(
+  const { explained, repository } = await liftedByRuleAlone(
     steps,
     request,
     await approvals.requirement(request, permissions, steps.planner.programLookup(request.cwd, plan)),
@@ -116,7 +123,12 @@ export async function runPipeline<T extends Attempt>(
   if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
 
   // Outside the sandbox by a rule alone, nobody looked at the repository it runs git in: no hooks.
-  const first = await launch(prepared, unasked && unsandboxed ? { ...plan, hostGitGuard: true } : plan);
+  const first = await launch(
+    prepared,
+    unasked && unsandboxed
+      ? { ...plan, hostGitGuard: true, ...(repository === null ? {} : { gitRepository: repository }) }
+      : plan,
+  );
   if (!first.denied) {
     const offline =
       prepared !== null &&
@@ -163,25 +175,43 @@ async function liftedByRuleAlone(
   steps: PipelineSteps,
   request: CommandRequest,
   explained: ExplainedRequirement,
-): Promise<ExplainedRequirement> {
+): Promise<{ explained: ExplainedRequirement; repository: GitRepositoryPin | null }> {
   const { requirement } = explained;
   const mode = steps.sandboxPolicy.mode;
-  if (requirement.type !== "skip" || !requirement.bypassSandbox) return explained;
-  if (mode !== "read-only" && mode !== "workspace-write") return explained;
-  const exposure = await steps.planner.hostGitExposure(request);
-  if (!exposure.exposed) return explained;
+  const unchanged = { explained, repository: null };
+  if (requirement.type !== "skip" || !requirement.bypassSandbox) return unchanged;
+  if (mode !== "read-only" && mode !== "workspace-write") return unchanged;
+  // A sandboxed session still running can change the repository between this check and the run.
+  const live = steps.liveSessions();
+  const exposure: GitHostExposure =
+    live > 0
+      ? {
+          exposed: true,
+          reason: `${live} live session${live === 1 ? " is" : "s are"} running, which could change the repository while it runs`,
+        }
+      : await steps.planner.hostGitExposure(request);
+  if (!exposure.exposed) return { explained, repository: exposure.repository };
   if (steps.approvalPolicy === "never") {
-    return { requirement: { ...requirement, bypassSandbox: false }, explanation: explained.explanation };
+    return {
+      explained: {
+        requirement: { ...requirement, bypassSandbox: false },
+        explanation: explained.explanation,
+      },
+      repository: null,
+    };
   }
-  const why = `a rule runs it outside the sandbox, but git there would read config that sandboxed commands could have written: ${exposure.reason}`;
+  const why = `a rule runs it outside the sandbox, but git there could run what sandboxed commands wrote: ${exposure.reason}`;
   return {
-    requirement: { ...requirement, type: "needs-approval", reason: why },
-    explanation: {
-      why,
-      advice:
-        "Run it in the sandbox instead, or tell the user what it needs: only a person may run it outside the sandbox now.",
-      notAsked: null,
+    explained: {
+      requirement: { ...requirement, type: "needs-approval", reason: why },
+      explanation: {
+        why,
+        advice:
+          "Run it in the sandbox instead, or tell the user what it needs: only a person may run it outside the sandbox now.",
+        notAsked: null,
+      },
     },
+    repository: null,
   };
 }
 

@@ -14,7 +14,6 @@ import {
 } from "@conch/sandbox-core";
 import { detectShell, type Shell, type ShellRun } from "@conch/shell-detect";
 import type { SnapshotNames } from "../runtime/shell-snapshots.js";
-import { HOST_GIT_GUARD } from "./host-git-guard.js";
 import type { CommandRequest, ShellSnapshotSource } from "./types.js";
 
 /** What a command spawns as, decided once per call: its argv, and the PATH its programs resolve in. */
@@ -24,6 +23,14 @@ export interface SpawnPlan {
   readonly path: string | null;
   /** Run with git's hooks and fsmonitor off (`withHostGitGuard`): outside the sandbox by a rule. */
   readonly hostGitGuard?: boolean;
+  /** With `hostGitGuard`: the repository checked before the run, pinned for every git the command starts. */
+  readonly gitRepository?: GitRepositoryPin;
+}
+
+/** A repository as `gitHostExposure` found it: given to git as `GIT_DIR` and `GIT_WORK_TREE`. */
+export interface GitRepositoryPin {
+  readonly gitDir: string;
+  readonly top: string | null;
 }
 
 export interface SpawnPlannerOptions {
@@ -140,8 +147,8 @@ export class SpawnPlanner {
       cwd: request.cwd,
       writableRoots: [...roots],
       env: buildEnv(this.#options.env),
-      words: request.script === undefined ? request.argv : shellWords(request.script),
-      overridden: new Set(HOST_GIT_GUARD.map(([key]) => key.toLowerCase())),
+      // A script's words, or each argv word read as one (`bash -c "cd sub && git commit"`).
+      words: request.script === undefined ? request.argv.flatMap(shellWords) : shellWords(request.script),
     });
   }
 
@@ -275,8 +282,11 @@ export class SpawnPlanner {
  * false word only asks the person.
  */
 function shellWords(script: string): string[] {
-  return script
-    .split(/[\s;&|()<>`]+/)
-    .map((word) => word.replace(/["'\\]/g, ""))
-    .filter((word) => word !== "");
+  return (
+    script
+      .split(/[\s;&|()<>`]+/)
+      // `$'cd'` and `$"cd"` are bash's quotes too.
+      .map((word) => word.replace(/\$(?=["'])/g, "").replace(/["'\\]/g, ""))
+      .filter((word) => word !== "")
+  );
 }

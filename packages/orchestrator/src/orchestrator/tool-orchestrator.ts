@@ -90,6 +90,7 @@ export class ToolOrchestrator {
       approvals: this.#approvals,
       planner: this.#planner,
       audit: this.#audit,
+      liveSessions: () => this.#sessions?.store.list().filter((session) => session.running).length ?? 0,
     };
     this.#attempts = {
       env: options.env,

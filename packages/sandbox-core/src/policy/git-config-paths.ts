@@ -255,31 +255,6 @@ function commandWords(value: string): string[] {
     .filter((word) => word.includes("/") && !word.includes("$") && !word.includes("://"));
 }
 
-/**
- * Whether the entry names something git runs, or a file that decides what it runs (a hooks dir, an
- * attributes file, a template dir, an include): the keys of `git-exec-keys.ts`, every alias (one that
- * does not start with `!` may still give `-c` options to the git it runs), an `ext::` URL.
- */
-export function isExecEntry(entry: ConfigEntry): boolean {
-  const { key, value } = entry;
-  const parts = key.split(".");
-  const section = parts[0] as string;
-  const variable = parts.at(-1) as string;
-  if (GIT_PATH_KEYS.has(key) || (section === GIT_INCLUDE_IF_SECTION && variable === "path")) return true;
-  if (section === "alias") return true;
-  if (variable === "url" || variable === "pushurl") return value?.startsWith("ext::") === true;
-  // `core.fsmonitor = true` is git's own daemon, `pager.log = false` no pager, `update = rebase` no command.
-  if (variable === "fsmonitor" || section === "pager") {
-    return value !== null && !BOOLEANS.has(value.toLowerCase());
-  }
-  if (section === "submodule" && variable === "update") return value?.startsWith("!") === true;
-  return (
-    GIT_COMMAND_SECTIONS.has(section) ||
-    (GIT_COMMAND_VARIABLES.has(variable) &&
-      !(variable === "path" && GIT_NON_COMMAND_PATH_SECTIONS.has(section)))
-  );
-}
-
 function namedByEntry(
   entry: ConfigEntry,
   repository: Repository | null,

@@ -11,7 +11,6 @@ import {
   findRepository,
   gitEnv,
   hostGit,
-  isExecEntry,
   parseListing,
   type Repository,
   runGit,
@@ -20,7 +19,15 @@ import { MAX_RELATED, relatedRepositories } from "./git-related-repos.js";
 import { canonical, isInside } from "./protected-paths.js";
 
 export type GitHostExposure =
-  | { readonly exposed: false }
+  | {
+      readonly exposed: false;
+      /**
+       * The repository the command's directory is in, as checked: the command must run with it pinned
+       * (`GIT_DIR`, `GIT_WORK_TREE`), so that a `.git` that appears meanwhile is not the one git opens.
+       * Null outside a repository (then nothing in the directory's reach can be written).
+       */
+      readonly repository: { readonly gitDir: string; readonly top: string | null } | null;
+    }
   | { readonly exposed: true; readonly reason: string };
 
 export interface GitHostExposureOptions {
@@ -35,12 +42,92 @@ export interface GitHostExposureOptions {
   readonly env: Record<string, string | undefined>;
   /** The words of its command line, as written. */
   readonly words: readonly string[];
-  /** Keys the command is given on top of every file (the host git guard's): what a file says of them is moot. */
-  readonly overridden: ReadonlySet<string>;
 }
 
 // git's options before the subcommand that choose another repository, other config, or other programs.
 const REPOSITORY_OPTIONS = ["-C", "-c", "--config-env", "--git-dir", "--work-tree", "--exec-path", "--bare"];
+// Options of git's subcommands that read or write a file the command names, outside the sandbox: the
+// person allowed the subcommand, not a read of ~/.ssh (`diff --no-index`) or a write of ~/.bashrc
+// (`diff --output`).
+const FILE_OPTIONS = [
+  "--output",
+  "--output-directory",
+  "--no-index",
+  "--file",
+  "--template",
+  "--reference",
+  "--reference-if-able",
+  "--separate-git-dir",
+  "--pathspec-from-file",
+  "--contents",
+  "--ignore-revs-file",
+  "--upload-pack",
+  "--receive-pack",
+  "--exec",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+];
+const FILE_SHORT_OPTIONS = ["-F", "-o", "-u"];
+// Config keys that run no program, name no file git runs or reads as config, and point git at no other
+// repository: what `git init`, `git clone`, `git remote add`, `git branch -u` and `git config user.*`
+// write. `section.name`, or `section.*.name` for a key with a subsection. Any other key in a file a
+// sandboxed command could have written asks the person.
+const SAFE_KEYS = new Set([
+  "core.repositoryformatversion",
+  "core.filemode",
+  "core.bare",
+  "core.logallrefupdates",
+  "core.ignorecase",
+  "core.precomposeunicode",
+  "core.symlinks",
+  "core.autocrlf",
+  "core.eol",
+  "core.safecrlf",
+  "core.quotepath",
+  "core.abbrev",
+  "core.untrackedcache",
+  "core.checkstat",
+  "core.trustctime",
+  "core.sparsecheckout",
+  "core.sparsecheckoutcone",
+  "extensions.objectformat",
+  "extensions.worktreeconfig",
+  "init.defaultbranch",
+  "user.name",
+  "user.email",
+  "remote.*.url",
+  "remote.*.fetch",
+  "remote.*.tagopt",
+  "remote.*.prune",
+  "remote.*.mirror",
+  "branch.*.remote",
+  "branch.*.merge",
+  "branch.*.rebase",
+  "branch.*.description",
+  "submodule.*.url",
+  "submodule.*.active",
+  "submodule.*.branch",
+  "pull.rebase",
+  "pull.ff",
+  "push.default",
+  "push.autosetupremote",
+  "fetch.prune",
+  "merge.ff",
+  "color.ui",
+  "gc.auto",
+]);
+
+/** Whether a config key (as `git config --list` prints it, section and name lowercased) is in `SAFE_KEYS`. */
+function isSafeKey(key: string): boolean {
+  const first = key.indexOf(".");
+  const last = key.lastIndexOf(".");
+  if (first < 0) return false;
+  const section = key.slice(0, first).toLowerCase();
+  const name = key.slice(last + 1).toLowerCase();
+  return SAFE_KEYS.has(first === last ? `${section}.${name}` : `${section}.*.${name}`);
+}
+
 // An assignment that moves what git reads: `GIT_DIR=x`, `HOME=ws`, `XDG_CONFIG_HOME=...`.
 const MOVING_ASSIGNMENT = /^(?:GIT_[A-Za-z0-9_]*|HOME|XDG_CONFIG_HOME|PREFIX)=/;
 // Builtins that move the shell, and the gits after them, to another directory.
@@ -61,15 +148,20 @@ const isGitWord = (word: string): boolean => word === "git" || word.endsWith("/g
  * on the words as written: a false match only asks the person.
  */
 function movingWord(words: readonly string[]): string | null {
+  let afterGit = false;
   for (const [index, word] of words.entries()) {
     if (MOVING_ASSIGNMENT.test(word)) return word;
     // `cd sub && git commit`: git then runs in another directory than the one asked about.
     if (CHANGING_DIRECTORY.includes(word)) return word;
+    const name = word.startsWith("--") ? (word.split("=")[0] as string) : word;
+    if (FILE_OPTIONS.includes(name)) return word;
+    if (afterGit && FILE_SHORT_OPTIONS.some((option) => word.startsWith(option))) return word;
     if (!isGitWord(word)) continue;
+    afterGit = true;
     for (const option of words.slice(index + 1)) {
       if (!option.startsWith("-")) break;
-      const name = option.startsWith("--") ? (option.split("=")[0] as string) : option;
-      if (REPOSITORY_OPTIONS.includes(name) || /^-[cC]./.test(option)) return `${word} ${option}`;
+      const optionName = option.startsWith("--") ? (option.split("=")[0] as string) : option;
+      if (REPOSITORY_OPTIONS.includes(optionName) || /^-[cC]./.test(option)) return `${word} ${option}`;
     }
   }
   return null;
@@ -78,20 +170,26 @@ function movingWord(words: readonly string[]): string | null {
 /**
  * Whether the command's gits may run something a sandboxed command wrote: a config file git reads for
  * its directory (every scope, includes followed; the repository's submodules and worktrees too) lies in
- * a writable root and names a program (`isExecEntry`), or its command line points git elsewhere. Fails
- * closed: a git that gives no answer, or a repository past the limits, is exposed.
+ * a writable root and sets a key not in `SAFE_KEYS`; the directory is in no repository while a sandboxed
+ * command could make one there; or its words point git elsewhere or at a file (`movingWord`). Fails
+ * closed: a git that gives no answer, or a repository past the limits, is exposed. When not exposed, the
+ * repository found is to be pinned for the run (`GIT_DIR`, `GIT_WORK_TREE`).
  */
 export function gitHostExposure(options: GitHostExposureOptions): GitHostExposure {
-  const { cwd, writableRoots, env, words, overridden } = options;
+  const { cwd, writableRoots, env, words } = options;
   const moving = movingWord(words);
   if (moving !== null) {
-    return exposed(`\`${moving}\` points git at a repository or config other than its directory's`);
+    return exposed(
+      `\`${moving}\` points git at another directory, repository, config or file than its directory's`,
+    );
   }
   const inRoots = (path: string): string | undefined =>
     writableRoots.find((root) => path === root || isInside(path, root));
+  // In a writable root as named, or where its links lead (`~/.gitconfig -> ws/dotfiles/gitconfig`).
+  const writable = (path: string): string | undefined => inRoots(path) ?? inRoots(canonical(path) ?? path);
   const git = hostGit(env.PATH, (path) => inRoots(path) !== undefined);
   // No git on the host: whatever runs `git` finds none (a planted one is not what a rule means).
-  if (git === null) return { exposed: false };
+  if (git === null) return { exposed: false, repository: null };
   // The command's own directory is found as its environment says (`GIT_DIR`, `GIT_WORK_TREE`); the gits it
   // starts in submodules are not given those.
   const commandEnv = gitEnv(env, { repository: true });
@@ -99,21 +197,22 @@ export function gitHostExposure(options: GitHostExposureOptions): GitHostExposur
   const seen = new Set<string>();
   let checked = 0;
 
-  const checkEntries = (entries: readonly ConfigEntry[], base: string): GitHostExposure => {
+  // A file a sandboxed command could have written may set any key: only keys known to run nothing and
+  // to point git at nothing else pass (`SAFE_KEYS`); git has more keys that run programs than any list
+  // of them (`core.alternateRefsCommand`, `gc.recentObjectsHook`...).
+  const checkEntries = (entries: readonly ConfigEntry[], base: string): string | null => {
     for (const entry of entries) {
-      if (!entry.origin.startsWith("file:") || overridden.has(entry.key) || !isExecEntry(entry)) continue;
+      if (!entry.origin.startsWith("file:")) continue;
       const file = resolve(base, entry.origin.slice("file:".length));
-      // As named, and where its links lead (`~/.gitconfig -> ws/dotfiles/gitconfig`).
-      const root = inRoots(file) ?? inRoots(canonical(file) ?? file);
-      if (root === undefined) continue;
-      return exposed(
-        `${file} sets \`${entry.key}\`, which names a program or a file git runs on the host, and it lies ` +
-          `in ${root}, which sandboxed commands can write`,
+      const root = writable(file);
+      if (root === undefined || isSafeKey(entry.key)) continue;
+      return (
+        `${file} sets \`${entry.key}\`, which is not known to run nothing, and it lies in ${root}, ` +
+        "where sandboxed commands can write"
       );
     }
-    return { exposed: false };
+    return null;
   };
-
   /** One repository (`gitDir`: one git does not find from `dir`), then its submodules and worktrees. */
   const check = (dir: string, depth: number, gitDir?: string): GitHostExposure => {
     const runEnv = depth === 0 ? commandEnv : plainEnv;
@@ -121,10 +220,14 @@ export function gitHostExposure(options: GitHostExposureOptions): GitHostExposur
     if (!found.ok) return exposed(`git gave no answer for ${dir}: ${found.reason}`);
     const { repository } = found;
     if (repository !== null) {
-      if (seen.has(repository.gitDir)) return { exposed: false };
+      if (seen.has(repository.gitDir)) return { exposed: false, repository: null };
       seen.add(repository.gitDir);
       if (++checked > MAX_RELATED)
         return exposed(`more than ${MAX_RELATED} repositories to read from ${cwd}`);
+    } else if (depth === 0 && inRoots(canonical(dir) ?? dir) !== undefined) {
+      // No repository now, in a directory a sandboxed command can write: one can be made there while this
+      // command runs, and git would open it.
+      return exposed(`${dir} is in no repository, and sandboxed commands could make one there`);
     }
     const listEnv = repository === null ? runEnv : { ...runEnv, GIT_DIR: repository.gitDir };
     const listCwd = repository === null ? dir : (repository.top ?? repository.gitDir);
@@ -133,9 +236,12 @@ export function gitHostExposure(options: GitHostExposureOptions): GitHostExposur
     const entries = parseListing(listing.stdout);
     if (entries === null) return exposed(`git config printed a listing that does not parse for ${dir}`);
     const own = checkEntries(entries, listCwd);
-    if (own.exposed || repository === null) return own;
+    if (own !== null) return exposed(own);
+    if (repository === null) return { exposed: false, repository: null };
     if (depth >= MAX_DEPTH) return exposed(`submodules nest deeper than ${MAX_DEPTH} under ${cwd}`);
-    return checkRelated(repository, depth);
+    const related = checkRelated(repository, depth);
+    if (related.exposed) return related;
+    return { exposed: false, repository: { gitDir: repository.gitDir, top: repository.top } };
   };
 
   /** What git recurses into from a repository: its submodules (in `modules/` or with their own `.git`), worktrees. */
@@ -145,7 +251,7 @@ export function gitHostExposure(options: GitHostExposureOptions): GitHostExposur
         "gitDir" in related ? check("/", depth + 1, related.gitDir) : check(related.dir, depth + 1);
       if (answer.exposed) return answer;
     }
-    if (repository.top === null) return { exposed: false };
+    if (repository.top === null) return { exposed: false, repository: null };
     // A submodule the index names whose work tree holds its own `.git` (`git init sub && git add sub`).
     const index = runGit(
       git,
@@ -164,7 +270,7 @@ export function gitHostExposure(options: GitHostExposureOptions): GitHostExposur
       const answer = check(top, depth + 1);
       if (answer.exposed) return answer;
     }
-    return { exposed: false };
+    return { exposed: false, repository: null };
   };
 
   return check(cwd, 0);
