@@ -305,3 +305,23 @@ describeWith("bwrap", "review: the agent's repository changes between the check 
     expect({ lifted, ran: existsSync(marker) }).toMatchObject({ ran: false });
   }, 240_000);
 });
+
+describeWith("bwrap", "review: more worktrees and submodules than are read", () => {
+  it("a repository of the agent's with 33 worktrees is not lifted: the 33rd would go unread", () => {
+    userRules(ws, "git.toml", RULE('"status"'));
+    const made = agent(
+      "git init -q sub && cd sub && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m a && " +
+        "for i in $(seq 1 33); do git worktree add -q ../wt$i || exit 1; done && echo made",
+    );
+    expect(made).toContain("made");
+    const call = toolCall(
+      ws,
+      "shell_command",
+      { command: "git status --short", workdir: join(ws.cwd, "sub") },
+      // Nobody to ask: the text says why it would have been asked.
+      { approval: "untrusted", approver: "none" },
+    );
+    expect(call.result).toMatchObject({ status: "rejected" });
+    expect(call.text).toContain("more than 32 worktrees and submodules");
+  });
+});

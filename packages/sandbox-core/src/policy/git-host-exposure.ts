@@ -246,7 +246,12 @@ export function gitHostExposure(options: GitHostExposureOptions): GitHostExposur
 
   /** What git recurses into from a repository: its submodules (in `modules/` or with their own `.git`), worktrees. */
   const checkRelated = (repository: Repository, depth: number): GitHostExposure => {
-    for (const related of relatedRepositories(repository.commonDir)) {
+    // One past the limit, to know when there are more than are read: those ask.
+    const all = relatedRepositories(repository.commonDir, MAX_RELATED + 1);
+    if (all.length > MAX_RELATED) {
+      return exposed(`${repository.commonDir} has more than ${MAX_RELATED} worktrees and submodules to read`);
+    }
+    for (const related of all) {
       const answer =
         "gitDir" in related ? check("/", depth + 1, related.gitDir) : check(related.dir, depth + 1);
       if (answer.exposed) return answer;

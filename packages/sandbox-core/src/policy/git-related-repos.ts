@@ -25,8 +25,8 @@ function entries(dir: string): string[] {
 
 const isDir = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 
-/** The worktrees and submodules `commonDir` lists, at most `MAX_RELATED`, whose work tree exists. */
-export function relatedRepositories(commonDir: string): RelatedRepository[] {
+/** The worktrees and submodules `commonDir` lists, at most `limit`, whose work tree exists. */
+export function relatedRepositories(commonDir: string, limit: number = MAX_RELATED): RelatedRepository[] {
   const related: RelatedRepository[] = [];
   for (const id of entries(join(commonDir, "worktrees"))) {
     const pointer = readPointer(join(commonDir, "worktrees", id, "gitdir"))?.trim();
@@ -48,5 +48,5 @@ export function relatedRepositories(commonDir: string): RelatedRepository[] {
     }
   };
   walk(join(commonDir, "modules"), 0);
-  return related.slice(0, MAX_RELATED);
+  return related.slice(0, limit);
 }
