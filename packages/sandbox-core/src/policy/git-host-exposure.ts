@@ -142,6 +142,28 @@ const exposed = (reason: string): GitHostExposure => ({ exposed: true, reason })
 /** A name of a program that is git (`git`, `/usr/bin/git`), as a word of the command line. */
 const isGitWord = (word: string): boolean => word === "git" || word.endsWith("/git");
 
+// Programs that run git in the directory they are given, with its config: git's own (`git-upload-pack`,
+// `scalar`), its front ends and the hook managers that drive it.
+const GIT_PROGRAMS = new Set([
+  "git",
+  "scalar",
+  "gh",
+  "hub",
+  "tig",
+  "lazygit",
+  "gitk",
+  "git-cola",
+  "pre-commit",
+  "lefthook",
+  "husky",
+]);
+
+/** Whether a word names a program that runs git (`git`, `/usr/bin/git`, `git-lfs`, `gh`...). */
+function runsGit(word: string): boolean {
+  const name = word.slice(word.lastIndexOf("/") + 1);
+  return GIT_PROGRAMS.has(name) || name.startsWith("git-");
+}
+
 /**
  * The first word that points the command's git elsewhere than its directory, or at other config: a
  * global option (`git -C dir`, `git -c alias.x=!cmd`, `--git-dir`) or an assignment (`GIT_DIR=x`). Read
@@ -177,6 +199,9 @@ function movingWord(words: readonly string[]): string | null {
  */
 export function gitHostExposure(options: GitHostExposureOptions): GitHostExposure {
   const { cwd, writableRoots, env, words } = options;
+  // A command that runs no git reads no git config (a program the rule lifts that runs git itself runs
+  // workspace content anyway, as any lifted program does: docs/security.md).
+  if (!words.some(runsGit)) return { exposed: false, repository: null };
   const moving = movingWord(words);
   if (moving !== null) {
     return exposed(
