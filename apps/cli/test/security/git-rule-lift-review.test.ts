@@ -325,3 +325,19 @@ describeWith("bwrap", "review: more worktrees and submodules than are read", () 
     expect(call.text).toContain("more than 32 worktrees and submodules");
   });
 });
+
+describeWith("bwrap", "review: what a person's ordinary repository holds still runs outside unasked", () => {
+  it("husky's core.hooksPath, gh's gh-resolved and git-lfs keys: lifted, and the hook stays off", () => {
+    userRules(ws, "git.toml", RULE('"commit", "status"'));
+    mkdirSync(join(ws.cwd, ".husky", "_"), { recursive: true });
+    writeFileSync(join(ws.cwd, ".husky", "_", "pre-commit"), `#!/bin/sh\ntouch ${marker}\n`);
+    chmodSync(join(ws.cwd, ".husky", "_", "pre-commit"), 0o755);
+    hostGit(ws.cwd, "config", "core.hooksPath", ".husky/_");
+    hostGit(ws.cwd, "config", "remote.origin.url", "https://example.invalid/r.git");
+    hostGit(ws.cwd, "config", "remote.origin.gh-resolved", "base");
+    hostGit(ws.cwd, "config", "lfs.repositoryformatversion", "0");
+    const result = ruleRun("git commit --allow-empty -m next");
+    expect(result).toMatchObject({ status: "ok", sandbox: "none" });
+    expect(existsSync(marker)).toBe(false);
+  });
+});

@@ -116,6 +116,16 @@ const SAFE_KEYS = new Set([
   "merge.ff",
   "color.ui",
   "gc.auto",
+  // Overridden for every git the command starts (the host git guard sets hooksPath to /dev/null); husky
+  // writes it into every repository that uses it.
+  "core.hookspath",
+  // Metadata tools write: the GitHub CLI, VS Code, git-lfs.
+  "remote.*.gh-resolved",
+  "branch.*.vscode-merge-base",
+  "branch.*.github-pr-owner-number",
+  "lfs.repositoryformatversion",
+  "lfs.*.access",
+  "lfs.*.locksverify",
 ]);
 
 /** Whether a config key (as `git config --list` prints it, section and name lowercased) is in `SAFE_KEYS`. */
