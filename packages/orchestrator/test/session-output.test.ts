@@ -110,7 +110,11 @@ function expectSeq(text: string, next: number): number {
 describeWith(["bwrap", "pty"], "session output", () => {
   it("seq 1 2000000 through exec_command: the whole output's tokens, a marker sed reads, one file of it all", async () => {
     const { set } = await tools();
-    const result = await set.call("exec_command", { cmd: "seq 1 2000000", login: false });
+    const result = await set.call("exec_command", {
+      cmd: "seq 1 2000000",
+      login: false,
+      yield_time_ms: 30_000,
+    });
     const bytes = Number(execFileSync("sh", ["-c", "seq 1 2000000 | wc -c"], { encoding: "utf8" }));
     expect(result.text).toContain(
       `\nProcess exited with code 0\nOriginal token count: ${Math.ceil(bytes / 4)}\nOutput:\n`,

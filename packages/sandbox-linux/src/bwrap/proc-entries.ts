@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readFileSync } from "node:fs";
 
 /** What of /proc and the host's mounts the sandbox must not show as they are. */
 export interface ProcSurface {
@@ -61,9 +61,11 @@ const MASKED_PROC_FILES: ReadonlySet<string> = new Set([
  * where the host mounted kernel file systems.
  */
 export function readProcSurface(): ProcSurface {
-  const masked = readdirSync("/proc", { withFileTypes: true })
-    .filter((entry) => entry.isFile() && MASKED_PROC_FILES.has(entry.name))
-    .map((entry) => entry.name)
+  // Each masked name is looked up alone: a listing of /proc with file types has Node lstat entries whose
+  // type the kernel did not give, and a process that exits meanwhile failed the whole sandbox (ENOENT on
+  // /proc/PID, seen under load in CI).
+  const masked = [...MASKED_PROC_FILES]
+    .filter((name) => lstatSync(`/proc/${name}`, { throwIfNoEntry: false })?.isFile() === true)
     .sort();
   const table = mountTable(readFileSync("/proc/self/mountinfo", "utf8"));
   const kernelMounts = table.flatMap(({ path, type }) => (KERNEL_FILE_SYSTEMS.has(type) ? [path] : []));
