@@ -172,6 +172,8 @@ describeWith(["bwrap", "pty"], "session output", () => {
       tty: true,
       login: false,
       max_output_tokens: 100,
+      // Waits for the exit it asserts: the default settle window may end at a pause under load.
+      yield_time_ms: 30_000,
     });
     expect(result.text).not.toContain("scrolled out of the terminal");
     expect(expectSeq(result.text, 1)).toBe(3001);
@@ -198,6 +200,7 @@ describeWith(["bwrap", "pty"], "session output", () => {
       cmd: "seq 1 30000",
       login: false,
       max_output_tokens: 100_000,
+      yield_time_ms: 30_000,
     });
     expect(whole.result).toMatchObject({ truncated: false, spill_path: null });
     expect(expectSeq(whole.text, 1)).toBe(30_001);
