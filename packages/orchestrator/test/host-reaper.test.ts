@@ -29,13 +29,15 @@ function reaper(): HostReaper {
 
 async function run(script: string, tty: boolean, input?: string) {
   const keeper = reaper();
+  // Without input the command is waited for until it exits (the start returns then), however slow a
+  // loaded machine makes it; with input, it is given half a second to be ready for it.
   const started = await store.start(
     { argv: ["/bin/sh", "-c", script], command: script, cwd: dir, tty, prepare: keeper.hook, wrapped: true },
-    500,
+    input === undefined ? 30_000 : 500,
     { unclampedYield: true },
   );
   if (input === undefined) return started;
-  return store.write(started.sessionId, input, 2000);
+  return store.write(started.sessionId, input, 30_000);
 }
 
 describe("the keeper of a command outside the sandbox", () => {
