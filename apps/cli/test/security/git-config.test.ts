@@ -2,7 +2,6 @@
 // and config name a hooks dir, an include, a program, in one of the forms git reads; a sandboxed tool call
 // (the agent) tries to plant a hook there; then the host runs real git, as the person would, and the
 // test checks that nothing the agent wrote ran. Real git, real bwrap, the real `conch` binary.
-import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -16,7 +15,7 @@ import {
 import { join } from "node:path";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { toolCall, userConfig, userRules, type Workspace, workspace } from "./harness.js";
+import { personGit, toolCall, userConfig, userRules, type Workspace, workspace } from "./harness.js";
 
 let ws: Workspace;
 let marker: string;
@@ -34,16 +33,7 @@ function hostGit(...args: string[]): { status: number | null; stderr: string } {
 }
 
 function hostGitIn(cwd: string, ...args: string[]): { status: number | null; stderr: string } {
-  const result = spawnSync(
-    "git",
-    ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
-    {
-      cwd,
-      encoding: "utf8",
-      env: { PATH: ws.env.PATH, HOME: ws.home, XDG_CONFIG_HOME: ws.env.XDG_CONFIG_HOME, LANG: "C" },
-    },
-  );
-  return { status: result.status, stderr: result.stderr };
+  return personGit(ws, cwd, ...args);
 }
 
 function appendRepoConfig(text: string): void {

@@ -2,27 +2,18 @@
 // (`decision = "allow"`, `sandbox = "none"`); the agent, from sandboxed calls, tries to have that git run
 // a program of its choosing on the host. Each attempt is real: the `conch` binary, bwrap, the host's git.
 // The payload touches a marker outside the workspace (`ws.outside`), which no sandboxed call can write.
-import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { replay, toolCall, userRules, type Workspace, workspace } from "./harness.js";
+import { personGit, replay, toolCall, userRules, type Workspace, workspace } from "./harness.js";
 
 let ws: Workspace;
 let marker: string;
 let evil: string;
 
 function hostGit(cwd: string, ...args: string[]): void {
-  const result = spawnSync(
-    "git",
-    ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
-    {
-      cwd,
-      encoding: "utf8",
-      env: { PATH: ws.env.PATH, HOME: ws.home, XDG_CONFIG_HOME: ws.env.XDG_CONFIG_HOME, LANG: "C" },
-    },
-  );
+  const result = personGit(ws, cwd, ...args);
   if (result.status !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`);
 }
 

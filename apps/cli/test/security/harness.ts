@@ -136,6 +136,27 @@ export function userRules(ws: Workspace, name: string, text: string): void {
   writeFileSync(join(dir, name), text);
 }
 
+/**
+ * The person's git on the host in `cwd`, with the workspace's home (its global config) and an identity:
+ * what their own terminal would run. Returns the status; nothing is thrown.
+ */
+export function personGit(
+  ws: Workspace,
+  cwd: string,
+  ...args: string[]
+): { status: number | null; stderr: string } {
+  const result = spawnSync(
+    "git",
+    ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", ...args],
+    {
+      cwd,
+      encoding: "utf8",
+      env: { PATH: ws.env.PATH, HOME: ws.home, XDG_CONFIG_HOME: ws.env.XDG_CONFIG_HOME, LANG: "C" },
+    },
+  );
+  return { status: result.status, stderr: result.stderr };
+}
+
 /** Runs git on the host (fixtures only), quietly, with an identity. */
 export function git(cwd: string, ...args: string[]): void {
   const result = spawnSync(
