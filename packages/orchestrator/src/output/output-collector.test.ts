@@ -2,12 +2,13 @@ import { Buffer } from "node:buffer";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
 import { cutText } from "../format/truncate.js";
 import { createSpillStore } from "../spill/spill-store.js";
 import { OutputCollector } from "./output-collector.js";
-import { cleanTerminalText } from "./terminal-text.js";
+import { cleanTerminalText, TerminalTextFilter } from "./terminal-text.js";
 
 let root: string;
 beforeEach(async () => {
@@ -86,6 +87,48 @@ describe("OutputCollector", () => {
       } else {
         expect(spill).toBeNull();
       }
+    }
+  });
+
+  it("gives the same text when most chunks are plain ASCII, which skip decoding and cleaning", async () => {
+    // A line longer than the filter holds goes out in parts, so a later `\r` or erase acts on what the
+    // chunks left held: the reference is the same chunks through the decoder and the filter's `write`.
+    const random = rng(11);
+    const plain = ["line\n", "xyz", "\t", "a".repeat(5000), "b".repeat(20_000), "\n"];
+    const rare = ["é", "\r", "\r\n", "\x1b[2K", "\x1b]0;t\x07", "\x7f", "\b", "€", "\x1b"];
+    for (let i = 0; i < 60; i++) {
+      let raw = "";
+      const pieces = Math.floor(random() * 120);
+      for (let n = 0; n < pieces; n++) {
+        const pool = random() < 0.85 ? plain : rare;
+        raw += pool[Math.floor(random() * pool.length)];
+      }
+      const bytes = Buffer.from(raw, "utf8");
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < bytes.length; ) {
+        // From one byte to tens of kilobytes, split anywhere, even inside a character.
+        const n = 1 + Math.floor(random() * random() * random() * 40_000);
+        chunks.push(bytes.subarray(at, at + n));
+        at += n;
+      }
+      const decoder = new StringDecoder("utf8");
+      const filter = new TerminalTextFilter();
+      let text = "";
+      for (const chunk of chunks) text += filter.write(decoder.write(chunk));
+      text += filter.write(decoder.end()) + filter.end();
+      const removed = filter.takeRemoved();
+
+      const maxTokens = 1 + Math.floor(random() * 2000);
+      const collector = new OutputCollector({
+        maxTokens,
+        spill: createSpillStore({ dir: root }),
+        label: "t",
+      });
+      for (const chunk of chunks) await collector.push(chunk);
+      const { output, spill, removedControls } = await collector.finish((out) => out.needsCut(maxTokens));
+      expect(removedControls, `case ${i}`).toBe(removed);
+      expect(output.cut(maxTokens), `case ${i}`).toEqual(cutText(text, maxTokens));
+      if (spill !== null) expect(await readFile(spill.path, "utf8"), `case ${i}`).toBe(text);
     }
   });
 

@@ -3,6 +3,7 @@ import { StringDecoder } from "node:string_decoder";
 import { approxBytesForTokens } from "../format/truncate.js";
 import type { SpillFile, SpillResult, SpillStore } from "../spill/spill-store.js";
 import type { CollectedOutput } from "./collected-output.js";
+import { isPlainAscii } from "./plain-ascii.js";
 import { TailBuffer } from "./tail-buffer.js";
 import { TerminalTextFilter } from "./terminal-text.js";
 import { TextWindow } from "./text-window.js";
@@ -13,6 +14,8 @@ const HEAD_SLACK_BYTES = 64;
 const BINARY_SNIFF_BYTES = 4096;
 // What a sample-only collector keeps of the end of the output.
 const SAMPLE_TAIL_BYTES = 16 * 1024;
+// Spill writes run beside the reading; the stream waits for them only once this much is unwritten.
+const SPILL_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 
 export interface CollectorOptions {
   /** The budget the output will be cut to; head and tail are kept for it. */
@@ -69,6 +72,10 @@ export class OutputCollector {
   #rawTotal = 0;
   #binary = false;
   #spill: Promise<SpillFile> | null = null;
+  // The spill file once open: appended to directly, its promise awaited only past the high-water mark.
+  #spillFile: SpillFile | null = null;
+  // No character is left unfinished in the decoder: the previous chunk was ASCII.
+  #decoderEmpty = true;
   #spillError: string | null = null;
   // Sample-only: the raw bytes past the head, the last of them.
   readonly #rawTail: TailBuffer | null;
@@ -111,7 +118,17 @@ export class OutputCollector {
     }
     // Binary output is summarised, not shown: there is no text to clean. An ASCII chunk decodes to
     // ASCII, but for a U+FFFD in place of a character the chunk before left unfinished.
-    return this.#take(this.#filter.write(this.#decoder.write(data), isAscii(data)));
+    if (this.#decoderEmpty && isPlainAscii(data)) {
+      const plain = this.#filter.writePlainAscii(data);
+      if (plain !== null) {
+        let pending: Promise<void> | undefined;
+        for (const bytes of plain) pending = this.#takeBytes(bytes) ?? pending;
+        return pending;
+      }
+    }
+    const ascii = isAscii(data);
+    this.#decoderEmpty = ascii;
+    return this.#take(this.#filter.write(this.#decoder.write(data), ascii));
   }
 
   /** Binary output: once past what the raw head holds, streamed to the spill file as written. */
@@ -127,8 +144,10 @@ export class OutputCollector {
 
   /** Cleaned text: counted, kept in the head and the tail, and once past the head, spilled. */
   #take(text: string): Promise<void> | undefined {
-    if (text === "") return undefined;
-    const bytes = Buffer.from(text, "utf8");
+    return text === "" ? undefined : this.#takeBytes(Buffer.from(text, "utf8"));
+  }
+
+  #takeBytes(bytes: Buffer): Promise<void> | undefined {
     // Until the spill starts, the head holds all the text there is.
     const before = this.#spill === null ? this.#text.whole() : null;
     this.#text.push(bytes);
@@ -143,6 +162,7 @@ export class OutputCollector {
     const copies = parts.map((part) => Buffer.from(part));
     this.#spill = store.open({ label: this.#label }).then(async (file) => {
       for (const part of copies) await file.append(part);
+      this.#spillFile = file;
       return file;
     });
     return this.#settle(this.#spill.then(() => undefined));
@@ -150,7 +170,10 @@ export class OutputCollector {
 
   #append(bytes: Buffer): Promise<void> | undefined {
     if (this.#spill === null || this.#spillError !== null) return undefined;
-    return this.#settle(this.#spill.then((file) => file.append(bytes)));
+    const file = this.#spillFile;
+    if (file === null) return this.#settle(this.#spill.then((opened) => opened.append(bytes)));
+    const written = this.#settle(file.append(bytes));
+    return file.queuedBytes > SPILL_HIGH_WATER_BYTES ? written : undefined;
   }
 
   // A failing spill must not fail the command: the model text says the full output was not saved.
@@ -163,6 +186,7 @@ export class OutputCollector {
   async #dropSpill(): Promise<void> {
     const pending = this.#spill;
     this.#spill = null;
+    this.#spillFile = null;
     if (pending !== null) await pending.then((file) => file.abort()).catch(() => undefined);
   }
 

@@ -1,5 +1,6 @@
 import { visibleText } from "@conch/approval";
 import { describe, expect, it } from "vitest";
+import { hasWasmScanner, isPlainAscii } from "./plain-ascii.js";
 import { cleanTerminalText, TerminalTextFilter } from "./terminal-text.js";
 
 const clean = (text: string): [string, number] => {
@@ -142,5 +143,35 @@ describe("TerminalTextFilter", () => {
     expect(filter.write("\rshort")).toBe("\n");
     expect(filter.end()).toBe("short");
     expect(filter.takeRemoved()).toBe(1);
+  });
+});
+
+describe("isPlainAscii", () => {
+  it("refuses every control but tab and line feed, DEL and every byte past it, wherever it lies, both ways", () => {
+    // Node's WebAssembly has SIMD on x64 and arm64: the test holds both ways to the rule.
+    expect(hasWasmScanner()).toBe(true);
+    const backing = Buffer.alloc(2100, "a");
+    for (const loopOnly of [true, false]) {
+      for (let code = 0; code < 0x100; code++) {
+        const plain = (code >= 0x20 && code < 0x7f) || code === 0x09 || code === 0x0a;
+        for (const offset of [0, 1, 2, 3]) {
+          // Short runs (the loop's every alignment) and long ones (the WebAssembly blocks and their tail).
+          for (const length of [1, 2, 3, 5, 8, 17, 530, 2047]) {
+            for (const at of new Set([0, 1, length >> 1, length - 16, length - 2, length - 1])) {
+              if (at < 0 || at >= length) continue;
+              const data = backing.subarray(offset, offset + length).fill(0x61);
+              data[at] = code;
+              if (isPlainAscii(data, loopOnly) !== plain) {
+                throw new Error(
+                  `code ${code} at ${at} of ${length} bytes, offset ${offset}, loop ${loopOnly}`,
+                );
+              }
+            }
+          }
+        }
+      }
+    }
+    expect(isPlainAscii(Buffer.from("plain text\twith tabs\nand lines\n"))).toBe(true);
+    expect(isPlainAscii(Buffer.alloc(200_000, "x"))).toBe(true);
   });
 });

@@ -175,6 +175,41 @@ export class TerminalTextFilter {
     return out;
   }
 
+  /**
+   * What `write` gives out for `data`, as bytes, when `data` is plain ASCII (`isPlainAscii`: the caller
+   * checked, and that no character before it is left unfinished) and no sequence or `\r` is pending;
+   * else null, and `data` goes through `write`. Plain output (most of it) then costs no decoding,
+   * cleaning or encoding: the bytes given out are `data`'s own, after the held line.
+   */
+  writePlainAscii(data: Buffer): Buffer[] | null {
+    if (this.#state !== GROUND || this.#afterReturn || this.#returned || this.#out !== "") return null;
+    const out: Buffer[] = [];
+    const lastLineFeed = data.lastIndexOf(LF);
+    if (lastLineFeed === -1) {
+      if (this.#line.length + data.length <= MAX_HELD_LINE) {
+        this.#line += data.toString("latin1");
+        return out;
+      }
+      if (this.#line !== "") out.push(Buffer.from(this.#line, "utf8"));
+      out.push(data);
+      this.#line = "";
+      this.#breakOnReturn = true;
+      return out;
+    }
+    if (this.#line !== "") out.push(Buffer.from(this.#line, "utf8"));
+    const rest = data.length - lastLineFeed - 1;
+    if (rest > MAX_HELD_LINE) {
+      out.push(data);
+      this.#line = "";
+      this.#breakOnReturn = true;
+    } else {
+      out.push(data.subarray(0, lastLineFeed + 1));
+      this.#line = data.toString("latin1", lastLineFeed + 1);
+      this.#breakOnReturn = false;
+    }
+    return out;
+  }
+
   /** The current line as it stands (a prompt waiting for input), for a reader that cannot wait for its end. */
   flush(): string {
     const line = this.#line;

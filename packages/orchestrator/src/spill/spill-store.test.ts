@@ -156,6 +156,32 @@ describe("createSpillStore", () => {
     expect(await readdir(root)).toEqual([basename(result.path)]);
   });
 
+  it("writes the same file when chunks come faster than the disk takes them (queued, written together)", async () => {
+    const output = Buffer.from(numbered(20_000));
+    for (const maxFileBytes of [1024, 5000, 100_000, 10_000_000]) {
+      const chunks: Buffer[] = [];
+      let seed = maxFileBytes;
+      for (let at = 0; at < output.length; ) {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        const n = 1 + (seed % 3000);
+        chunks.push(output.subarray(at, at + n));
+        at += n;
+      }
+      const store = createSpillStore({ dir: root, maxFileBytes });
+      const oneByOne = await store.open();
+      for (const chunk of chunks) await oneByOne.append(chunk);
+      const queued = await store.open();
+      for (const chunk of chunks) void queued.append(chunk);
+      expect(queued.queuedBytes).toBeGreaterThan(0);
+      const [expected, result] = await Promise.all([oneByOne.finish(), queued.finish()]);
+      expect(queued.queuedBytes).toBe(0);
+      expect(await readFile(result.path, "utf8"), `maxFileBytes ${maxFileBytes}`).toBe(
+        await readFile(expected.path, "utf8"),
+      );
+      expect({ ...result, path: "" }).toEqual({ ...expected, path: "" });
+    }
+  });
+
   it("a chunk larger than the ring keeps only its end; a short tail is kept whole", async () => {
     const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
     const big = await store.open();

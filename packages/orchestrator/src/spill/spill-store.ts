@@ -52,6 +52,8 @@ export interface SpillFile {
   readonly path: string;
   /** Bytes appended so far. */
   readonly bytes: number;
+  /** Bytes appended that are not on disk yet: a fast producer waits on `append` once this grows. */
+  readonly queuedBytes: number;
   /** Resolves once the chunk is on disk; chunks land in call order. */
   append(chunk: Uint8Array): Promise<void>;
   /**
@@ -140,6 +142,9 @@ export function createSpillStore(options: SpillStoreOptions = {}): SpillStore {
       path,
       get bytes() {
         return writer.bytes;
+      },
+      get queuedBytes() {
+        return writer.queuedBytes;
       },
       append: (chunk) => writer.append(chunk),
       sync: async () => ({ path, ...(await writer.sync()) }),

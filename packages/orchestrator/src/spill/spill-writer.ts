@@ -12,6 +12,8 @@ const MAX_MARKER_BYTES =
   );
 // Copying the tail ring goes through a buffer of this size, whatever the ring's size.
 const COPY_CHUNK_BYTES = 1024 * 1024;
+// Queued chunks that follow each other go to disk in one write of up to this many bytes.
+const WRITE_BATCH_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 
 /** What a file too small for its output lacks, and how its lines map to the output's. */
@@ -50,6 +52,16 @@ interface Pending {
   data: Buffer;
 }
 
+/** Queued chunks that follow each other, written together (one `writev`, no copy). */
+interface Batch {
+  readonly at: number;
+  readonly parts: readonly Buffer[];
+  readonly length: number;
+}
+
+// At most this many chunks go into one `writev` (the system's limit is 1024 or more).
+const WRITE_BATCH_PARTS = 256;
+
 /**
  * Streams output into the file at `path`, which is the output itself, readable at any time, until the
  * output outgrows `maxFileBytes`. From then on the file keeps the head (the first half of the budget)
@@ -76,6 +88,9 @@ export class SpillWriter {
   // The first newline at or after the head limit: where the line crossing it ends.
   #pastHeadNewline = -1;
   #queue: Pending[] = [];
+  // Bytes in the queue and in the write in flight.
+  #queued = 0;
+  #inFlight = 0;
   #draining: Promise<void> | null = null;
   #failure: unknown = null;
   #closed = false;
@@ -100,6 +115,11 @@ export class SpillWriter {
     return this.#total;
   }
 
+  /** Bytes appended and not on disk yet (or dropped unwritten, once the ring overwrites them). */
+  get queuedBytes(): number {
+    return this.#queued;
+  }
+
   /** Counts `chunk` now and queues it; the promise settles once it is on disk. */
   append(chunk: Uint8Array): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("spill writer already finished"));
@@ -122,6 +142,7 @@ export class SpillWriter {
     this.#total += data.length;
     this.#synced = null;
     this.#queue.push({ at, data });
+    this.#queued += data.length;
     this.#dropOverwritten();
     return this.#drain();
   }
@@ -138,6 +159,7 @@ export class SpillWriter {
         item.at = keepFrom;
       }
     }
+    this.#queued = this.#queue.reduce((sum, item) => sum + item.data.length, this.#inFlight);
   }
 
   #drain(): Promise<void> {
@@ -155,41 +177,70 @@ export class SpillWriter {
 
   async #writeQueued(): Promise<void> {
     try {
-      for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
-        if (this.#failure === null) await this.#write(next);
+      for (let next = this.#nextBatch(); next !== undefined; next = this.#nextBatch()) {
+        try {
+          if (this.#failure === null) await this.#write(next);
+        } finally {
+          this.#queued -= this.#inFlight;
+          this.#inFlight = 0;
+        }
       }
     } catch (error) {
       this.#failure ??= error;
       this.#queue = [];
+      this.#queued = 0;
     }
   }
 
-  async #write({ at, data }: Pending): Promise<void> {
+  /** The next queued chunk, with those right after it up to a batch's size. */
+  #nextBatch(): Batch | undefined {
+    const first = this.#queue.shift();
+    if (first === undefined) return undefined;
+    const parts = [first.data];
+    let length = first.data.length;
+    for (let next = this.#queue[0]; next !== undefined; next = this.#queue[0]) {
+      if (
+        next.at !== first.at + length ||
+        length + next.data.length > WRITE_BATCH_BYTES ||
+        parts.length === WRITE_BATCH_PARTS
+      ) {
+        break;
+      }
+      this.#queue.shift();
+      parts.push(next.data);
+      length += next.data.length;
+    }
+    this.#inFlight = length;
+    return { at: first.at, parts, length };
+  }
+
+  async #write({ at, parts, length }: Batch): Promise<void> {
     const file = this.#file as FileHandle;
     let offset = at;
-    let rest = data;
+    let done = 0;
     if (offset < this.#fileLimit) {
-      const part = rest.subarray(0, this.#fileLimit - offset);
-      await writeAll(file, part, offset);
-      offset += part.length;
-      rest = rest.subarray(part.length);
+      const n = Math.min(length, this.#fileLimit - offset);
+      await writeAll(file, sliceParts(parts, 0, n), offset);
+      offset += n;
+      done = n;
     }
-    if (rest.length === 0) return;
+    if (done === length) return;
     if (this.#ring === null) {
       // The first overflow: the ring starts as what the file holds past the head, in ring order already.
       this.#ring = await open(this.#ringPath, "wx+", 0o600);
       await copyRange(file, this.#headLimit, this.#ringSize, this.#ring, 0);
     }
-    if (rest.length > this.#ringSize) {
-      offset += rest.length - this.#ringSize;
-      rest = rest.subarray(rest.length - this.#ringSize);
+    if (length - done > this.#ringSize) {
+      const skip = length - done - this.#ringSize;
+      offset += skip;
+      done += skip;
     }
-    while (rest.length > 0) {
+    while (done < length) {
       const position = (offset - this.#headLimit) % this.#ringSize;
-      const part = rest.subarray(0, this.#ringSize - position);
-      await writeAll(this.#ring, part, position);
-      offset += part.length;
-      rest = rest.subarray(part.length);
+      const n = Math.min(length - done, this.#ringSize - position);
+      await writeAll(this.#ring, sliceParts(parts, done, done + n), position);
+      offset += n;
+      done += n;
     }
   }
 
@@ -231,6 +282,7 @@ export class SpillWriter {
   async abort(): Promise<void> {
     this.#closed = true;
     this.#queue = [];
+    this.#queued = this.#inFlight;
     await this.#settled().catch(() => undefined);
     await this.#closeHandles().catch(() => undefined);
     await unlink(this.#path).catch(() => undefined);
@@ -362,11 +414,37 @@ async function characterStart(file: FileHandle, limit: number): Promise<number> 
   return limit - continuationRun(last);
 }
 
-async function writeAll(handle: FileHandle, data: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < data.length) {
-    const { bytesWritten } = await handle.write(data, done, data.length - done, position + done);
-    done += bytesWritten;
+/** The bytes of `parts` (one run of bytes) from `start` to `end`, as views of them. */
+function sliceParts(parts: readonly Buffer[], start: number, end: number): Buffer[] {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const part of parts) {
+    const from = Math.max(start - at, 0);
+    const to = Math.min(end - at, part.length);
+    if (to > from) out.push(from === 0 && to === part.length ? part : part.subarray(from, to));
+    at += part.length;
+    if (at >= end) break;
+  }
+  return out;
+}
+
+async function writeAll(
+  handle: FileHandle,
+  data: Buffer | readonly Buffer[],
+  position: number,
+): Promise<void> {
+  let parts: readonly Buffer[] = Buffer.isBuffer(data) ? [data] : data;
+  let left = parts.reduce((sum, part) => sum + part.length, 0);
+  let at = position;
+  while (left > 0) {
+    const first = parts[0] as Buffer;
+    const { bytesWritten } =
+      parts.length === 1
+        ? await handle.write(first, 0, first.length, at)
+        : await handle.writev(parts as Buffer[], at);
+    left -= bytesWritten;
+    at += bytesWritten;
+    if (left > 0) parts = sliceParts(parts, bytesWritten, bytesWritten + left);
   }
 }
 
