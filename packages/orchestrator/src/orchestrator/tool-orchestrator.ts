@@ -444,7 +444,7 @@ function checkedSandbox(
     if (workspace.mode !== policy.mode) throw mismatch("the mode", policy.mode, workspace.mode);
     if (realOrSelf(workspace.cwd) !== realOrSelf(cwd)) throw mismatch("the cwd", cwd, workspace.cwd);
     if (sandbox.backend !== null) {
-      const network = workspace.rules().network;
+      const network = workspace.network;
       const expected = policy.mode === "workspace-write" && policy.networkAccess === true;
       if (network !== expected) throw mismatch("network", expected ? "on" : "off", network ? "on" : "off");
     }

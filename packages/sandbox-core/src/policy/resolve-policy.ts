@@ -52,6 +52,8 @@ export interface SandboxWorkspace {
   readonly mode: SandboxMode;
   /** The canonical session cwd. */
   readonly cwd: string;
+  /** Whether commands have the network (`rules().network`, known without resolving the rules). */
+  readonly network: boolean;
   /**
    * The rules for one command. Protected and hidden paths are found afresh (a `.git` made by `git init`
    * after the session started is protected from then on); a writable root that is no longer the
@@ -195,7 +197,7 @@ export function createSandboxWorkspace(
       hidden: [],
       network: true,
     };
-    return { mode, cwd: realCwd, rules: () => structuredClone(rules), denyRead: () => {} };
+    return { mode, cwd: realCwd, network: true, rules: () => structuredClone(rules), denyRead: () => {} };
   }
 
   const candidates =
@@ -226,9 +228,11 @@ export function createSandboxWorkspace(
   let deny = unique([...DEFAULT_DENY_READ, ...environmentDenyRead(env), ...denyRead]);
   let hiddenPaths = hiddenPathFinder(deny, allowRead, homes);
 
+  const network = mode === "workspace-write" && checked.networkAccess === true;
   return {
     mode,
     cwd: realCwd,
+    network,
     rules(): SandboxRules {
       for (const root of roots) checkHeld(root, "writable root");
       if (tmp !== null) checkHeld(tmp, "private /tmp");
@@ -243,7 +247,7 @@ export function createSandboxWorkspace(
         writableRoots: workspaceRoots(rootPaths, homes, protect, env),
         tmp: tmpRule,
         hidden: hiddenPaths(rootPaths),
-        network: mode === "workspace-write" && checked.networkAccess === true,
+        network,
       };
     },
     denyRead(patterns) {
