@@ -1,17 +1,20 @@
 // A captured snapshot's description (a ShellSnapshot, plain JSON) kept beside its file, so the next Conch
 // process (each `conch run` is one) uses it instead of starting the user's login shell again.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, open, readdir, rename, rm } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import type { Shell, ShellSnapshot } from "@conch/shell-detect";
+import { sha256Hex } from "./sha256.js";
 
 const RECORD = /^record-[0-9a-f]{16}\.json$/;
 const MAX_RECORD_BYTES = 1024 * 1024;
 /** A record nobody has rewritten for this long belongs to an environment long gone. */
 const RECORD_RETENTION_MS = 3 * 24 * 3600 * 1000;
-// Where a Conch process was started from, which the login shell does not start in.
-const UNKEYED = new Set(["PWD", "OLDPWD"]);
+// Where a Conch process was started from, which the login shell does not start in; what the calling
+// shell sets for each program it starts (its nesting, the program's path); and the padding variable
+// hyperfine changes on every run, with which a benchmark of `conch run` timed a new capture each time.
+const UNKEYED = new Set(["PWD", "OLDPWD", "SHLVL", "_", "HYPERFINE_RANDOMIZED_ENVIRONMENT_OFFSET"]);
 
 /**
  * The record's name for `shell` captured with `env`: a process started with another environment (a
@@ -24,13 +27,13 @@ export function recordName(
   env: Readonly<Record<string, string | undefined>>,
   keep: (name: string, value: string) => boolean,
 ): string {
-  const hash = createHash("sha256").update(`${shell.type}\0${shell.path}\0`);
+  const parts = [`${shell.type}\0${shell.path}\0`];
   for (const name of Object.keys(env).sort()) {
     const value = env[name];
     if (value === undefined || UNKEYED.has(name)) continue;
-    hash.update(keep(name, value) ? `${name}=${value}\0` : `${name}\0`);
+    parts.push(keep(name, value) ? `${name}=${value}\0` : `${name}\0`);
   }
-  return `record-${hash.digest("hex").slice(0, 16)}.json`;
+  return `record-${sha256Hex(...parts).slice(0, 16)}.json`;
 }
 
 /**

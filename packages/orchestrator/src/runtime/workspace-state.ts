@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { closeSync, constants, mkdirSync, openSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { DEFAULT_ENV_EXCLUDES, type EnvPolicy } from "@conch/exec-core";
@@ -6,6 +5,7 @@ import type { SandboxWorkspaceOptions } from "@conch/sandbox-core";
 import type { ConfigSandboxMode } from "../config/config-values.js";
 import { type ConchConfig, conchConfigDir } from "../config/load-config.js";
 import { conchStateDir } from "../spill/state-dir.js";
+import { sha256Hex } from "./sha256.js";
 
 /**
  * The name of a workspace's own directories under Conch's state dir: the cwd's base name (for a person
@@ -22,7 +22,7 @@ function workspaceId(cwd: string): string {
     basename(real)
       .replace(/[^A-Za-z0-9._-]+/g, "_")
       .slice(0, 32) || "root";
-  return `${name}-${createHash("sha256").update(real).digest("hex").slice(0, 12)}`;
+  return `${name}-${sha256Hex(real).slice(0, 12)}`;
 }
 
 /** Makes `path` an existing regular file of ours (0600), never following a symlink planted there. */
@@ -38,7 +38,7 @@ function createPrivateFile(path: string): void {
  * so a workspace whose policy drops more variables never sees a snapshot made under a looser one.
  */
 export function snapshotDir(stateDir: string, policy: EnvPolicy): string {
-  const key = createHash("sha256").update(JSON.stringify(policy)).digest("hex").slice(0, 12);
+  const key = sha256Hex(JSON.stringify(policy)).slice(0, 12);
   return join(stateDir, "snapshots", key);
 }
 
