@@ -1,3 +1,4 @@
+import { isatty } from "node:tty";
 import { type Approver, visibleText } from "@conch/approval";
 import {
   CONFIG_SANDBOX_MODES,
@@ -64,7 +65,8 @@ export function policyOptions(options: Record<string, unknown>, command: string)
     sandbox: oneOf("sandbox", CONFIG_SANDBOX_MODES, options.sandbox, command),
     // Asking needs someone to answer: by default only when a person is at the terminal.
     approver:
-      oneOf("approver", APPROVER_KINDS, options.approver, command) ?? (process.stdin.isTTY ? "tty" : "none"),
+      // isatty, not process.stdin.isTTY: that would open stdin as a stream (and load its modules) just to ask.
+      oneOf("approver", APPROVER_KINDS, options.approver, command) ?? (isatty(0) ? "tty" : "none"),
     profile: oneOf("profile", TOOL_PROFILE_NAMES, options.profile, command),
   };
 }
