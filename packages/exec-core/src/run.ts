@@ -33,6 +33,12 @@ export interface RunOptions {
    * false` (a `StreamedExecResult`). For a caller that keeps its own copy. Default `true`.
    */
   buffer?: boolean;
+  /**
+   * A descriptor of this process that the command's stdout is, instead of a pipe read here: for a
+   * caller that would only copy the output to it (a CLI whose stdout is a pipe). The stdout then passes
+   * nothing here: no `onOutput` chunks, no capture, no byte count. stderr is read as always.
+   */
+  stdout?: number;
 }
 
 /**
@@ -116,6 +122,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     cwd: req.cwd,
     env: req.env,
     ...(options.prepare === undefined ? {} : { prepare: options.prepare }),
+    ...(options.stdout === undefined ? {} : { stdout: options.stdout }),
   });
 
   return new Promise<ExecResult>((resolve, reject) => {
@@ -126,7 +133,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     let killedByCancel = false;
     let callbackError: { error: unknown } | undefined;
     let killing: Promise<void> | undefined;
-    let openStreams = 2;
+    let openStreams = child.stdout === null ? 1 : 2;
     let drainTimer: NodeJS.Timeout | undefined;
     let finishing = false;
     const streams = [child.stdout, child.stderr] as const;

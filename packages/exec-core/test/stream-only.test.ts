@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isExecError, run, type StreamedExecResult } from "../src/index.js";
@@ -104,5 +104,35 @@ describe("buffer: false", () => {
       "invalid options: buffer: expected true or false, received string no",
     );
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe("stdout: a descriptor of ours", () => {
+  const tempDir = useTempDir();
+
+  it("is the command's stdout itself: nothing of it passes here, stderr still does", async () => {
+    const file = join(tempDir(), "out.txt");
+    const fd = openSync(file, "w");
+    const chunks: string[] = [];
+    try {
+      const result = await run(
+        { argv: ["sh", "-c", "echo out; echo err >&2; stat -L -c %i /proc/self/fd/1"], cwd: "/" },
+        { stdout: fd, onOutput: ({ stream, data }) => void chunks.push(`${stream}:${data}`) },
+      );
+      expect([result.exitCode, result.stdout, result.stderr]).toEqual([0, "", "err\n"]);
+      expect(chunks).toEqual(["stderr:err\n"]);
+    } finally {
+      closeSync(fd);
+    }
+    // The very file: its inode is what the command's descriptor 1 pointed to.
+    expect(readFileSync(file, "utf8")).toBe(`out\n${statSync(file).ino}\n`);
+  });
+
+  it("must be a descriptor", async () => {
+    for (const stdout of [-1, 1.5, Number.NaN]) {
+      await expect(run({ argv: ["true"], cwd: "/" }, { stdout })).rejects.toThrow(
+        `stdout must be a descriptor (an integer of 0 or more), received ${stdout}`,
+      );
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { fstatSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { visibleText } from "@conch/approval";
 import { type ExecResult, type OutputDelta, type RunOptions, run } from "@conch/exec-core";
@@ -148,6 +148,24 @@ export interface ExecuteCommand {
 }
 
 /**
+ * Our stdout when the command may write to it itself: a pipe, or /dev/null, as a shell would hand it
+ * over. Its output then never passes through conch and streams at the pipe's speed. A terminal, a file
+ * or a socket stays conch's to write: through a terminal's descriptor a command could read keys or
+ * push input, through a file's truncate or rewrite what was there, through a socket pass descriptors,
+ * and the sandbox's rules do not reach a descriptor it is handed.
+ */
+function directStdout(): number | undefined {
+  try {
+    const stdout = fstatSync(1);
+    if (stdout.isFIFO()) return 1;
+    if (stdout.isCharacterDevice() && stdout.rdev === statSync("/dev/null").rdev) return 1;
+  } catch {
+    // No stdout to speak of: conch writes (and finds out).
+  }
+  return undefined;
+}
+
+/**
  * Runs one command through the orchestrator (approval, sandbox, run, denial check, retry where the
  * policy allows) and returns conch's exit code: the command's, or 4 when it was rejected, 3 when the
  * sandbox cannot run here.
@@ -161,6 +179,7 @@ export async function execute(
   const timeoutMs = options["timeout-ms"];
   const cwd = commandDirectory(options.cwd, command);
   const { runtime, close } = await openRuntime(cwd, policy);
+  const stdoutFd = options.json === true ? undefined : directStdout();
   try {
     return await live(
       options.json === true,
@@ -176,6 +195,7 @@ export async function execute(
             spill: false,
             // Streamed to our stdout as it comes: nobody reads a model text of it.
             modelText: false,
+            ...(stdoutFd === undefined ? {} : { stdoutFd }),
             // --json prints the run's own stdout and stderr.
             keepExecOutput: options.json === true,
           },
@@ -225,12 +245,17 @@ export async function executeDirect(
 ): Promise<number> {
   const cwd = commandDirectory(options.cwd, command);
   const timeoutMs = options["timeout-ms"];
+  const stdout = options.json === true ? undefined : directStdout();
   return live(
     options.json === true,
     (context) =>
       run(
         { argv, cwd, ...(timeoutMs === undefined ? {} : { timeoutMs }) },
-        { ...context, ...(prepare === undefined ? {} : { prepare }) },
+        {
+          ...context,
+          ...(prepare === undefined ? {} : { prepare }),
+          ...(stdout === undefined ? {} : { stdout }),
+        },
       ),
     (result) => {
       reportResult(result, options);

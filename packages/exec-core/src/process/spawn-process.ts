@@ -29,6 +29,8 @@ export interface SpawnProcessOptions {
    * program as its own exit code. A rejection rejects the spawn untouched, and nothing starts.
    */
   readonly prepare?: (spec: SpawnSpec) => Promise<SpawnSpec>;
+  /** A descriptor of this process to be the child's stdout; a pipe by default. */
+  readonly stdout?: number;
 }
 
 export interface SpawnedProcess<Process> {
@@ -89,7 +91,7 @@ function checkProgram(spec: SpawnSpec): void {
   throw spawnFailed(file, cause.message, cause);
 }
 
-function spawnChild(spec: SpawnSpec): Promise<ChildProcess> {
+function spawnChild(spec: SpawnSpec, stdout: number | "pipe"): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const [file, ...args] = spec.argv as [string, ...string[]];
     let child: ChildProcess;
@@ -100,7 +102,7 @@ function spawnChild(spec: SpawnSpec): Promise<ChildProcess> {
         cwd: spec.cwd,
         env: spec.env,
         detached: true,
-        stdio: ["ignore", "pipe", "pipe", ...spec.extraFds.map(() => "pipe" as const)],
+        stdio: ["ignore", stdout, "pipe", ...spec.extraFds.map(() => "pipe" as const)],
       });
       spec.extraFds.forEach((data, index) => {
         const pipe = child.stdio[3 + index] as Writable | null;
@@ -142,6 +144,10 @@ export async function spawnProcess<Process extends { readonly pid: number }>(
   options: SpawnProcessOptions,
   launch?: (spec: SpawnSpec) => Process,
 ): Promise<SpawnedProcess<Process | ChildProcess>> {
+  const { stdout } = options;
+  if (stdout !== undefined && !(Number.isSafeInteger(stdout) && stdout >= 0)) {
+    throw new TypeError(`stdout must be a descriptor (an integer of 0 or more), received ${String(stdout)}`);
+  }
   const marker = createRunMarker();
   const spec: SpawnSpec = {
     argv: [...options.argv],
@@ -153,7 +159,7 @@ export async function spawnProcess<Process extends { readonly pid: number }>(
   const prepared = options.prepare === undefined ? spec : await options.prepare(spec);
   let child: Process | ChildProcess;
   if (launch === undefined) {
-    child = await spawnChild(prepared);
+    child = await spawnChild(prepared, stdout ?? "pipe");
   } else {
     try {
       child = launch(prepared);

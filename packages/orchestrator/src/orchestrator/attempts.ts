@@ -94,6 +94,7 @@ export async function runOneShot(
       ...(context.signal === undefined ? {} : { signal: context.signal }),
       // The collector below is the one copy of the output, unless the caller reads exec-core's own.
       buffer: request.keepExecOutput === true,
+      ...(request.stdoutFd === undefined || request.modelText !== false ? {} : { stdout: request.stdoutFd }),
       onOutput: (delta) => {
         const stored = collected.push(delta.data);
         const forwarded = onOutput?.(delta);

@@ -39,6 +39,12 @@ export interface CommandRequest {
    */
   readonly modelText?: boolean;
   /**
+   * With `modelText: false`: a descriptor of this process that the command's stdout goes to directly
+   * (the CLI's own stdout, when that is a pipe), so that it streams at the pipe's speed. Conch then
+   * reads only stderr: the denial check and the outcome's sample see stderr alone.
+   */
+  readonly stdoutFd?: number;
+  /**
    * True when the caller reads the run's own `stdout`/`stderr` (`outcome.result`, as `conch run --json`
    * does). Otherwise exec-core streams only (`buffer: false`) and the output collector holds the one copy.
    */
