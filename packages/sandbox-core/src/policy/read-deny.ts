@@ -254,9 +254,12 @@ export function hiddenPathFinder(
 ): (writableRoots: readonly string[]) => HiddenPath[] {
   const tree = (patterns: readonly string[]) =>
     patternTree(patterns.flatMap((pattern) => absolutePatterns(pattern, homes)));
-  const denyTree = tree(deny);
-  const allowTree = tree(allow);
+  // Built on first use: a workspace whose deny list grows before its first command (the snapshot's
+  // names) builds them once.
+  let trees: { deny: ReturnType<typeof tree>; allow: ReturnType<typeof tree> } | undefined;
   return (writableRoots) => {
+    trees ??= { deny: tree(deny), allow: tree(allow) };
+    const { deny: denyTree, allow: allowTree } = trees;
     const allowed = allow.length === 0 ? [] : canonicalAll(allowTree).paths;
     const inRoot = (path: string) => writableRoots.some((root) => root === path || isInside(path, root));
     const found = canonicalAll(denyTree);
