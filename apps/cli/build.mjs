@@ -66,10 +66,13 @@ cli.exports.main(process.argv.slice(2)).then((code) => {
 `;
 
 // Each command the maker runs compiles more of the CLI into the cache: what a one-shot run, a tool
-// call and the help need.
+// call and the help need, in a git repository (the sandbox asks git about it), each twice (the second
+// finds what the first left: the shell snapshot's record, the sandbox probe).
 const MAKER_COMMANDS = [
   ["--help"],
   ["run", "--approval", "never", "--sandbox", "workspace-write", "--", "true"],
+  ["run", "--approval", "never", "--sandbox", "workspace-write", "--", "true"],
+  ["tool", "call", "shell_command", JSON.stringify({ command: "echo cached" })],
   ["tool", "call", "shell_command", JSON.stringify({ command: "echo cached" })],
 ];
 
@@ -196,9 +199,14 @@ const result = await build({
   plugins: [entry, noDynamicImport, lazyBuiltins],
   // Every module's import.meta.url is the bundle's: what they find beside themselves (the package's
   // manifest at ../package.json, the wasm files) lies beside dist/conch.js.
-  define: { "import.meta.url": "__conchUrl" },
+  //
+  // performance.now() is the only use of the performance global, whose first read loads Node's
+  // perf_hooks: a clock of process.hrtime measures the same durations without it.
+  define: { "import.meta.url": "__conchUrl", "performance.now": "__conchNow" },
   banner: {
-    js: 'var __conchUrl = require("node:url").pathToFileURL(__filename).href, __conchRequire = require;',
+    js:
+      'var __conchUrl = require("node:url").pathToFileURL(__filename).href, __conchRequire = require, ' +
+      "__conchNow = () => Number(process.hrtime.bigint()) / 1e6;",
   },
   minify: !process.env.CONCH_NO_MINIFY,
   charset: "ascii",
@@ -255,6 +263,8 @@ try {
   ]) {
     await writeFile(join(dist, name), text);
   }
+  // No git is no failure here: the runs then take the paths of a directory outside any repository.
+  spawnSync("git", ["init", "-q", scratch], { env, stdio: "ignore" });
   const made = spawnSync(process.execPath, [join(dist, "make-cache.js")], {
     cwd: scratch,
     env,
