@@ -28,22 +28,17 @@ import { build } from "esbuild";
 const here = new URL(".", import.meta.url).pathname;
 const dist = `${here}dist`;
 
-// The bin: V8's flags are part of the code cache's key, so the one conch sets (see below) is set before
-// the cache is checked, here and where the cache is made. `MAKE_CACHE` is replaced to make the maker.
-//
-// --liftoff-only: conch lives for one command. V8 would tier tree-sitter's WebAssembly up to optimised
-// code in the background, and the process then waits about half a second at exit for that compile to
-// finish: baseline code is plenty for one parse.
+// The bin. `MAKE_CACHE` is replaced to make the maker. V8's flags are part of the code cache's key: the
+// cache is made and checked with Node's own, and the one flag conch sets (--liftoff-only, when the
+// bash parser loads: see below) comes after the check.
 const BIN = `#!/usr/bin/env node
 "use strict";
 // The conch CLI: conch.js, compiled from V8's code cache conch.cache when it is this Node's (see
 // build.mjs in @conch/cli).
 const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
-const { setFlagsFromString } = require("node:v8");
 const { Script } = require("node:vm");
 
-setFlagsFromString("--liftoff-only");
 const file = join(__dirname, "conch.js");
 let cachedData;
 try {
@@ -80,6 +75,11 @@ const MAKER = BIN.replace(
   /\/\*MAKE_CACHE\*\/\n[\s\S]*$/,
   `(async () => {
   for (const argv of ${JSON.stringify(MAKER_COMMANDS)}) await cli.exports.main(argv).catch(() => 1);
+  // The tool calls loaded the bash parser, which set --liftoff-only (and with it no tier-up): back to
+  // Node's own flags, which a start checks the cache with (the checker below fails the build if not).
+  for (const flag of ["--no-liftoff-only", "--wasm-tier-up", "--wasm-dynamic-tiering"]) {
+    require("node:v8").setFlagsFromString(flag);
+  }
   require("node:fs").writeFileSync(join(__dirname, "conch.cache"), script.createCachedData());
   process.exit(0);
 })();
@@ -109,7 +109,13 @@ export * from "@conch/arity-rules";
 // dynamic imports of Node's own modules become requires (through a name its own `var require`, which
 // Emscripten declares in the same function, cannot hide). The build fails if they are not found, or
 // if any import() is left in the bundle.
+//
+// And web-tree-sitter (which loads when the first script is parsed, not at start) first sets
+// --liftoff-only: conch lives for one command; V8 would tier tree-sitter's WebAssembly up to optimised
+// code in the background, and the process then waits about half a second at exit for that compile to
+// finish. Baseline code is plenty for one parse, and a command that parses nothing loads no node:v8.
 const DYNAMIC_IMPORTS = ['await import("fs/promises")', 'await import("module")'];
+const LIFTOFF_ONLY = '__conchRequire("node:v8").setFlagsFromString("--liftoff-only");\n';
 
 /** @type {import("esbuild").Plugin} */
 const noDynamicImport = {
@@ -121,7 +127,7 @@ const noDynamicImport = {
         if (!contents.includes(expression)) throw new Error(`build: ${path} no longer has ${expression}`);
         contents = contents.replaceAll(expression, expression.replace("import(", "__conchRequire("));
       }
-      return { contents, loader: "js" };
+      return { contents: LIFTOFF_ONLY + contents, loader: "js" };
     });
   },
 };
