@@ -83,11 +83,23 @@ function tokenPath(): string {
   return join(workspace.env.XDG_STATE_HOME as string, "conch", "conchd.token");
 }
 
-/** The processes below `pid` whose argv is exactly `argv`. */
+/**
+ * The processes below `pid` whose argv is exactly `argv`; not a child that has the argv only because it
+ * was just forked from one and has not exec'd yet (a shell's loop forks for every `sleep`).
+ */
 function processesRunning(pid: number, argv: readonly string[]): number[] {
-  return descendants(pid).filter((child) => {
+  const matching = descendants(pid).filter((child) => {
     try {
       return readFileSync(`/proc/${child}/cmdline`, "utf8") === `${argv.join("\0")}\0`;
+    } catch {
+      return false;
+    }
+  });
+  return matching.filter((child) => {
+    try {
+      const stat = readFileSync(`/proc/${child}/stat`, "utf8");
+      const [, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return !matching.includes(Number(ppid));
     } catch {
       return false;
     }
