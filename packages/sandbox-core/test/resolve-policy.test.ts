@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -579,5 +580,27 @@ describe("resolveSandboxPolicy: what a repository's config points into the work 
         readOnlySubpaths: [join(cwd, ".git"), join(cwd, ".gitconfig.local"), join(cwd, ".husky")],
       },
     ]);
+  });
+});
+
+describe("resolveSandboxPolicy: a secret the environment names where this user cannot look", () => {
+  it("is nothing to hide (a command runs with the same rights), not an error", () => {
+    const locked = dir("locked");
+    mkdirSync(join(locked, "inner"));
+    writeFileSync(join(locked, "inner", "terraformrc"), "");
+    chmodSync(locked, 0o000);
+    try {
+      const secret = join(locked, "inner", "terraformrc");
+      const resolved = resolveSandboxPolicy(ww(), {
+        cwd: dir("project-locked"),
+        env: env({ TF_CLI_CONFIG_FILE: secret }),
+      });
+      // Root looks anyway and hides it; anyone else cannot see it, nor can the command.
+      const hidden = resolved.hidden.map((entry) => entry.path);
+      if (process.getuid?.() === 0) expect(hidden).toContain(secret);
+      else expect(hidden).not.toContain(secret);
+    } finally {
+      chmodSync(locked, 0o700);
+    }
   });
 });

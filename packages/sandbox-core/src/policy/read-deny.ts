@@ -151,8 +151,16 @@ const LOOKUPS_BEFORE_READDIR = 8;
 // still looked up.
 const CASE_FOLDING = process.platform === "darwin" || process.platform === "win32";
 
+/**
+ * Whether `path` is there to hide. One this user cannot reach (a directory on the way it may not search:
+ * `TF_CLI_CONFIG_FILE=/root/.terraformrc` for another user) is not: a command runs with the same rights.
+ */
 function exists(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** The patterns as one tree of path components, built once per workspace. */
