@@ -3,6 +3,8 @@
 // telling it apart is the one pass over every byte of the output. A WebAssembly function does it sixteen
 // bytes at a time (SIMD); where WebAssembly or its SIMD is missing, a loop does it four at a time.
 
+import { SPECIAL_BELOW_A0 } from "./terminal-text.js";
+
 const WINDOW_BYTES = 64 * 1024;
 // Below this, copying into the module's memory costs more than the loop.
 const MIN_WASM_BYTES = 512;
@@ -92,13 +94,9 @@ function wasmScanner(): Scanner | null {
   return scanner;
 }
 
-// 1 for the bytes below 0x80 that are not plain text.
-const SPECIAL: Uint8Array = new Uint8Array(0x80).map((_, code) =>
-  (code < 0x20 && code !== 0x09 && code !== 0x0a) || code === 0x7f ? 1 : 0,
-);
-
 function specialByte(byte: number): boolean {
-  return byte >= 0x80 || SPECIAL[byte] === 1;
+  // The filter's own table: what it removes or acts on below 0x80 (every byte from 0x80 up is not ASCII).
+  return byte >= 0x80 || SPECIAL_BELOW_A0[byte] === 1;
 }
 
 /** The loop: four bytes at a time once aligned. */

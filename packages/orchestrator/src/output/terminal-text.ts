@@ -14,7 +14,7 @@
 // reads as the code points they are. Found by a loop over char codes: a regular expression with this
 // class is several times slower once the text holds other scripts, or when matches are close together;
 // the class is read once into a table (BMP) and tried only on surrogate pairs (astral).
-const SPECIAL_BELOW_A0: Uint8Array = new Uint8Array(0xa0).map((_, code) =>
+export const SPECIAL_BELOW_A0: Uint8Array = new Uint8Array(0xa0).map((_, code) =>
   (code < 0x20 && code !== 0x09 && code !== 0x0a) || code >= 0x7f ? 1 : 0,
 );
 
