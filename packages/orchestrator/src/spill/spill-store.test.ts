@@ -182,6 +182,40 @@ describe("createSpillStore", () => {
     }
   });
 
+  it("an outgrown large file is its head and at most the last 4 MiB (held in memory), nothing between", async () => {
+    const maxFileBytes = 9 * 1024 * 1024;
+    const store = createSpillStore({ dir: root, maxFileBytes });
+    const output = numbered(1_000_000);
+    const bytes = Buffer.from(output);
+    const file = await store.open();
+    for (let at = 0; at < bytes.length; at += 65536) void file.append(bytes.subarray(at, at + 65536));
+    const result = await file.finish();
+    const onDisk = await readFile(result.path, "utf8");
+    expect(result.fileBytes).toBe(Buffer.byteLength(onDisk));
+    expect(result.fileBytes).toBeLessThanOrEqual(maxFileBytes);
+    const markerAt = onDisk.indexOf("[… lines ");
+    const tailAt = onDisk.indexOf("\n", markerAt) + 1;
+    const head = onDisk.slice(0, markerAt);
+    const tail = onDisk.slice(tailAt);
+    expect(output.startsWith(head)).toBe(true);
+    expect(output.endsWith(tail)).toBe(true);
+    expect(tail.startsWith("line ")).toBe(true);
+    expect(Buffer.byteLength(tail)).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(Buffer.byteLength(tail)).toBeGreaterThan(4 * 1024 * 1024 - 20);
+    expect(Buffer.byteLength(head)).toBeGreaterThan(maxFileBytes - 4 * 1024 * 1024 - 300);
+    const keptLines = head.split("\n").length - 1;
+    const resumeLine = Number(/^line (\d+)/.exec(tail)?.[1]);
+    expect(result.gap).toEqual({
+      firstLine: keptLines + 1,
+      lastLine: resumeLine - 1,
+      bytes: bytes.length - Buffer.byteLength(head) - Buffer.byteLength(tail),
+      keptLines,
+      resumeLine,
+      shift: resumeLine - (keptLines + 2),
+    });
+    expect(await readdir(root)).toEqual([basename(result.path)]);
+  });
+
   it("a chunk larger than the ring keeps only its end; a short tail is kept whole", async () => {
     const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
     const big = await store.open();

@@ -5,15 +5,15 @@ import { join } from "node:path";
 import { type SpillGap, SpillWriter } from "./spill-writer.js";
 import { conchStateDir, type StateDirOptions } from "./state-dir.js";
 
-const DEFAULT_SPILL_MAX_FILE_BYTES: number = 64 * 1024 * 1024;
+const DEFAULT_SPILL_MAX_FILE_BYTES: number = 16 * 1024 * 1024;
 export const DEFAULT_SPILL_RETENTION_MS: number = 7 * 24 * 60 * 60 * 1000;
 const DEFAULT_SPILL_SWEEP_INTERVAL_MS: number = 10 * 60 * 1000;
 
 // Room for the omission marker plus a useful head and tail.
 const MIN_MAX_FILE_BYTES = 1024;
 const MAX_LABEL_LENGTH = 40;
-// `20250102T030405678Z-1a2b3c4d-shell_command.txt`, its `.tail` ring while the output outgrows it, or a
-// `.<that>.tmp` an earlier version wrote first.
+// `20250102T030405678Z-1a2b3c4d-shell_command.txt`, or the `.tail` ring or the
+// `.<that>.tmp` an earlier version wrote beside it.
 const SPILL_NAME =
   /^\.?(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z-[0-9a-f]{8}-[a-z0-9_-]+\.txt(?:\.tmp|\.tail)?$/;
 

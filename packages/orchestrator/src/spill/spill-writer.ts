@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import { type FileHandle, open, unlink } from "node:fs/promises";
 import { countNewlines } from "../format/truncate.js";
+import { TailBuffer } from "../output/tail-buffer.js";
 import { formatCount, lineRange } from "./spill-notice.js";
 
 // Room set aside for the marker line that stands for a middle left out of the file (and the line break
@@ -10,10 +11,16 @@ const MAX_MARKER_BYTES =
   Buffer.byteLength(
     fileMarker(Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
   );
-// Copying the tail ring goes through a buffer of this size, whatever the ring's size.
-const COPY_CHUNK_BYTES = 1024 * 1024;
+// The end an outgrown file keeps is held in memory, at most this much of it (half the file when that
+// is less); the rest of the file is the head.
+const MAX_TAIL_BYTES = 4 * 1024 * 1024;
 // Queued chunks that follow each other go to disk in one write of up to this many bytes.
 const WRITE_BATCH_BYTES = 1024 * 1024;
+// At most this many chunks go into one `writev` (the system's limit is 1024 or more).
+const WRITE_BATCH_PARTS = 256;
+// Less than a batch waits this long for more before it is written: output read a few KiB at a time
+// then goes to disk a mebibyte a write, not one write (a thread-pool round trip) a piece.
+const COALESCE_MS = 4;
 const NEWLINE = 0x0a;
 
 /** What a file too small for its output lacks, and how its lines map to the output's. */
@@ -48,8 +55,8 @@ function fileMarker(firstLine: number, lastLine: number, bytes: number): string 
 
 interface Pending {
   /** Where `data` starts in the output. */
-  at: number;
-  data: Buffer;
+  readonly at: number;
+  readonly data: Buffer;
 }
 
 /** Queued chunks that follow each other, written together (one `writev`, no copy). */
@@ -59,27 +66,32 @@ interface Batch {
   readonly length: number;
 }
 
-// At most this many chunks go into one `writev` (the system's limit is 1024 or more).
-const WRITE_BATCH_PARTS = 256;
+/** An `append` waiting for the bytes of the output up to `end` to be on disk (or past the file). */
+interface Waiter {
+  readonly end: number;
+  readonly resolve: () => void;
+}
 
 /**
  * Streams output into the file at `path`, which is the output itself, readable at any time, until the
- * output outgrows `maxFileBytes`. From then on the file keeps the head (the first half of the budget)
- * and a ring file keeps the latest tail (the other half); `sync` and `finish` write head, one marker
- * line saying which lines are left out, and tail, cut on line boundaries. A session's file is read
- * while its output still comes, so the file is never replaced, only completed. Chunks wait in a queue
- * while a write is in flight, those the ring would overwrite dropped unwritten, so memory stays within
- * the file's budget however fast the output comes.
+ * output outgrows `maxFileBytes`. From then on the file keeps the head (all but the last few MiB of the
+ * budget) and memory keeps the latest tail (the rest); `sync` and `finish` write, after the head, one
+ * marker line saying which lines are left out and the tail, cut on line boundaries. A session's file
+ * is read while its output still comes, so the file is never replaced, only completed. Nothing past
+ * the file's budget is ever written but that tail, so an output of any size costs the disk the file's
+ * size once.
  */
 export class SpillWriter {
   readonly #path: string;
-  readonly #ringPath: string;
   readonly #headLimit: number;
-  readonly #ringSize: number;
-  // Up to here the file takes the output as it is; past it, the output overflows into the ring.
+  readonly #tailSize: number;
+  // Up to here the file takes the output as it is; past it, only the tail in memory does.
   readonly #fileLimit: number;
   #file: FileHandle | null = null;
-  #ring: FileHandle | null = null;
+  // The output past the head, its latest `#tailSize` bytes.
+  readonly #tail: TailBuffer;
+  // The (up to four) bytes before the head limit: where a head cut inside a line falls.
+  readonly #beforeHeadLimit: Buffer = Buffer.alloc(4);
   #total = 0;
   #newlines = 0;
   // The end of the last line that ends within the head, and the newlines up to it.
@@ -92,6 +104,12 @@ export class SpillWriter {
   #queued = 0;
   #inFlight = 0;
   #draining: Promise<void> | null = null;
+  // The output up to here is written however little of it waits (the wait ran out, or a sync wants it).
+  #forceThrough = 0;
+  #timer: NodeJS.Timeout | null = null;
+  // Oldest first, by `end`; those before `#waiterHead` are resolved.
+  #waiters: Waiter[] = [];
+  #waiterHead = 0;
   #failure: unknown = null;
   #closed = false;
   // The file's state as of `#total` bytes, once completed: nothing new to write until more comes.
@@ -99,11 +117,11 @@ export class SpillWriter {
 
   constructor(path: string, maxFileBytes: number) {
     this.#path = path;
-    this.#ringPath = `${path}.tail`;
     const budget = maxFileBytes - MAX_MARKER_BYTES;
-    this.#headLimit = Math.floor(budget / 2);
-    this.#ringSize = budget - this.#headLimit;
-    this.#fileLimit = this.#headLimit + this.#ringSize;
+    this.#tailSize = Math.min(MAX_TAIL_BYTES, budget - Math.floor(budget / 2));
+    this.#headLimit = budget - this.#tailSize;
+    this.#fileLimit = this.#headLimit + this.#tailSize;
+    this.#tail = new TailBuffer(this.#tailSize);
   }
 
   /** Creates the file (0600, failing if it exists). */
@@ -115,17 +133,22 @@ export class SpillWriter {
     return this.#total;
   }
 
-  /** Bytes appended and not on disk yet (or dropped unwritten, once the ring overwrites them). */
+  /** Bytes appended for the file and not on disk yet. */
   get queuedBytes(): number {
     return this.#queued;
   }
 
-  /** Counts `chunk` now and queues it; the promise settles once it is on disk. */
+  /**
+   * Counts `chunk` now and queues it; the promise settles once it is on disk (or, past the file's
+   * budget, held as the tail). A failed write rejects nothing: `sync` and `finish` say it. The chunk
+   * is kept, not copied, until written: it must not change after.
+   */
   append(chunk: Uint8Array): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("spill writer already finished"));
-    if (chunk.length === 0) return this.#drain();
+    if (chunk.length === 0) return this.#settled().catch(() => undefined);
     const data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const at = this.#total;
+    const end = at + data.length;
     if (at < this.#headLimit) {
       const head = data.subarray(0, this.#headLimit - at);
       const last = head.lastIndexOf(NEWLINE);
@@ -133,43 +156,90 @@ export class SpillWriter {
         this.#headLineEnd = at + last + 1;
         this.#headNewlines += countNewlines(head, 0, head.length);
       }
+      if (end >= this.#headLimit - this.#beforeHeadLimit.length) this.#keepBeforeHeadLimit(data, at);
     }
-    if (this.#pastHeadNewline === -1 && at + data.length > this.#headLimit) {
-      const found = data.indexOf(NEWLINE, Math.max(0, this.#headLimit - at));
-      if (found !== -1) this.#pastHeadNewline = at + found;
+    if (end > this.#headLimit) {
+      const past = data.subarray(Math.max(0, this.#headLimit - at));
+      if (this.#pastHeadNewline === -1) {
+        const found = past.indexOf(NEWLINE);
+        if (found !== -1) this.#pastHeadNewline = end - past.length + found;
+      }
+      this.#tail.push(past);
     }
     this.#newlines += countNewlines(data, 0, data.length);
-    this.#total += data.length;
+    this.#total = end;
     this.#synced = null;
-    this.#queue.push({ at, data });
-    this.#queued += data.length;
-    this.#dropOverwritten();
-    return this.#drain();
+    if (at >= this.#fileLimit) return Promise.resolve();
+    const forFile = end > this.#fileLimit ? data.subarray(0, this.#fileLimit - at) : data;
+    this.#queue.push({ at, data: forFile });
+    this.#queued += forFile.length;
+    const written = new Promise<void>((resolve) => {
+      this.#waiters.push({ end: at + forFile.length, resolve });
+    });
+    this.#schedule();
+    return written;
   }
 
-  /** Chunks past the file whose bytes the ring will overwrite anyway are never written. */
-  #dropOverwritten(): void {
-    const keepFrom = this.#total - this.#ringSize;
-    if (keepFrom <= this.#fileLimit) return;
-    const limit = this.#fileLimit;
-    this.#queue = this.#queue.filter((item) => item.at < limit || item.at + item.data.length > keepFrom);
-    for (const item of this.#queue) {
-      if (item.at >= limit && item.at < keepFrom) {
-        item.data = item.data.subarray(keepFrom - item.at);
-        item.at = keepFrom;
-      }
+  #keepBeforeHeadLimit(data: Buffer, at: number): void {
+    const keep = this.#beforeHeadLimit;
+    const from = this.#headLimit - keep.length;
+    for (let i = Math.max(from, at); i < Math.min(this.#headLimit, at + data.length); i++) {
+      keep[i - from] = data[i - at] as number;
     }
-    this.#queued = this.#queue.reduce((sum, item) => sum + item.data.length, this.#inFlight);
+  }
+
+  /** Writes now when a batch is waiting; else once the wait for more runs out. */
+  #schedule(): void {
+    if (this.#draining !== null || this.#queue.length === 0) return;
+    if (this.#batchWaits(this.#queued - this.#inFlight)) {
+      void this.#drain();
+      return;
+    }
+    this.#timer ??= setTimeout(() => {
+      this.#timer = null;
+      this.#forceThrough = this.#total;
+      void this.#drain();
+    }, COALESCE_MS);
+  }
+
+  /** A batch's worth waits, or bytes a sync or the wait's end asked for. */
+  #batchWaits(waiting: number): boolean {
+    return waiting >= WRITE_BATCH_BYTES || (this.#queue[0]?.at ?? this.#total) < this.#forceThrough;
+  }
+
+  /** Resolves the appends whose bytes are all on disk: those before the oldest queued. */
+  #resolveWritten(): void {
+    const through =
+      this.#failure !== null || this.#closed ? Number.POSITIVE_INFINITY : (this.#queue[0]?.at ?? this.#total);
+    const waiters = this.#waiters;
+    let head = this.#waiterHead;
+    while (head < waiters.length && (waiters[head] as Waiter).end <= through) {
+      (waiters[head] as Waiter).resolve();
+      head++;
+    }
+    if (head === waiters.length) {
+      this.#waiters = [];
+      head = 0;
+    } else if (head > 1024 && head * 2 > waiters.length) {
+      this.#waiters = waiters.slice(head);
+      head = 0;
+    }
+    this.#waiterHead = head;
   }
 
   #drain(): Promise<void> {
     if (this.#draining !== null) return this.#draining;
     if (this.#queue.length === 0) return Promise.resolve();
-    // Cleared only once settled (a later tick than the loop's end): a chunk queued in between starts
-    // the next drain.
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    // Cleared only once settled (a later tick than the loop's end): a chunk queued in between is
+    // scheduled then.
     const draining = this.#writeQueued().finally(() => {
       this.#draining = null;
-      if (this.#queue.length > 0) void this.#drain();
+      this.#resolveWritten();
+      this.#schedule();
     });
     this.#draining = draining;
     return draining;
@@ -179,10 +249,11 @@ export class SpillWriter {
     try {
       for (let next = this.#nextBatch(); next !== undefined; next = this.#nextBatch()) {
         try {
-          if (this.#failure === null) await this.#write(next);
+          if (this.#failure === null) await writeAll(this.#file as FileHandle, next.parts, next.at);
         } finally {
           this.#queued -= this.#inFlight;
           this.#inFlight = 0;
+          this.#resolveWritten();
         }
       }
     } catch (error) {
@@ -192,20 +263,18 @@ export class SpillWriter {
     }
   }
 
-  /** The next queued chunk, with those right after it up to a batch's size. */
+  /**
+   * The next queued chunk, with those right after it up to a batch's size; none while less than a
+   * batch waits, unless forced.
+   */
   #nextBatch(): Batch | undefined {
+    if (!this.#batchWaits(this.#queued)) return undefined;
     const first = this.#queue.shift();
     if (first === undefined) return undefined;
     const parts = [first.data];
     let length = first.data.length;
     for (let next = this.#queue[0]; next !== undefined; next = this.#queue[0]) {
-      if (
-        next.at !== first.at + length ||
-        length + next.data.length > WRITE_BATCH_BYTES ||
-        parts.length === WRITE_BATCH_PARTS
-      ) {
-        break;
-      }
+      if (length + next.data.length > WRITE_BATCH_BYTES || parts.length === WRITE_BATCH_PARTS) break;
       this.#queue.shift();
       parts.push(next.data);
       length += next.data.length;
@@ -214,38 +283,12 @@ export class SpillWriter {
     return { at: first.at, parts, length };
   }
 
-  async #write({ at, parts, length }: Batch): Promise<void> {
-    const file = this.#file as FileHandle;
-    let offset = at;
-    let done = 0;
-    if (offset < this.#fileLimit) {
-      const n = Math.min(length, this.#fileLimit - offset);
-      await writeAll(file, sliceParts(parts, 0, n), offset);
-      offset += n;
-      done = n;
-    }
-    if (done === length) return;
-    if (this.#ring === null) {
-      // The first overflow: the ring starts as what the file holds past the head, in ring order already.
-      this.#ring = await open(this.#ringPath, "wx+", 0o600);
-      await copyRange(file, this.#headLimit, this.#ringSize, this.#ring, 0);
-    }
-    if (length - done > this.#ringSize) {
-      const skip = length - done - this.#ringSize;
-      offset += skip;
-      done += skip;
-    }
-    while (done < length) {
-      const position = (offset - this.#headLimit) % this.#ringSize;
-      const n = Math.min(length - done, this.#ringSize - position);
-      await writeAll(this.#ring, sliceParts(parts, done, done + n), position);
-      offset += n;
-      done += n;
-    }
-  }
-
+  /** Writes everything queued, however little, and waits for it. */
   async #settled(): Promise<void> {
-    while (this.#draining !== null) await this.#draining;
+    while (this.#draining !== null || this.#queue.length > 0) {
+      this.#forceThrough = this.#total;
+      await this.#drain();
+    }
     if (this.#failure !== null) throw this.#failure;
   }
 
@@ -269,8 +312,7 @@ export class SpillWriter {
     try {
       const result = await this.sync();
       this.#closed = true;
-      await this.#closeHandles();
-      await unlink(this.#ringPath).catch(() => undefined);
+      await this.#closeFile();
       return result;
     } catch (error) {
       await this.abort();
@@ -283,66 +325,62 @@ export class SpillWriter {
     this.#closed = true;
     this.#queue = [];
     this.#queued = this.#inFlight;
+    this.#resolveWritten();
     await this.#settled().catch(() => undefined);
-    await this.#closeHandles().catch(() => undefined);
+    await this.#closeFile().catch(() => undefined);
     await unlink(this.#path).catch(() => undefined);
-    await unlink(this.#ringPath).catch(() => undefined);
   }
 
-  async #closeHandles(): Promise<void> {
-    const handles = [this.#file, this.#ring];
+  async #closeFile(): Promise<void> {
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    const file = this.#file;
     this.#file = null;
-    this.#ring = null;
-    for (const handle of handles) await handle?.close();
+    await file?.close();
   }
 
   async #complete(): Promise<SpillWriteResult> {
     const file = this.#file as FileHandle;
-    const ring = this.#ring as FileHandle;
     const total = this.#total;
-    const size = this.#ringSize;
-    // The ring's oldest byte, in the output and in the ring.
-    const ringBase = total - size;
-    const ringStart = (ringBase - this.#headLimit) % size;
+    const tail = this.#tail.tail();
+    // The tail's first byte, in the output.
+    const tailBase = total - tail.length;
 
     // The head ends after its last line, unless the line crossing the limit is longer than the head.
     const crossing = this.#pastHeadNewline === -1 ? Number.POSITIVE_INFINITY : this.#pastHeadNewline;
+    const keep = this.#beforeHeadLimit;
     const headEnd =
       this.#headLineEnd > 0 && crossing - this.#headLineEnd <= this.#headLimit
         ? this.#headLineEnd
-        : await characterStart(file, this.#headLimit);
+        : this.#headLimit - continuationRun(keep.subarray(1));
 
-    // The tail starts after the ring's first newline when that lies in its first half (the ring cannot
-    // tell how long the line crossing its start is); else at the first character.
-    const scan = await scanRing(ring, size, ringStart);
-    const skip =
-      scan.firstNewline !== -1 && scan.firstNewline < size / 2
-        ? scan.firstNewline + 1
-        : scan.leadingContinuations;
-    const tailNewlines = scan.newlines - (skip > scan.firstNewline && scan.firstNewline !== -1 ? 1 : 0);
-    const tailStart = ringBase + skip;
+    // The tail starts after its first newline when that lies in its first half (the line crossing its
+    // start may be longer than it); else at the first character.
+    const firstNewline = tail.indexOf(NEWLINE);
+    let leading = 0;
+    while (leading < Math.min(3, tail.length) && isContinuation(tail[leading])) leading++;
+    const skip = firstNewline !== -1 && firstNewline < tail.length / 2 ? firstNewline + 1 : leading;
+    const tailNewlines = countNewlines(tail, skip, tail.length);
+    const tailStart = tailBase + skip;
 
-    const endsLine = headEnd === 0 || (await byteAt(file, headEnd - 1)) === NEWLINE;
+    // The byte before the cut: a newline (a head cut on a line) or in the recorded bytes before the limit.
+    const endsLine =
+      headEnd === 0 ||
+      headEnd === this.#headLineEnd ||
+      keep[headEnd - this.#headLimit + keep.length - 1] === NEWLINE;
     const firstLine = this.#headNewlines + 1;
     const resumeLine = this.#newlines - tailNewlines + 1;
-    const lastOmittedByte = await ringByte(ring, size, ringStart, skip - 1);
-    const lastLine = resumeLine - (lastOmittedByte === NEWLINE ? 1 : 0);
+    const lastLine = resumeLine - (skip > 0 && tail[skip - 1] === NEWLINE ? 1 : 0);
     const keptLines = this.#headNewlines + (endsLine ? 0 : 1);
     const omittedBytes = tailStart - headEnd;
     const marker = Buffer.from(
       `${endsLine ? "" : "\n"}${fileMarker(firstLine, Math.max(firstLine, lastLine), omittedBytes)}`,
     );
-    await writeAll(file, marker, headEnd);
-    let at = headEnd + marker.length;
-    let from = (ringStart + skip) % size;
-    let left = size - skip;
-    while (left > 0) {
-      const n = Math.min(left, size - from);
-      await copyRange(ring, from, n, file, at);
-      at += n;
-      left -= n;
-      from = (from + n) % size;
-    }
+    const body = tail.subarray(skip);
+    await writeAll(file, [marker, body], headEnd);
+    const at = headEnd + marker.length + body.length;
     await file.truncate(at);
     return {
       bytes: total,
@@ -359,59 +397,6 @@ export class SpillWriter {
       },
     };
   }
-}
-
-interface RingScan {
-  /** Offset of the first newline from the ring's oldest byte, or -1. */
-  readonly firstNewline: number;
-  /** Newlines in the whole ring. */
-  readonly newlines: number;
-  /** UTF-8 continuation bytes the ring starts with (at most three): half a character cut off. */
-  readonly leadingContinuations: number;
-}
-
-async function scanRing(ring: FileHandle, size: number, start: number): Promise<RingScan> {
-  const buffer = Buffer.alloc(Math.min(size, COPY_CHUNK_BYTES));
-  let firstNewline = -1;
-  let newlines = 0;
-  let leadingContinuations = -1;
-  for (let done = 0; done < size; ) {
-    const from = (start + done) % size;
-    const want = Math.min(buffer.length, size - done, size - from);
-    const { bytesRead } = await ring.read(buffer, 0, want, from);
-    if (bytesRead === 0) throw new Error("spill ring file ended early");
-    const part = buffer.subarray(0, bytesRead);
-    if (leadingContinuations === -1) {
-      let n = 0;
-      while (n < Math.min(3, part.length) && isContinuation(part[n])) n++;
-      leadingContinuations = n;
-    }
-    if (firstNewline === -1) {
-      const found = part.indexOf(NEWLINE);
-      if (found !== -1) firstNewline = done + found;
-    }
-    newlines += countNewlines(part, 0, part.length);
-    done += bytesRead;
-  }
-  return { firstNewline, newlines, leadingContinuations: Math.max(0, leadingContinuations) };
-}
-
-async function ringByte(ring: FileHandle, size: number, start: number, index: number): Promise<number> {
-  if (index < 0) return -1;
-  return byteAt(ring, (start + index) % size);
-}
-
-async function byteAt(handle: FileHandle, position: number): Promise<number> {
-  const one = Buffer.alloc(1);
-  await handle.read(one, 0, 1, position);
-  return one[0] as number;
-}
-
-/** `limit`, moved back to the start of the character it falls in. */
-async function characterStart(file: FileHandle, limit: number): Promise<number> {
-  const last = Buffer.alloc(Math.min(3, limit));
-  await file.read(last, 0, last.length, limit - last.length);
-  return limit - continuationRun(last);
 }
 
 /** The bytes of `parts` (one run of bytes) from `start` to `end`, as views of them. */
@@ -445,24 +430,6 @@ async function writeAll(
     left -= bytesWritten;
     at += bytesWritten;
     if (left > 0) parts = sliceParts(parts, bytesWritten, bytesWritten + left);
-  }
-}
-
-async function copyRange(
-  from: FileHandle,
-  start: number,
-  length: number,
-  to: FileHandle,
-  at: number,
-): Promise<void> {
-  const buffer = Buffer.alloc(Math.min(length, COPY_CHUNK_BYTES));
-  let done = 0;
-  while (done < length) {
-    const want = Math.min(buffer.length, length - done);
-    const { bytesRead } = await from.read(buffer, 0, want, start + done);
-    if (bytesRead === 0) throw new Error("spill file ended early");
-    await writeAll(to, buffer.subarray(0, bytesRead), at + done);
-    done += bytesRead;
   }
 }
 
