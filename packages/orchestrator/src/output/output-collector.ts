@@ -160,8 +160,8 @@ export class OutputCollector {
     const store = this.#spillStore;
     if (store === null || this.#spillError !== null) return undefined;
     const copies = parts.map((part) => Buffer.from(part));
-    this.#spill = store.open({ label: this.#label }).then(async (file) => {
-      for (const part of copies) await file.append(part);
+    this.#spill = store.open({ label: this.#label }).then((file) => {
+      for (const part of copies) file.append(part);
       this.#spillFile = file;
       return file;
     });
@@ -172,8 +172,8 @@ export class OutputCollector {
     if (this.#spill === null || this.#spillError !== null) return undefined;
     const file = this.#spillFile;
     if (file === null) return this.#settle(this.#spill.then((opened) => opened.append(bytes)));
-    const written = this.#settle(file.append(bytes));
-    return file.queuedBytes > SPILL_HIGH_WATER_BYTES ? written : undefined;
+    file.append(bytes);
+    return file.queuedBytes > SPILL_HIGH_WATER_BYTES ? file.written() : undefined;
   }
 
   // A failing spill must not fail the command: the model text says the full output was not saved.

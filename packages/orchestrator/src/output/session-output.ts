@@ -98,7 +98,7 @@ class SessionLog {
     this.#early = null;
     if (this.#store === null) return;
     this.#spill = this.#store.open({ label: this.#label }).then((file) => {
-      for (const part of early) this.#track(file.append(part));
+      for (const part of early) file.append(part);
       return file;
     });
     this.#track(this.#spill);

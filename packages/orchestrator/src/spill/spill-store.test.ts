@@ -142,7 +142,10 @@ describe("createSpillStore", () => {
     const file = await store.open({ label: "shell_command" });
     const output = numbered(5000);
     const lines = output.split(/(?<=\n)/);
-    for (const line of lines) await file.append(Buffer.from(line));
+    for (const line of lines) {
+      file.append(Buffer.from(line));
+      await file.written();
+    }
     expect(file.bytes).toBe(Buffer.byteLength(output));
     const result = await file.finish();
     const onDisk = await readFile(result.path, "utf8");
@@ -169,9 +172,12 @@ describe("createSpillStore", () => {
       }
       const store = createSpillStore({ dir: root, maxFileBytes });
       const oneByOne = await store.open();
-      for (const chunk of chunks) await oneByOne.append(chunk);
+      for (const chunk of chunks) {
+        oneByOne.append(chunk);
+        await oneByOne.written();
+      }
       const queued = await store.open();
-      for (const chunk of chunks) void queued.append(chunk);
+      for (const chunk of chunks) queued.append(chunk);
       expect(queued.queuedBytes).toBeGreaterThan(0);
       const [expected, result] = await Promise.all([oneByOne.finish(), queued.finish()]);
       expect(queued.queuedBytes).toBe(0);
@@ -188,7 +194,7 @@ describe("createSpillStore", () => {
     const output = numbered(1_000_000);
     const bytes = Buffer.from(output);
     const file = await store.open();
-    for (let at = 0; at < bytes.length; at += 65536) void file.append(bytes.subarray(at, at + 65536));
+    for (let at = 0; at < bytes.length; at += 65536) file.append(bytes.subarray(at, at + 65536));
     const result = await file.finish();
     const onDisk = await readFile(result.path, "utf8");
     expect(result.fileBytes).toBe(Buffer.byteLength(onDisk));
@@ -219,15 +225,15 @@ describe("createSpillStore", () => {
   it("a chunk larger than the ring keeps only its end; a short tail is kept whole", async () => {
     const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
     const big = await store.open();
-    await big.append(Buffer.from(numbered(2000)));
-    await big.append(Buffer.from("END"));
+    big.append(Buffer.from(numbered(2000)));
+    big.append(Buffer.from("END"));
     const bigResult = await big.finish();
     const bigText = await readFile(bigResult.path, "utf8");
     expect(bigText.endsWith("line 1999\nline 2000\nEND")).toBe(true);
     expectGap(`${numbered(2000)}END`, bigText, bigResult.gap as SpillGap);
 
     const small = await store.open();
-    await small.append(Buffer.alloc(700, "s"));
+    small.append(Buffer.alloc(700, "s"));
     const smallResult = await small.finish();
     expect(smallResult).toEqual({ path: small.path, bytes: 700, fileBytes: 700, omittedBytes: 0, gap: null });
     expect(await readFile(smallResult.path, "utf8")).toBe("s".repeat(700));
@@ -236,8 +242,9 @@ describe("createSpillStore", () => {
   it("is readable while written, and sync brings an outgrown file up to the latest tail", async () => {
     const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
     const file = await store.open({ label: "exec_command" });
-    await file.append(Buffer.from(numbered(10)));
-    await file.append(Buffer.alloc(0));
+    file.append(Buffer.from(numbered(10)));
+    file.append(Buffer.alloc(0));
+    await file.written();
     expect(await readFile(file.path, "utf8")).toBe(numbered(10));
     expect(await file.sync()).toEqual({
       path: file.path,
@@ -248,12 +255,12 @@ describe("createSpillStore", () => {
     });
 
     const output = numbered(300);
-    await file.append(Buffer.from(output.slice(71)));
+    file.append(Buffer.from(output.slice(71)));
     const first = await file.sync();
     expectGap(output, await readFile(file.path, "utf8"), first.gap as SpillGap);
 
     const more = numbered(600);
-    await file.append(Buffer.from(more.slice(output.length)));
+    file.append(Buffer.from(more.slice(output.length)));
     const second = await file.sync();
     const onDisk = await readFile(file.path, "utf8");
     expect(onDisk.endsWith("line 600\n")).toBe(true);
@@ -267,7 +274,7 @@ describe("createSpillStore", () => {
   it("abort leaves nothing behind", async () => {
     const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
     const file = await store.open();
-    await file.append(Buffer.alloc(5000, "x"));
+    file.append(Buffer.alloc(5000, "x"));
     await file.abort();
     expect(await readdir(root)).toEqual([]);
   });
@@ -294,7 +301,7 @@ describe("createSpillStore", () => {
     let now = T0;
     const store = createSpillStore({ dir: root, now: () => now, retentionMs: 1000, sweepIntervalMs: 0 });
     const live = await store.open({ label: "exec_command" });
-    await live.append(Buffer.from("still running\n"));
+    live.append(Buffer.from("still running\n"));
     now += 5000;
     expect(await store.sweep()).toBe(0);
     expect(await readdir(root)).toEqual([basename(live.path)]);

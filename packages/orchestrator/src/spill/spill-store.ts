@@ -52,10 +52,12 @@ export interface SpillFile {
   readonly path: string;
   /** Bytes appended so far. */
   readonly bytes: number;
-  /** Bytes appended that are not on disk yet: a fast producer waits on `append` once this grows. */
+  /** Bytes appended that are not on disk yet: a fast producer waits on `written` once this grows. */
   readonly queuedBytes: number;
-  /** Resolves once the chunk is on disk; chunks land in call order. */
-  append(chunk: Uint8Array): Promise<void>;
+  /** Queues the chunk (kept, not copied: it must not change after); chunks land in call order. */
+  append(chunk: Uint8Array): void;
+  /** Settles once everything appended so far is on disk; a failed write says so at `sync`/`finish`. */
+  written(): Promise<void>;
   /**
    * Brings the file up to date with everything appended (head, marker line, latest tail once over
    * `maxFileBytes`), for a reader told about it while output still comes.
@@ -147,6 +149,7 @@ export function createSpillStore(options: SpillStoreOptions = {}): SpillStore {
         return writer.queuedBytes;
       },
       append: (chunk) => writer.append(chunk),
+      written: () => writer.written(),
       sync: async () => ({ path, ...(await writer.sync()) }),
       abort: () => done(writer.abort()),
       async finish() {
@@ -165,7 +168,7 @@ export function createSpillStore(options: SpillStoreOptions = {}): SpillStore {
     writeOptions: SpillWriteOptions = {},
   ): Promise<SpillResult> {
     const file = await open(writeOptions);
-    await file.append(typeof data === "string" ? Buffer.from(data, "utf8") : data);
+    file.append(typeof data === "string" ? Buffer.from(data, "utf8") : data);
     return file.finish();
   }
 

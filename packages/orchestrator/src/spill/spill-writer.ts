@@ -66,12 +66,6 @@ interface Batch {
   readonly length: number;
 }
 
-/** An `append` waiting for the bytes of the output up to `end` to be on disk (or past the file). */
-interface Waiter {
-  readonly end: number;
-  readonly resolve: () => void;
-}
-
 /**
  * Streams output into the file at `path`, which is the output itself, readable at any time, until the
  * output outgrows `maxFileBytes`. From then on the file keeps the head (all but the last few MiB of the
@@ -107,9 +101,6 @@ export class SpillWriter {
   // The output up to here is written however little of it waits (the wait ran out, or a sync wants it).
   #forceThrough = 0;
   #timer: NodeJS.Timeout | null = null;
-  // Oldest first, by `end`; those before `#waiterHead` are resolved.
-  #waiters: Waiter[] = [];
-  #waiterHead = 0;
   #failure: unknown = null;
   #closed = false;
   // The file's state as of `#total` bytes, once completed: nothing new to write until more comes.
@@ -139,13 +130,12 @@ export class SpillWriter {
   }
 
   /**
-   * Counts `chunk` now and queues it; the promise settles once it is on disk (or, past the file's
-   * budget, held as the tail). A failed write rejects nothing: `sync` and `finish` say it. The chunk
-   * is kept, not copied, until written: it must not change after.
+   * Counts `chunk` now and queues it for the file (past the file's budget, keeps it as the tail). The
+   * chunk is kept, not copied, until written: it must not change after. `written` waits for it.
    */
-  append(chunk: Uint8Array): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error("spill writer already finished"));
-    if (chunk.length === 0) return this.#settled().catch(() => undefined);
+  append(chunk: Uint8Array): void {
+    if (this.#closed) throw new Error("spill writer already finished");
+    if (chunk.length === 0) return;
     const data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const at = this.#total;
     const end = at + data.length;
@@ -169,15 +159,19 @@ export class SpillWriter {
     this.#newlines += countNewlines(data, 0, data.length);
     this.#total = end;
     this.#synced = null;
-    if (at >= this.#fileLimit) return Promise.resolve();
+    if (at >= this.#fileLimit) return;
     const forFile = end > this.#fileLimit ? data.subarray(0, this.#fileLimit - at) : data;
     this.#queue.push({ at, data: forFile });
     this.#queued += forFile.length;
-    const written = new Promise<void>((resolve) => {
-      this.#waiters.push({ end: at + forFile.length, resolve });
-    });
     this.#schedule();
-    return written;
+  }
+
+  /**
+   * Settles once everything appended so far is on disk, written now however little waits. A failed
+   * write rejects nothing: `sync` and `finish` say it.
+   */
+  written(): Promise<void> {
+    return this.#settled().catch(() => undefined);
   }
 
   #keepBeforeHeadLimit(data: Buffer, at: number): void {
@@ -207,26 +201,6 @@ export class SpillWriter {
     return waiting >= WRITE_BATCH_BYTES || (this.#queue[0]?.at ?? this.#total) < this.#forceThrough;
   }
 
-  /** Resolves the appends whose bytes are all on disk: those before the oldest queued. */
-  #resolveWritten(): void {
-    const through =
-      this.#failure !== null || this.#closed ? Number.POSITIVE_INFINITY : (this.#queue[0]?.at ?? this.#total);
-    const waiters = this.#waiters;
-    let head = this.#waiterHead;
-    while (head < waiters.length && (waiters[head] as Waiter).end <= through) {
-      (waiters[head] as Waiter).resolve();
-      head++;
-    }
-    if (head === waiters.length) {
-      this.#waiters = [];
-      head = 0;
-    } else if (head > 1024 && head * 2 > waiters.length) {
-      this.#waiters = waiters.slice(head);
-      head = 0;
-    }
-    this.#waiterHead = head;
-  }
-
   #drain(): Promise<void> {
     if (this.#draining !== null) return this.#draining;
     if (this.#queue.length === 0) return Promise.resolve();
@@ -238,7 +212,6 @@ export class SpillWriter {
     // scheduled then.
     const draining = this.#writeQueued().finally(() => {
       this.#draining = null;
-      this.#resolveWritten();
       this.#schedule();
     });
     this.#draining = draining;
@@ -253,7 +226,6 @@ export class SpillWriter {
         } finally {
           this.#queued -= this.#inFlight;
           this.#inFlight = 0;
-          this.#resolveWritten();
         }
       }
     } catch (error) {
@@ -325,7 +297,6 @@ export class SpillWriter {
     this.#closed = true;
     this.#queue = [];
     this.#queued = this.#inFlight;
-    this.#resolveWritten();
     await this.#settled().catch(() => undefined);
     await this.#closeFile().catch(() => undefined);
     await unlink(this.#path).catch(() => undefined);
