@@ -1,10 +1,11 @@
 // A captured snapshot's description (a ShellSnapshot, plain JSON) kept beside its file, so the next Conch
 // process (each `conch run` is one) uses it instead of starting the user's login shell again.
-import { randomBytes } from "node:crypto";
+
 import { constants } from "node:fs";
 import { lstat, open, readdir, rename, rm } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import type { Shell, ShellSnapshot } from "@conch/shell-detect";
+import { randomHex } from "./random-hex.js";
 import { sha256Hex } from "./sha256.js";
 
 const RECORD = /^record-[0-9a-f]{16}\.json$/;
@@ -66,7 +67,7 @@ export async function readRecord(
 
 /** Records `snapshot` as `name` in `dir` in one rename, and removes records left unused for days. */
 export async function writeRecord(dir: string, name: string, snapshot: ShellSnapshot): Promise<void> {
-  const temp = join(dir, `.record-${randomBytes(8).toString("hex")}`);
+  const temp = join(dir, `.record-${randomHex(8)}`);
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
   const handle = await open(temp, flags, 0o600);
   try {

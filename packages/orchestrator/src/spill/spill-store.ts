@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
-import { randomBytes } from "node:crypto";
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { randomHex } from "../runtime/random-hex.js";
 import { type SpillGap, SpillWriter } from "./spill-writer.js";
 import { conchStateDir, type StateDirOptions } from "./state-dir.js";
 
@@ -127,7 +127,7 @@ export function createSpillStore(options: SpillStoreOptions = {}): SpillStore {
   }
 
   async function open(writeOptions: SpillWriteOptions = {}): Promise<SpillFile> {
-    const name = `${timestamp(now())}-${randomBytes(4).toString("hex")}-${sanitizeLabel(writeOptions.label)}.txt`;
+    const name = `${timestamp(now())}-${randomHex(4)}-${sanitizeLabel(writeOptions.label)}.txt`;
     const path = join(dir, name);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const writer = new SpillWriter(path, maxFileBytes);

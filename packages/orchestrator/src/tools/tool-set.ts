@@ -109,7 +109,7 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
       const canEscalate = "sandbox_permissions" in tool.inputSchema.shape;
       description += noNetworkDescription(sandboxPolicy.mode, approvalPolicy, canEscalate);
     }
-    return description === tool.description ? tool : { ...tool, description };
+    return description === tool.description ? tool : describedAs(tool, description);
   });
   const byName = new Map(listed.map((tool) => [tool.name, tool]));
 
@@ -150,4 +150,12 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
   }
 
   return { profile, tools: listed, call };
+}
+
+/** `tool` with another description; its other properties as they are (the JSON Schema made when read). */
+function describedAs<T extends { readonly description: string }>(tool: T, description: string): T {
+  return Object.defineProperties({} as T, {
+    ...Object.getOwnPropertyDescriptors(tool),
+    description: { value: description, enumerable: true },
+  });
 }
