@@ -1,8 +1,10 @@
+import type { ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import type { ExecRequest, ExecResult } from "@conch/protocol";
 import { ExecError } from "./errors.js";
 import { type CapturedOutput, OutputCapture } from "./output/capture.js";
-import { type SpawnSpec, spawnProcess } from "./process/spawn-process.js";
+import { createReadPair, type ReadPair } from "./process/read-pair.js";
+import { type SpawnedProcess, type SpawnSpec, spawnProcess } from "./process/spawn-process.js";
 import { normalizeRequest } from "./request/normalize.js";
 
 export const EXIT_CODE_TIMEOUT = 124;
@@ -39,6 +41,13 @@ export interface RunOptions {
    * nothing here: no `onOutput` chunks, no capture, no byte count. stderr is read as always.
    */
   stdout?: number;
+  /**
+   * With `buffer: false`: each stdout chunk `onOutput` gets is a view of one buffer that the next read
+   * overwrites, valid during the call and until a promise it returned settles: copy what you keep.
+   * Reading then allocates nothing per chunk, so a long output leaves no garbage behind it (see
+   * read-pair.ts). Where that reading cannot be set up, chunks are fresh buffers, as without it.
+   */
+  transientChunks?: boolean;
 }
 
 /**
@@ -117,13 +126,37 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       canceled: true,
     };
   }
-  const { process: child, tree } = await spawnProcess({
-    argv: req.argv,
-    cwd: req.cwd,
-    env: req.env,
-    ...(options.prepare === undefined ? {} : { prepare: options.prepare }),
-    ...(options.stdout === undefined ? {} : { stdout: options.stdout }),
-  });
+  // Set once the run's handlers exist; until then (the child may write before) chunks are kept, copied.
+  const early: Buffer[] = [];
+  let onPairRead = (chunk: Buffer): boolean => {
+    early.push(Buffer.from(chunk));
+    return true;
+  };
+  const pair: ReadPair | null =
+    options.transientChunks === true && buffer === false && options.stdout === undefined
+      ? await createReadPair((chunk) => onPairRead(chunk)).catch(() => null)
+      : null;
+  let spawned: SpawnedProcess<ChildProcess>;
+  try {
+    spawned = await spawnProcess({
+      argv: req.argv,
+      cwd: req.cwd,
+      env: req.env,
+      ...(options.prepare === undefined ? {} : { prepare: options.prepare }),
+      ...(pair !== null
+        ? { stdout: pair.theirs }
+        : options.stdout === undefined
+          ? {}
+          : { stdout: options.stdout }),
+    });
+  } catch (error) {
+    pair?.ours.destroy();
+    throw error;
+  } finally {
+    // The child holds its end now (or never will).
+    pair?.theirs.destroy();
+  }
+  const { process: child, tree } = spawned;
 
   return new Promise<ExecResult>((resolve, reject) => {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -133,10 +166,11 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     let killedByCancel = false;
     let callbackError: { error: unknown } | undefined;
     let killing: Promise<void> | undefined;
-    let openStreams = child.stdout === null ? 1 : 2;
+    const stdout = pair?.ours ?? child.stdout;
+    let openStreams = stdout === null ? 1 : 2;
     let drainTimer: NodeJS.Timeout | undefined;
     let finishing = false;
-    const streams = [child.stdout, child.stderr] as const;
+    const streams = [stdout, child.stderr] as const;
 
     const kill = (): void => {
       killing ??= tree.terminate(req.killGraceMs);
@@ -196,21 +230,46 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       kill();
     };
 
-    for (const name of ["stdout", "stderr"] as const) {
-      const stream = child[name];
-      stream?.on("data", (data: Buffer) => {
-        capture.push(name, data);
-        if (onOutput === undefined || callbackError) return;
-        try {
-          const pending = onOutput({ stream: name, data });
-          if (isThenable(pending)) {
-            stream.pause();
-            pending.then(() => stream.resume(), consumerFailed);
-          }
-        } catch (error) {
-          consumerFailed(error);
+    /** Hands a chunk on; false when the stream is to pause until the consumer's promise settles. */
+    const deliver = (name: "stdout" | "stderr", data: Buffer, resume: () => void): boolean => {
+      capture.push(name, data);
+      if (onOutput === undefined || callbackError) return true;
+      try {
+        const pending = onOutput({ stream: name, data });
+        if (isThenable(pending)) {
+          pending.then(resume, consumerFailed);
+          return false;
         }
-      });
+      } catch (error) {
+        consumerFailed(error);
+      }
+      return true;
+    };
+    if (pair !== null) {
+      const ours = pair.ours;
+      onPairRead = (chunk) => deliver("stdout", chunk, () => ours.resume());
+      // What came before: in order, each waiting for the consumer as a read would.
+      if (early.length > 0) {
+        ours.pause();
+        void (async () => {
+          for (const chunk of early.splice(0)) {
+            await new Promise<void>((resume) => {
+              if (deliver("stdout", chunk, resume)) resume();
+            });
+          }
+          ours.resume();
+        })();
+      }
+      // A reset by a dying child is the stream's end, as for a pipe.
+      ours.on("error", () => ours.destroy());
+    }
+    for (const name of ["stdout", "stderr"] as const) {
+      const stream = name === "stdout" ? stdout : child.stderr;
+      if (stream !== pair?.ours) {
+        stream?.on("data", (data: Buffer) => {
+          if (!deliver(name, data, () => stream.resume())) stream.pause();
+        });
+      }
       stream?.once("close", () => {
         openStreams--;
         if (openStreams === 0 && exit !== undefined) settle();

@@ -107,6 +107,101 @@ describe("buffer: false", () => {
   });
 });
 
+describe("transientChunks: stdout read into one reused buffer", () => {
+  it("streams 256 MiB through one buffer, every byte in order, pausing for a consumer's promise", async () => {
+    const size = 256 * MIB;
+    const seen = createHash("sha256");
+    const buffers = new Set<ArrayBufferLike>();
+    let bytes = 0;
+    let pauses = 0;
+    let stderr = "";
+    const result = await run(
+      {
+        argv: [
+          "sh",
+          "-c",
+          `printf HEAD; head -c ${size} /dev/zero | tr '\\0' a; printf TAIL; printf err >&2`,
+        ],
+        cwd: "/",
+      },
+      {
+        buffer: false,
+        transientChunks: true,
+        onOutput: ({ stream, data }) => {
+          if (stream === "stderr") {
+            stderr += Buffer.from(data).toString();
+            return undefined;
+          }
+          seen.update(data);
+          bytes += data.length;
+          buffers.add(data.buffer);
+          // Now and then the consumer is slow: the stream waits, and the buffer is not overwritten.
+          if (bytes % 7 !== 0 && pauses < 50 && Math.random() < 0.02) {
+            pauses++;
+            const copy = Buffer.from(data);
+            return new Promise<void>((resolve) =>
+              setTimeout(() => {
+                expect(Buffer.compare(copy, data)).toBe(0);
+                resolve();
+              }, 1),
+            );
+          }
+          return undefined;
+        },
+      },
+    );
+    const expected = createHash("sha256").update("HEAD");
+    const block = Buffer.alloc(MIB, "a");
+    for (let i = 0; i < size / MIB; i++) expected.update(block);
+    expected.update("TAIL");
+    expect(result).toMatchObject({ exitCode: 0, stdoutBytes: size + 8, stderrBytes: 3 });
+    expect(bytes).toBe(size + 8);
+    expect(seen.digest("hex")).toBe(expected.digest("hex"));
+    expect(stderr).toBe("err");
+    expect(pauses).toBeGreaterThan(0);
+    // One buffer read into, whatever the number of chunks (a chunk that came before the consumer was
+    // ready may be a copy of its own).
+    expect(buffers.size).toBeLessThanOrEqual(2);
+  });
+
+  it("gets what a command prints at once, however short, and its exit", async () => {
+    for (let i = 0; i < 20; i++) {
+      const chunks: Buffer[] = [];
+      const result = await run(
+        { argv: ["sh", "-c", `echo ${i}; exit 3`], cwd: "/" },
+        { buffer: false, transientChunks: true, onOutput: ({ data }) => void chunks.push(Buffer.from(data)) },
+      );
+      expect([Buffer.concat(chunks).toString(), result.exitCode]).toEqual([`${i}\n`, 3]);
+    }
+  });
+
+  it("falls back to fresh buffers when no socket can be made in TMPDIR", async () => {
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = "/nonexistent/conch-test";
+    try {
+      const buffers = new Set<ArrayBufferLike>();
+      let text = "";
+      const result = await run(
+        { argv: ["sh", "-c", "seq 1 20000"], cwd: "/" },
+        {
+          buffer: false,
+          transientChunks: true,
+          onOutput: ({ data }) => {
+            buffers.add(data.buffer);
+            text += Buffer.from(data).toString();
+          },
+        },
+      );
+      expect(result.exitCode).toBe(0);
+      expect(text.split("\n").length).toBe(20001);
+      expect(buffers.size).toBeGreaterThan(1);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+  });
+});
+
 describe("stdout: a descriptor of ours", () => {
   const tempDir = useTempDir();
 
@@ -131,7 +226,7 @@ describe("stdout: a descriptor of ours", () => {
   it("must be a descriptor", async () => {
     for (const stdout of [-1, 1.5, Number.NaN]) {
       await expect(run({ argv: ["true"], cwd: "/" }, { stdout })).rejects.toThrow(
-        `stdout must be a descriptor (an integer of 0 or more), received ${stdout}`,
+        `stdout must be a descriptor (an integer of 0 or more) or a socket, received ${stdout}`,
       );
     }
   });

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, existsSync, constants as fsConstants, statSync } from "node:fs";
+import { Socket } from "node:net";
 import { resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { ExecError } from "../errors.js";
@@ -29,8 +30,8 @@ export interface SpawnProcessOptions {
    * program as its own exit code. A rejection rejects the spawn untouched, and nothing starts.
    */
   readonly prepare?: (spec: SpawnSpec) => Promise<SpawnSpec>;
-  /** A descriptor of this process to be the child's stdout; a pipe by default. */
-  readonly stdout?: number;
+  /** A descriptor of this process, or a socket, to be the child's stdout; a pipe by default. */
+  readonly stdout?: number | Socket;
 }
 
 export interface SpawnedProcess<Process> {
@@ -91,7 +92,7 @@ function checkProgram(spec: SpawnSpec): void {
   throw spawnFailed(file, cause.message, cause);
 }
 
-function spawnChild(spec: SpawnSpec, stdout: number | "pipe"): Promise<ChildProcess> {
+function spawnChild(spec: SpawnSpec, stdout: number | Socket | "pipe"): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const [file, ...args] = spec.argv as [string, ...string[]];
     let child: ChildProcess;
@@ -145,8 +146,10 @@ export async function spawnProcess<Process extends { readonly pid: number }>(
   launch?: (spec: SpawnSpec) => Process,
 ): Promise<SpawnedProcess<Process | ChildProcess>> {
   const { stdout } = options;
-  if (stdout !== undefined && !(Number.isSafeInteger(stdout) && stdout >= 0)) {
-    throw new TypeError(`stdout must be a descriptor (an integer of 0 or more), received ${String(stdout)}`);
+  if (stdout !== undefined && !(stdout instanceof Socket) && !(Number.isSafeInteger(stdout) && stdout >= 0)) {
+    throw new TypeError(
+      `stdout must be a descriptor (an integer of 0 or more) or a socket, received ${String(stdout)}`,
+    );
   }
   const marker = createRunMarker();
   const spec: SpawnSpec = {

@@ -1,5 +1,6 @@
 // Step 4 of the one door: one run of a command, in the given sandbox or none, as a one-shot process or a
 // live session. Each attempt says itself whether the sandbox denied it (step 5's check), where it knows.
+import { Buffer } from "node:buffer";
 import type { EnvPolicy, ExecRequest, ExecResult, SpawnSpec } from "@conch/exec-core";
 import { isLikelySandboxDenied, type PreparedSandbox } from "@conch/sandbox-core";
 import { interactiveShell, type SessionResponse, type SessionStore } from "@conch/unified-exec";
@@ -81,10 +82,14 @@ export async function runOneShot(
   const env =
     plan.hostGitGuard === true ? withHostGitGuard(options.env, process.env, plan.gitRepository) : options.env;
   if (env !== undefined) exec.env = env;
+  // Unless exec-core keeps its own copy, the output is read through one reused buffer: the collector
+  // copies what it keeps, and a caller's onOutput gets a copy of its own.
+  const transientChunks = request.keepExecOutput !== true;
   const collected = new OutputCollector({
     maxTokens: request.maxOutputTokens,
     spill: request.spill === false ? null : options.spill,
     label: request.tool,
+    transientChunks,
     ...(request.modelText === false ? { sampleOnly: true } : {}),
   });
   const onOutput = context.onOutput;
@@ -94,10 +99,14 @@ export async function runOneShot(
       ...(context.signal === undefined ? {} : { signal: context.signal }),
       // The collector below is the one copy of the output, unless the caller reads exec-core's own.
       buffer: request.keepExecOutput === true,
+      transientChunks,
       ...(request.stdoutFd === undefined || request.modelText !== false ? {} : { stdout: request.stdoutFd }),
       onOutput: (delta) => {
         const stored = collected.push(delta.data);
-        const forwarded = onOutput?.(delta);
+        const forwarded =
+          onOutput === undefined
+            ? undefined
+            : onOutput(transientChunks ? { stream: delta.stream, data: Buffer.from(delta.data) } : delta);
         // The caller's promise pauses the stream too; any other value it returns is no promise.
         if (!isThenable(forwarded)) return stored;
         return stored === undefined ? forwarded : Promise.all([stored, forwarded]).then(() => undefined);

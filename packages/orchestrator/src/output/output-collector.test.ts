@@ -132,6 +132,51 @@ describe("OutputCollector", () => {
     }
   });
 
+  it("with transientChunks keeps copies only: chunks read through one reused buffer give the same", async () => {
+    const random = rng(13);
+    const pieces = ["line\n", "xyz", "a".repeat(5000), "b".repeat(20_000), "\n", "é", "\r", "\x1b[2K", "€"];
+    for (let i = 0; i < 40; i++) {
+      let raw = "";
+      const count = Math.floor(random() * 200);
+      for (let n = 0; n < count; n++) raw += pieces[Math.floor(random() * pieces.length)];
+      // Now and then binary: saved as written; else a long plain end, read in large chunks.
+      if (i % 10 === 9) raw += "\0binary";
+      else if (i % 3 === 0) raw += `${"c".repeat(60_000)}\nend\n`;
+      const bytes = Buffer.from(raw, "utf8");
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < bytes.length; ) {
+        const n = i % 3 === 0 ? 20_000 : 1 + Math.floor(random() * random() * 30_000);
+        chunks.push(bytes.subarray(at, at + n));
+        at += n;
+      }
+      const maxTokens = 1 + Math.floor(random() * 2000);
+      const results = [];
+      for (const transientChunks of [false, true]) {
+        const collector = new OutputCollector({
+          maxTokens,
+          spill: createSpillStore({ dir: join(root, String(transientChunks)) }),
+          label: "t",
+          transientChunks,
+        });
+        const reused = Buffer.alloc(30_000);
+        for (const chunk of chunks) {
+          const view = transientChunks ? reused.subarray(0, chunk.copy(reused)) : chunk;
+          await collector.push(view);
+          // What a read into the same buffer does to it next.
+          if (transientChunks) reused.fill(0x5a);
+        }
+        const result = await collector.finish((out, binary) => binary || out.needsCut(maxTokens));
+        results.push({
+          cut: result.output.cut(maxTokens),
+          removed: result.removedControls,
+          binary: result.binary,
+          spill: result.spill === null ? null : await readFile(result.spill.path, "latin1"),
+        });
+      }
+      expect(results[1], `case ${i}`).toEqual(results[0]);
+    }
+  });
+
   it("replaces invalid UTF-8 with U+FFFD, and a raw 0x9b byte is not a CSI", async () => {
     const collector = new OutputCollector({ maxTokens: 100, spill: null, label: "t" });
     await collector.push(Buffer.from([0x61, 0xff, 0x9b, 0x33, 0x31, 0x6d, 0x62, 0xe2]));
@@ -206,6 +251,27 @@ describe("OutputCollector, sample only (nobody reads a model text)", () => {
     expect(result.spill).toBeNull();
     expect(result.rawBytes).toBeGreaterThan(30_000);
     await expect(readdir(join(root, "spill"))).rejects.toThrow();
+  });
+
+  it("with transientChunks the sample is the same when every chunk's memory is reused", () => {
+    const sample = (transientChunks: boolean): string => {
+      const collector = new OutputCollector({
+        maxTokens: 100,
+        spill: null,
+        label: "run",
+        sampleOnly: true,
+        transientChunks,
+      });
+      const reused = Buffer.alloc(64);
+      for (let i = 0; i < 3000; i++) {
+        const line = Buffer.from(`line ${i}\n`);
+        void collector.push(transientChunks ? reused.subarray(0, line.copy(reused)) : line);
+        reused.fill(0x5a);
+      }
+      return collector.sampleText();
+    };
+    expect(sample(true)).toBe(sample(false));
+    expect(sample(true).endsWith("line 2999\n")).toBe(true);
   });
 
   it("a short output is whole", () => {

@@ -30,6 +30,11 @@ export interface CollectorOptions {
    * decoded or cleaned as it streams, and `output` is that sample, not the whole text.
    */
   readonly sampleOnly?: boolean;
+  /**
+   * Each pushed chunk's memory is reused once `push` returns (or its promise settles): the collector
+   * keeps copies only (exec-core's `transientChunks`).
+   */
+  readonly transientChunks?: boolean;
 }
 
 export interface CollectorResult {
@@ -87,11 +92,12 @@ export class OutputCollector {
     this.maxTokens = options.maxTokens;
     const budget = approxBytesForTokens(options.maxTokens);
     this.#headCapacity = budget + HEAD_SLACK_BYTES;
-    this.#text = new TextWindow(this.#headCapacity, budget);
+    const copy = options.transientChunks === true;
+    this.#text = new TextWindow(this.#headCapacity, budget, { copy });
     this.#rawHead = Buffer.alloc(Math.max(this.#headCapacity, BINARY_SNIFF_BYTES));
     this.#spillStore = options.sampleOnly === true ? null : options.spill;
     this.#label = options.label;
-    this.#rawTail = options.sampleOnly === true ? new TailBuffer(SAMPLE_TAIL_BYTES) : null;
+    this.#rawTail = options.sampleOnly === true ? new TailBuffer(SAMPLE_TAIL_BYTES, { copy }) : null;
   }
 
   /** Takes one chunk; the promise (when there is one) settles once the chunk is in the spill file. */

@@ -7,10 +7,14 @@ const DEFER_MIN_BYTES = 4096;
 /**
  * The last `capacity` bytes of a stream, in a ring that grows up to its capacity. A small chunk is
  * copied in, so that it cannot hold on to the larger buffer it was cut from; a large one is kept as it
- * is until it leaves the tail or the tail is read.
+ * is until it leaves the tail or the tail is read, unless `copy` says to copy every chunk: a tail of
+ * megabytes would keep its chunks long enough for the garbage collector to move them to the old
+ * generation, whose collections (one each time such buffers add up to tens of MiB) cost more than the
+ * copy.
  */
 export class TailBuffer {
   readonly #capacity: number;
+  readonly #byReference: boolean;
   #ring: Buffer = Buffer.alloc(0);
   #start = 0;
   #length = 0;
@@ -18,8 +22,9 @@ export class TailBuffer {
   #deferred: Buffer[] = [];
   #deferredBytes = 0;
 
-  constructor(capacity: number) {
+  constructor(capacity: number, options: { readonly copy?: boolean } = {}) {
     this.#capacity = capacity;
+    this.#byReference = options.copy !== true;
   }
 
   get length(): number {
@@ -27,7 +32,7 @@ export class TailBuffer {
   }
 
   push(chunk: Buffer): void {
-    if (chunk.length >= DEFER_MIN_BYTES && chunk.length * 2 >= chunk.buffer.byteLength) {
+    if (this.#byReference && chunk.length >= DEFER_MIN_BYTES && chunk.length * 2 >= chunk.buffer.byteLength) {
       this.#deferred.push(chunk);
       this.#deferredBytes += chunk.length;
       // The oldest goes once the newer ones fill the tail without it; then the ring is all older too.

@@ -17,9 +17,10 @@ export class TextWindow {
   #newlines = 0;
   #endsWithNewline = false;
 
-  constructor(headCapacity: number, tailCapacity: number) {
+  /** `copy`: keep nothing of a pushed buffer but copies (its memory is reused after the push). */
+  constructor(headCapacity: number, tailCapacity: number, options: { readonly copy?: boolean } = {}) {
     this.#headCapacity = headCapacity;
-    this.#tail = new TailBuffer(Math.max(1, tailCapacity));
+    this.#tail = new TailBuffer(Math.max(1, tailCapacity), options);
   }
 
   get totalBytes(): number {

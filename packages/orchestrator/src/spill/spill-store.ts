@@ -54,7 +54,7 @@ export interface SpillFile {
   readonly bytes: number;
   /** Bytes appended that are not on disk yet: a fast producer waits on `written` once this grows. */
   readonly queuedBytes: number;
-  /** Queues the chunk (kept, not copied: it must not change after); chunks land in call order. */
+  /** Queues a copy of the chunk (its memory may be reused after); chunks land in call order. */
   append(chunk: Uint8Array): void;
   /** Settles once everything appended so far is on disk; a failed write says so at `sync`/`finish`. */
   written(): Promise<void>;

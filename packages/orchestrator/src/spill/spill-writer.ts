@@ -112,7 +112,7 @@ export class SpillWriter {
     this.#tailSize = Math.min(MAX_TAIL_BYTES, budget - Math.floor(budget / 2));
     this.#headLimit = budget - this.#tailSize;
     this.#fileLimit = this.#headLimit + this.#tailSize;
-    this.#tail = new TailBuffer(this.#tailSize);
+    this.#tail = new TailBuffer(this.#tailSize, { copy: true });
   }
 
   /** Creates the file (0600, failing if it exists). */
@@ -130,8 +130,8 @@ export class SpillWriter {
   }
 
   /**
-   * Counts `chunk` now and queues it for the file (past the file's budget, keeps it as the tail). The
-   * chunk is kept, not copied, until written: it must not change after. `written` waits for it.
+   * Counts `chunk` now and queues a copy of it for the file (past the file's budget, copies it into the
+   * tail): the caller may reuse the chunk's memory once this returns. `written` waits for it.
    */
   append(chunk: Uint8Array): void {
     if (this.#closed) throw new Error("spill writer already finished");
@@ -160,7 +160,7 @@ export class SpillWriter {
     this.#total = end;
     this.#synced = null;
     if (at >= this.#fileLimit) return;
-    const forFile = end > this.#fileLimit ? data.subarray(0, this.#fileLimit - at) : data;
+    const forFile = Buffer.from(end > this.#fileLimit ? data.subarray(0, this.#fileLimit - at) : data);
     this.#queue.push({ at, data: forFile });
     this.#queued += forFile.length;
     this.#schedule();
