@@ -77,8 +77,12 @@ export class TailBuffer {
   #copyIn(chunk: Buffer): void {
     const data = chunk.length > this.#capacity ? chunk.subarray(chunk.length - this.#capacity) : chunk;
     if (this.#ring.length < this.#capacity && this.#length + data.length > this.#ring.length) {
+      // Copying every chunk, it grows at once to its capacity: the memory is the system's to give only
+      // as it is written, and no smaller ring is left behind for the garbage collector.
       const grown = Buffer.allocUnsafe(
-        Math.min(this.#capacity, Math.max(4096, 2 * (this.#length + data.length))),
+        this.#byReference
+          ? Math.min(this.#capacity, Math.max(4096, 2 * (this.#length + data.length)))
+          : this.#capacity,
       );
       this.#ringCopyTo(grown, this.#length);
       this.#ring = grown;

@@ -14,10 +14,12 @@ const MAX_MARKER_BYTES =
 // The end an outgrown file keeps is held in memory, at most this much of it (half the file when that
 // is less); the rest of the file is the head.
 const MAX_TAIL_BYTES = 4 * 1024 * 1024;
-// Queued chunks that follow each other go to disk in one write of up to this many bytes.
+// Appended bytes are copied into buffers of this size, each written once full (or once the wait for
+// more runs out), then reused: the head of a long output costs two or three of them, not a copy a chunk.
 const WRITE_BATCH_BYTES = 1024 * 1024;
-// At most this many chunks go into one `writev` (the system's limit is 1024 or more).
-const WRITE_BATCH_PARTS = 256;
+// At most this many full buffers go into one `writev`; at most this many wait empty for reuse.
+const WRITE_BATCH_PARTS = 4;
+const SPARE_BUFFERS = 2;
 // Less than a batch waits this long for more before it is written: output read a few KiB at a time
 // then goes to disk a mebibyte a write, not one write (a thread-pool round trip) a piece.
 const COALESCE_MS = 4;
@@ -56,13 +58,15 @@ function fileMarker(firstLine: number, lastLine: number, bytes: number): string 
 interface Pending {
   /** Where `data` starts in the output. */
   readonly at: number;
+  /** The filled part of `buffer`. */
   readonly data: Buffer;
+  readonly buffer: Buffer;
 }
 
-/** Queued chunks that follow each other, written together (one `writev`, no copy). */
+/** Queued buffers that follow each other, written together (one `writev`). */
 interface Batch {
   readonly at: number;
-  readonly parts: readonly Buffer[];
+  readonly parts: readonly Pending[];
   readonly length: number;
 }
 
@@ -93,8 +97,13 @@ export class SpillWriter {
   #headNewlines = 0;
   // The first newline at or after the head limit: where the line crossing it ends.
   #pastHeadNewline = -1;
+  // Filled buffers waiting for a write, and the one being filled (from `#stagingAt` in the output).
   #queue: Pending[] = [];
-  // Bytes in the queue and in the write in flight.
+  #staging: Buffer | null = null;
+  #stagingUsed = 0;
+  #stagingAt = 0;
+  readonly #spares: Buffer[] = [];
+  // Bytes appended for the file and not on disk: being filled, queued or in flight.
   #queued = 0;
   #inFlight = 0;
   #draining: Promise<void> | null = null;
@@ -160,10 +169,29 @@ export class SpillWriter {
     this.#total = end;
     this.#synced = null;
     if (at >= this.#fileLimit) return;
-    const forFile = Buffer.from(end > this.#fileLimit ? data.subarray(0, this.#fileLimit - at) : data);
-    this.#queue.push({ at, data: forFile });
+    const forFile = end > this.#fileLimit ? data.subarray(0, this.#fileLimit - at) : data;
+    for (let from = 0; from < forFile.length; ) {
+      if (this.#staging === null) {
+        this.#staging = this.#spares.pop() ?? Buffer.allocUnsafe(WRITE_BATCH_BYTES);
+        this.#stagingUsed = 0;
+        this.#stagingAt = at + from;
+      }
+      const n = forFile.copy(this.#staging, this.#stagingUsed, from);
+      this.#stagingUsed += n;
+      from += n;
+      if (this.#stagingUsed === this.#staging.length) this.#seal();
+    }
     this.#queued += forFile.length;
     this.#schedule();
+  }
+
+  /** The buffer being filled joins the queue as it is. */
+  #seal(): void {
+    const buffer = this.#staging;
+    if (buffer === null || this.#stagingUsed === 0) return;
+    this.#queue.push({ at: this.#stagingAt, data: buffer.subarray(0, this.#stagingUsed), buffer });
+    this.#staging = null;
+    this.#stagingUsed = 0;
   }
 
   /**
@@ -182,10 +210,10 @@ export class SpillWriter {
     }
   }
 
-  /** Writes now when a batch is waiting; else once the wait for more runs out. */
+  /** Writes now when a full buffer waits; else once the wait for more runs out. */
   #schedule(): void {
-    if (this.#draining !== null || this.#queue.length === 0) return;
-    if (this.#batchWaits(this.#queued - this.#inFlight)) {
+    if (this.#draining !== null || !this.#waiting()) return;
+    if (this.#batchWaits()) {
       void this.#drain();
       return;
     }
@@ -196,14 +224,21 @@ export class SpillWriter {
     }, COALESCE_MS);
   }
 
-  /** A batch's worth waits, or bytes a sync or the wait's end asked for. */
-  #batchWaits(waiting: number): boolean {
-    return waiting >= WRITE_BATCH_BYTES || (this.#queue[0]?.at ?? this.#total) < this.#forceThrough;
+  #waiting(): boolean {
+    return this.#queue.length > 0 || this.#stagingUsed > 0;
+  }
+
+  /** A full buffer waits, or bytes a sync or the wait's end asked for (then the one being filled goes). */
+  #batchWaits(): boolean {
+    if (this.#queue.length > 0) return true;
+    if (this.#stagingUsed === 0 || this.#stagingAt >= this.#forceThrough) return false;
+    this.#seal();
+    return true;
   }
 
   #drain(): Promise<void> {
     if (this.#draining !== null) return this.#draining;
-    if (this.#queue.length === 0) return Promise.resolve();
+    if (!this.#waiting()) return Promise.resolve();
     if (this.#timer !== null) {
       clearTimeout(this.#timer);
       this.#timer = null;
@@ -222,33 +257,38 @@ export class SpillWriter {
     try {
       for (let next = this.#nextBatch(); next !== undefined; next = this.#nextBatch()) {
         try {
-          if (this.#failure === null) await writeAll(this.#file as FileHandle, next.parts, next.at);
+          if (this.#failure === null) {
+            const parts = next.parts.map((part) => part.data);
+            await writeAll(this.#file as FileHandle, parts, next.at);
+          }
         } finally {
           this.#queued -= this.#inFlight;
           this.#inFlight = 0;
+          for (const part of next.parts) {
+            if (this.#spares.length < SPARE_BUFFERS) this.#spares.push(part.buffer);
+          }
         }
       }
     } catch (error) {
       this.#failure ??= error;
       this.#queue = [];
+      this.#staging = null;
+      this.#stagingUsed = 0;
       this.#queued = 0;
     }
   }
 
-  /**
-   * The next queued chunk, with those right after it up to a batch's size; none while less than a
-   * batch waits, unless forced.
-   */
+  /** The queued buffers that follow each other (a few); none while only a partly filled one waits. */
   #nextBatch(): Batch | undefined {
-    if (!this.#batchWaits(this.#queued)) return undefined;
+    if (!this.#batchWaits()) return undefined;
     const first = this.#queue.shift();
     if (first === undefined) return undefined;
-    const parts = [first.data];
+    const parts = [first];
     let length = first.data.length;
     for (let next = this.#queue[0]; next !== undefined; next = this.#queue[0]) {
-      if (length + next.data.length > WRITE_BATCH_BYTES || parts.length === WRITE_BATCH_PARTS) break;
+      if (next.at !== first.at + length || parts.length === WRITE_BATCH_PARTS) break;
       this.#queue.shift();
-      parts.push(next.data);
+      parts.push(next);
       length += next.data.length;
     }
     this.#inFlight = length;
@@ -257,7 +297,7 @@ export class SpillWriter {
 
   /** Writes everything queued, however little, and waits for it. */
   async #settled(): Promise<void> {
-    while (this.#draining !== null || this.#queue.length > 0) {
+    while (this.#draining !== null || this.#waiting()) {
       this.#forceThrough = this.#total;
       await this.#drain();
     }
@@ -296,6 +336,8 @@ export class SpillWriter {
   async abort(): Promise<void> {
     this.#closed = true;
     this.#queue = [];
+    this.#staging = null;
+    this.#stagingUsed = 0;
     this.#queued = this.#inFlight;
     await this.#settled().catch(() => undefined);
     await this.#closeFile().catch(() => undefined);
