@@ -247,7 +247,10 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     };
     if (pair !== null) {
       const ours = pair.ours;
-      onPairRead = (chunk) => deliver("stdout", chunk, () => ours.resume());
+      const resumeOurs = (): void => {
+        ours.resume();
+      };
+      onPairRead = (chunk) => deliver("stdout", chunk, resumeOurs);
       // What came before: in order, each waiting for the consumer as a read would.
       if (early.length > 0) {
         ours.pause();
@@ -265,9 +268,12 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     }
     for (const name of ["stdout", "stderr"] as const) {
       const stream = name === "stdout" ? stdout : child.stderr;
-      if (stream !== pair?.ours) {
-        stream?.on("data", (data: Buffer) => {
-          if (!deliver(name, data, () => stream.resume())) stream.pause();
+      if (stream !== null && stream !== pair?.ours) {
+        const resume = (): void => {
+          stream.resume();
+        };
+        stream.on("data", (data: Buffer) => {
+          if (!deliver(name, data, resume)) stream.pause();
         });
       }
       stream?.once("close", () => {
