@@ -33,16 +33,19 @@ const dist = `${here}dist`;
 // bash parser loads: see below) comes after the check.
 const BIN = `#!/usr/bin/env node
 "use strict";
-// The conch CLI: conch.js, compiled from V8's code cache conch.cache when it is this Node's (see
-// build.mjs in @conch/cli).
+// The conch CLI: conch.js, compiled from V8's code cache when it is this Node's (see build.mjs in
+// @conch/cli): conch-run.cache, only what a one-shot run needs, for run and exec; conch.cache for
+// everything else.
 const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
 const { Script } = require("node:vm");
 
 const file = join(__dirname, "conch.js");
+const command = process.argv[2];
+/*CACHE_FILE*/
 let cachedData;
 try {
-  cachedData = readFileSync(join(__dirname, "conch.cache"));
+  cachedData = readFileSync(join(__dirname, cacheFile));
 } catch {
   // None: compiled as any script.
 }
@@ -62,35 +65,39 @@ cli.exports.main(process.argv.slice(2)).then((code) => {
 
 // Each command the maker runs compiles more of the CLI into the cache: what a one-shot run, a tool
 // call and the help need, in a git repository (the sandbox asks git about it), each twice (the second
-// finds what the first left: the shell snapshot's record, the sandbox probe).
-const MAKER_COMMANDS = [
-  ["--help"],
-  ["run", "--approval", "never", "--sandbox", "workspace-write", "--", "true"],
-  ["run", "--approval", "never", "--sandbox", "workspace-write", "--", "true"],
-  ["tool", "call", "shell_command", JSON.stringify({ command: "echo cached" })],
-  ["tool", "call", "shell_command", JSON.stringify({ command: "echo cached" })],
-];
+// finds what the first left: the shell snapshot's record, the sandbox probe). A start reads the whole
+// cache it is given, so run and exec get one of their own, a third smaller (about 2 ms of a start).
+const RUN = ["run", "--approval", "never", "--sandbox", "workspace-write", "--", "true"];
+const TOOL_CALL = ["tool", "call", "shell_command", JSON.stringify({ command: "echo cached" })];
+const CACHES = {
+  "conch.cache": [["--help"], RUN, RUN, TOOL_CALL, TOOL_CALL],
+  "conch-run.cache": [RUN, RUN],
+};
+// Which cache a start reads: the bin's line, and the maker's (which makes the one it is told).
+const PICK_CACHE =
+  'const cacheFile = command === "run" || command === "exec" ? "conch-run.cache" : "conch.cache";';
 
-const MAKER = BIN.replace(
-  /\/\*MAKE_CACHE\*\/\n[\s\S]*$/,
-  `(async () => {
-  for (const argv of ${JSON.stringify(MAKER_COMMANDS)}) await cli.exports.main(argv).catch(() => 1);
+const maker = (cacheFile) =>
+  BIN.replace("/*CACHE_FILE*/", `const cacheFile = ${JSON.stringify(cacheFile)};`).replace(
+    /\/\*MAKE_CACHE\*\/\n[\s\S]*$/,
+    `(async () => {
+  for (const argv of ${JSON.stringify(CACHES[cacheFile])}) await cli.exports.main(argv).catch(() => 1);
   // The tool calls loaded the bash parser, which set --liftoff-only (and with it no tier-up): back to
   // Node's own flags, which a start checks the cache with (the checker below fails the build if not).
   for (const flag of ["--no-liftoff-only", "--wasm-tier-up", "--wasm-dynamic-tiering"]) {
     require("node:v8").setFlagsFromString(flag);
   }
-  require("node:fs").writeFileSync(join(__dirname, "conch.cache"), script.createCachedData());
+  require("node:fs").writeFileSync(join(__dirname, cacheFile), script.createCachedData());
   process.exit(0);
 })();
 `,
-);
+  );
 
-// What says whether this Node takes the cache: the bin's own check, printed.
-const CHECKER = BIN.replace(
-  /\/\*MAKE_CACHE\*\/\n[\s\S]*$/,
-  "process.stdout.write(String(script.cachedDataRejected));\n",
-).replace(/script\.runInThisContext\(\)\(cli\.exports, require, cli, file, __dirname\);\n/, "");
+// What says whether this Node takes a cache: the bin's own check, printed.
+const checker = (cacheFile) =>
+  BIN.replace("/*CACHE_FILE*/", `const cacheFile = ${JSON.stringify(cacheFile)};`)
+    .replace(/\/\*MAKE_CACHE\*\/\n[\s\S]*$/, "process.stdout.write(String(script.cachedDataRejected));\n")
+    .replace(/script\.runInThisContext\(\)\(cli\.exports, require, cli, file, __dirname\);\n/, "");
 
 // The entry: the CLI's main, for the bin to call; arity-rules through a wrapper that tells it where the
 // wasm files are before anything can analyse.
@@ -247,7 +254,7 @@ await Promise.all([
   copyFile(join(grammarDir, "tree-sitter-bash.wasm"), join(dist, "tree-sitter-bash.wasm")),
   copyFile(join(grammarDir, "LICENSE-tree-sitter-bash"), join(dist, "LICENSE-tree-sitter-bash")),
   writeFile(join(dist, "package.json"), `${JSON.stringify({ type: "commonjs" }, null, 2)}\n`),
-  writeFile(join(dist, "bin.js"), BIN.replace("/*MAKE_CACHE*/\n", "")),
+  writeFile(join(dist, "bin.js"), BIN.replace("/*CACHE_FILE*/", PICK_CACHE).replace("/*MAKE_CACHE*/\n", "")),
 ]);
 await chmod(join(dist, "bin.js"), 0o755);
 
@@ -263,27 +270,25 @@ try {
     XDG_CACHE_HOME: join(scratch, "cache"),
     TMPDIR: scratch,
   };
-  for (const [name, text] of [
-    ["make-cache.js", MAKER],
-    ["check-cache.js", CHECKER],
-  ]) {
-    await writeFile(join(dist, name), text);
-  }
   // No git is no failure here: the runs then take the paths of a directory outside any repository.
   spawnSync("git", ["init", "-q", scratch], { env, stdio: "ignore" });
-  const made = spawnSync(process.execPath, [join(dist, "make-cache.js")], {
-    cwd: scratch,
-    env,
-    stdio: ["ignore", "ignore", "pipe"],
-    timeout: 120_000,
-    encoding: "utf8",
-  });
-  if (made.status !== 0) throw new Error(`build: making the code cache failed: ${made.stderr}`);
-  const checked = spawnSync(process.execPath, [join(dist, "check-cache.js")], { encoding: "utf8" });
-  if (checked.stdout !== "false") {
-    throw new Error(
-      `build: this Node rejects the code cache just made (${checked.stdout} ${checked.stderr})`,
-    );
+  for (const cacheFile of Object.keys(CACHES)) {
+    await writeFile(join(dist, "make-cache.js"), maker(cacheFile));
+    await writeFile(join(dist, "check-cache.js"), checker(cacheFile));
+    const made = spawnSync(process.execPath, [join(dist, "make-cache.js")], {
+      cwd: scratch,
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: 120_000,
+      encoding: "utf8",
+    });
+    if (made.status !== 0) throw new Error(`build: making ${cacheFile} failed: ${made.stderr}`);
+    const checked = spawnSync(process.execPath, [join(dist, "check-cache.js")], { encoding: "utf8" });
+    if (checked.stdout !== "false") {
+      throw new Error(
+        `build: this Node rejects ${cacheFile} just made (${checked.stdout} ${checked.stderr})`,
+      );
+    }
   }
 } finally {
   await Promise.all([
