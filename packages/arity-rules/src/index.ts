@@ -20,9 +20,8 @@ export {
   DANGEROUS_REASONS,
   type DangerousKind,
   type DangerousMatch,
-  dangerousCommandMatch,
-  reachableCommands,
-} from "./safety/dangerous.js";
+} from "./safety/danger-table.js";
+export { dangerousCommandMatch, reachableCommands } from "./safety/dangerous.js";
 export { isHarmlessRedirect, isKnownSafeCommand } from "./safety/is-known-safe.js";
 export type { SafetyOptions } from "./safety/safety-options.js";
 export { type ShellScript, shellScript } from "./safety/shell.js";

@@ -5,7 +5,7 @@ import {
   reachableCommands,
   type UnreadPart,
 } from "../src/index.js";
-import { awkRunsCommands, sedRunsCommands } from "../src/safety/command-options.js";
+import { awkRunsCommands, sedRunsCommands } from "../src/safety/sed-awk.js";
 
 // Options that give a program a command to run. Classification only: nothing here runs.
 

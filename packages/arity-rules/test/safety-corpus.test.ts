@@ -1,6 +1,7 @@
 import { readCorpus } from "@conch/test-config";
 import { describe, expect, it } from "vitest";
-import { DANGEROUS_REASONS, dangerousCommandMatch } from "../src/safety/dangerous.js";
+import { DANGEROUS_REASONS } from "../src/safety/danger-table.js";
+import { dangerousCommandMatch } from "../src/safety/dangerous.js";
 import { isKnownSafeCommand } from "../src/safety/is-known-safe.js";
 
 // Codex's own test cases for is_known_safe_command and dangerous_command_match, collected in the shared

@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isArityRulesError } from "../src/errors.js";
-import {
-  DANGEROUS_KINDS,
-  DANGEROUS_REASONS,
-  type DangerousKind,
-  dangerousCommandMatch,
-} from "../src/safety/dangerous.js";
+import { DANGEROUS_KINDS, DANGEROUS_REASONS, type DangerousKind } from "../src/safety/danger-table.js";
+import { dangerousCommandMatch } from "../src/safety/dangerous.js";
 import { isKnownSafeCommand } from "../src/safety/is-known-safe.js";
 import { DEFAULT_WRAPPERS, NEVER_WRAPPERS } from "../src/safety/wrappers.js";
 

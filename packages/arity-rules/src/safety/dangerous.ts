@@ -32,131 +32,46 @@
 // an alias in a config file), branch deletion by push (`--delete`, `:branch`), a script piped into a
 // shell, and scripts nested past MAX_SCRIPT_DEPTH or the analysis budget (such a command is never known
 // safe either, and `reachableCommands` reports each of these as unread).
-import { posix } from "node:path";
 import { whenParserLoaded } from "../analyze/analyze.js";
-import { FUNSUB_START, unquoteDoubleQuoted } from "../analyze/words.js";
-import type { Analysis, OpaquePart, SimpleCommand } from "../types.js";
+import type { Analysis, SimpleCommand } from "../types.js";
 import { AnalysisBudget } from "./budget.js";
 import { builtinFindings, isShellBuiltin } from "./builtins.js";
 import { executableName } from "./command-name.js";
+import { commandOptions, gitCommandOptions, runnerHasCommandOptions } from "./command-options.js";
 import {
-  type CommandOption,
-  commandOptions,
-  gitCommandOptions,
-  runnerHasCommandOptions,
-} from "./command-options.js";
+  DANGEROUS_REASONS,
+  type DangerousMatch,
+  DOWNLOADERS,
+  directKind,
+  INTERPRETERS,
+} from "./danger-table.js";
+import { embeddedScripts, scriptSource, substitutionScript } from "./embedded-scripts.js";
 import {
   assignedName,
+  DECLARATIONS,
   evaluatesAssignmentText,
-  evaluatesExpansion,
-  INTEGER,
+  evaluatesOperands,
+  evaluatesValues,
   isPlainName,
-  readsVariables,
   substitutionsIn,
 } from "./evaluation.js";
+import { findExecCommands } from "./getopt.js";
 import {
-  type GitSetting,
   gitCommandLineSettings,
   gitSubcommands,
   isGitAliasSetting,
   isGitOwnCommand,
   isGitProgramSetting,
 } from "./git.js";
-import { kernelSettingRedirect, writesKernelSetting } from "./kernel-settings.js";
-import { skipOptions } from "./options.js";
+import { writtenSettings } from "./git-config-writes.js";
+import { kernelSettingRedirect } from "./kernel-settings.js";
+import type { CommandOption } from "./option-scan.js";
 import { COMMAND_INPUT_PROGRAMS } from "./runner-table.js";
-import { type LookedThrough, lookThrough, runnerTable, WATCH_GRAMMAR } from "./runners.js";
+import { type LookedThrough, lookThrough, runnerTable } from "./runners.js";
 import { type SafetyOptions, wrapperTable } from "./safety-options.js";
 import { anyShellScript, isReadShell, scriptReadings, shellName, unreadShellText } from "./shell.js";
 import type { Reach, ReachedCommand, UnreadReason } from "./unread.js";
 
-export const DANGEROUS_KINDS: readonly [
-  "forced-rm",
-  "git-reset-hard",
-  "git-clean-force",
-  "git-push-force",
-  "dd-write",
-  "mkfs",
-  "recursive-chmod-root",
-  "recursive-chown-root",
-  "find-delete",
-  "remote-script",
-  "kernel-setting",
-] = [
-  "forced-rm",
-  "git-reset-hard",
-  "git-clean-force",
-  "git-push-force",
-  "dd-write",
-  "mkfs",
-  "recursive-chmod-root",
-  "recursive-chown-root",
-  "find-delete",
-  "remote-script",
-  "kernel-setting",
-] as const;
-
-export type DangerousKind = (typeof DANGEROUS_KINDS)[number];
-
-export interface DangerousMatch {
-  kind: DangerousKind;
-  /** The dangerous command itself, after runners, shells and scripts were looked through. */
-  argv: string[];
-  /** Why it is dangerous, in words a person or a model can act on. */
-  reason: string;
-}
-
-export const DANGEROUS_REASONS: Readonly<Record<DangerousKind, string>> = {
-  "forced-rm": "rm with -f/--force deletes without asking and cannot be undone",
-  "git-reset-hard": "git reset --hard discards uncommitted changes in the index and working tree",
-  "git-clean-force": "git clean -f deletes untracked files, which git cannot restore",
-  "git-push-force": "a force push can overwrite commits on the remote that others rely on",
-  "dd-write": "dd of= overwrites a file or device in place",
-  mkfs: "mkfs creates a new file system, erasing what the device held",
-  "recursive-chmod-root": "chmod -R on / changes the permissions of the whole file system",
-  "recursive-chown-root": "chown -R on / changes the ownership of the whole file system",
-  "find-delete": "find -delete deletes every file that matches",
-  "remote-script":
-    "it runs what it downloads (curl or wget into a shell or interpreter), unseen: download the script to a file and read it first",
-  "kernel-setting":
-    "it changes a setting of the running kernel (sysctl, /proc/sys, /sys), for the whole machine and every user",
-};
-
-// Programs that fetch from the network, and what runs text it is handed: `curl … | sh` and its kin.
-const DOWNLOADERS: ReadonlySet<string> = new Set([
-  "curl",
-  "wget",
-  "fetch",
-  "http",
-  "https",
-  "lwp-request",
-  "aria2c",
-]);
-const INTERPRETERS: ReadonlySet<string> = new Set([
-  "sh",
-  "bash",
-  "zsh",
-  "dash",
-  "ksh",
-  "mksh",
-  "ash",
-  "fish",
-  "busybox",
-  "python",
-  "python2",
-  "python3",
-  "perl",
-  "ruby",
-  "node",
-  "deno",
-  "bun",
-  "php",
-  "lua",
-  "Rscript",
-  "source",
-  ".",
-  "eval",
-]);
 const SUBSTITUTION_START = /^(?:\$\(|<\(|`)\s*(\S+)/;
 
 function programOf(argv: readonly string[], context: Context): string | null {
@@ -569,9 +484,6 @@ function noteRunnerStages(
   }
 }
 
-// Builtins whose operands are assignments (`export BASH_ENV=x`) or names of variables they export.
-const DECLARATIONS: ReadonlySet<string> = new Set(["export", "declare", "typeset", "local", "readonly"]);
-
 /** Notes an assignment that makes a program run other code: before the command (`env`), or declared. */
 function noteCommandVariables(argv: readonly string[], words: readonly string[], context: Context): void {
   const offset = argv.length - words.length;
@@ -594,49 +506,6 @@ const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 /** Words as a shell would need them written, for the text of an unread part. */
 function joinWords(words: readonly string[]): string {
   return words.map((word) => (PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)).join(" ");
-}
-
-// Bash evaluates a variable's value as an arithmetic expression, and so runs `$(…)` in it (evaluation.ts):
-// `let`, `declare -i` and `[[ x -eq 1 ]]` take such expressions as operands.
-const ARITHMETIC_OPERATORS: ReadonlySet<string> = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
-
-// Opaque parts whose text may hold an expansion that evaluates a value: the expansion itself, and the
-// words of loops, heredoc bodies, here-strings and assignments, which are not reported one by one.
-const EXPANDING_PARTS: ReadonlySet<string> = new Set([
-  "parameter-expansion",
-  "control-flow",
-  "heredoc",
-  "herestring",
-  "assignment-prefix",
-]);
-
-/** An expansion, loop or assignment of the analysis that evaluates a variable's value as code. */
-function evaluatesValues(part: OpaquePart): boolean {
-  const { reason, text } = part;
-  if (reason === "control-flow") {
-    const header = /^for\s*\(\((.*?)\)\)/s.exec(text);
-    if (header !== null && readsVariables(header[1] as string)) return true;
-  }
-  // A heredoc whose delimiter is quoted (`<<'EOF'`) expands nothing in its body.
-  if (reason === "heredoc" && /^<<-?[^\n]*['"\\]/.test(text)) return false;
-  return EXPANDING_PARTS.has(reason) && evaluatesExpansion(text);
-}
-
-/** A builtin that evaluates its operands arithmetically with a variable in them. */
-function evaluatesOperands(name: string, args: readonly string[]): boolean {
-  if (name === "let") return args.some(readsVariables);
-  if (name === "[[") {
-    return args.some(
-      (arg, index) =>
-        ARITHMETIC_OPERATORS.has(arg) &&
-        [args[index - 1], args[index + 1]].some((side) => !INTEGER.test(side ?? "")),
-    );
-  }
-  if (!DECLARATIONS.has(name) || !args.some((arg) => /^-[A-Za-z]*i/.test(arg))) return false;
-  return args.some((arg) => {
-    const equals = arg.indexOf("=");
-    return equals > 0 && !arg.startsWith("-") && readsVariables(arg.slice(equals + 1));
-  });
 }
 
 /** Notes what makes one command's effect unknown: its name, `source`, aliases, input-fed commands. */
@@ -764,81 +633,6 @@ function matchGit(
   return null;
 }
 
-// `git config` options that take a value, and those after which it only reads or removes settings.
-const CONFIG_VALUE_OPTIONS: ReadonlySet<string> = new Set([
-  "-f",
-  "--file",
-  "--blob",
-  "--type",
-  "--default",
-  "--comment",
-  "--value",
-  "--url",
-]);
-const CONFIG_READS =
-  /^(--get|--unset|--list|-l$|--edit|-e$|--rename-section|--remove-section|--show|--name-only|--null|-z$)/;
-const CONFIG_READ_COMMANDS: ReadonlySet<string> = new Set([
-  "get",
-  "list",
-  "unset",
-  "edit",
-  "rename-section",
-  "remove-section",
-  "get-color",
-  "get-colorbool",
-]);
-
-/**
- * The setting `git config [set|--add|--replace-all] KEY VALUE` writes, if it writes one: a later git
- * command then runs the program it names (`git config core.pager './p'; git log`).
- */
-function configSetting(words: readonly string[], index: number): GitSetting[] {
-  const operands: string[] = [];
-  for (let at = index + 1; at < words.length; at += 1) {
-    const word = words[at] as string;
-    if (word.startsWith("-") && word !== "-") {
-      if (CONFIG_READS.test(word)) return [];
-      if (CONFIG_VALUE_OPTIONS.has(word)) at += 1;
-      continue;
-    }
-    operands.push(word);
-  }
-  if (operands[0] !== undefined && CONFIG_READ_COMMANDS.has(operands[0])) return [];
-  const [key, value] = operands[0] === "set" ? operands.slice(1) : operands;
-  if (key === undefined || value === undefined) return [];
-  return [{ setting: `${key}=${value}`, key: key.toLowerCase(), value }];
-}
-
-/**
- * The settings a git subcommand writes into a repository's config: `git clone -c KEY=VALUE`
- * (`--config`) into the new one, `git config KEY VALUE` into this one.
- */
-function writtenSettings(words: readonly string[], index: number): GitSetting[] {
-  if (words[index] === "config") return configSetting(words, index);
-  if (words[index] !== "clone") return [];
-  const settings: GitSetting[] = [];
-  for (let at = index + 1; at < words.length; at += 1) {
-    const word = words[at] as string;
-    if (word === "--") break;
-    const setting =
-      word === "-c" || word === "--config"
-        ? words[at + 1]
-        : word.startsWith("--config=")
-          ? word.slice("--config=".length)
-          : word.startsWith("-c") && !word.startsWith("--")
-            ? word.slice(2)
-            : undefined;
-    if (setting === undefined) continue;
-    const equals = setting.indexOf("=");
-    settings.push({
-      setting,
-      key: (equals === -1 ? setting : setting.slice(0, equals)).toLowerCase(),
-      value: equals === -1 ? null : setting.slice(equals + 1),
-    });
-  }
-  return settings;
-}
-
 /** What a script runs (a script zsh runs with `zsh`: it is read as zsh reads it). */
 function matchScript(
   script: string,
@@ -901,209 +695,4 @@ function matchScript(
     if (found !== null) return found;
   }
   return null;
-}
-
-/**
- * The analyser keeps a word that is not literal as its source text: a script written
- * `sh -c "rm -rf $dir"` arrives as `"rm -rf $dir"`, quotes included. Its inside is what runs.
- */
-function scriptSource(script: string): string {
-  return script.length >= 2 && script.startsWith('"') && script.endsWith('"')
-    ? unquoteDoubleQuoted(script.slice(1, -1))
-    : script;
-}
-
-/** The script inside `$(…)`, `` `…` `` (with its backslash escapes undone), `<(…)` or `>(…)`. */
-function substitutionScript(part: OpaquePart): string | null {
-  const { reason, text } = part;
-  if ((reason === "command-substitution" || reason === "process-substitution") && text.endsWith(")")) {
-    return /^[$<>]\(/.test(text) ? text.slice(2, -1) : null;
-  }
-  // A function substitution of bash 5.3, ksh93 and mksh: `${ cmd; }`, `${| cmd; }` (see FUNSUB_START).
-  if (reason === "command-substitution" && FUNSUB_START.test(text) && text.endsWith("}")) {
-    return text.slice(3, -1);
-  }
-  if (reason === "backticks" && text.length >= 2 && text.startsWith("`") && text.endsWith("`")) {
-    return text.slice(1, -1).replace(/\\([\\`$])/g, "$1");
-  }
-  return null;
-}
-
-/**
- * The shell source a command runs, and the words it is made of: a trap action, eval's words, watch's
- * words (run by sh), a `mapfile -C` callback (run by eval), `compgen`/`complete -C CMD` (run for the
- * completions) and `-W WORDS` (expanded, substitutions and all), `fc -e EDITOR` (run on a file of history),
- * `history -s TEXT` (which `fc -s` then runs), `bind -x 'KEYS: CMD'`.
- */
-function embeddedScripts(name: string, words: readonly string[]): { text: string; words: string[] }[] {
-  switch (name) {
-    case "trap": {
-      // Codex: the action is the first operand (after an optional `--`); `trap -p`/`-l` have none.
-      const action = words[1] === "--" ? words[2] : words[1];
-      return action === undefined || action.startsWith("-") ? [] : [{ text: action, words: [action] }];
-    }
-    case "eval":
-      return [{ text: words.slice(1).join(" "), words: words.slice(1) }];
-    case "watch": {
-      const commandStart = skipOptions(words, 1, WATCH_GRAMMAR, { strict: false }) ?? words.length;
-      const command = words.slice(commandStart);
-      return [{ text: command.join(" "), words: command }];
-    }
-    case "mapfile":
-    case "readarray":
-      return optionValues(words, "C", "dnOsuc").map((callback) => ({ text: callback, words: [callback] }));
-    case "compgen":
-    case "complete":
-      return [
-        ...optionValues(words, "C", "oAGWFXPS").map((command) => ({ text: command, words: [command] })),
-        ...optionValues(words, "W", "oAGCFXPS").map((list) => ({ text: `: ${list}`, words: [list] })),
-      ];
-    case "fc":
-      return optionValues(words, "e", "").map((editor) => ({ text: `${editor} "$FILE"`, words: [editor] }));
-    case "history": {
-      const at = words.findIndex((word, index) => index > 0 && /^-[^-]*s/.test(word));
-      const text = at === -1 ? [] : words.slice(at + 1);
-      return text.length === 0 ? [] : [{ text: text.join(" "), words: text }];
-    }
-    case "bind":
-      return optionValues(words, "x", "mqurfl").map((binding) => {
-        const colon = binding.indexOf(":");
-        return { text: colon === -1 ? binding : binding.slice(colon + 1), words: [binding] };
-      });
-    default:
-      return [];
-  }
-}
-
-/** The values of a builtin's option `letter` (attached or the next word), other `valueLetters` aside. */
-function optionValues(words: readonly string[], letter: string, valueLetters: string): string[] {
-  const values: string[] = [];
-  for (let index = 1; index < words.length; index += 1) {
-    const word = words[index] as string;
-    if (word === "--" || !word.startsWith("-") || word === "-") break;
-    for (let at = 1; at < word.length; at += 1) {
-      const char = word[at] as string;
-      if (char !== letter && !valueLetters.includes(char)) continue;
-      const attached = at + 1 < word.length ? word.slice(at + 1) : null;
-      const value = attached ?? words[index + 1];
-      if (attached === null) index += 1;
-      if (char === letter && value !== undefined) values.push(value);
-      break;
-    }
-  }
-  return values;
-}
-
-/** The commands of `find … -exec CMD ;`, `-execdir`, `-ok`, `-okdir` (ending at `;` or `+`). */
-function findExecCommands(args: readonly string[]): string[][] {
-  const commands: string[][] = [];
-  for (let index = 0; index < args.length; index += 1) {
-    if (!FIND_EXEC_ACTIONS.has(args[index] as string)) continue;
-    const start = index + 1;
-    let end = start;
-    while (end < args.length && args[end] !== ";" && args[end] !== "+") end += 1;
-    commands.push(args.slice(start, end));
-    index = end;
-  }
-  return commands;
-}
-
-const FIND_EXEC_ACTIONS: ReadonlySet<string> = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
-
-/** A long option written in full or as a getopt abbreviation (`--forc` for `--force`), value aside. */
-function isLongOption(arg: string, full: string): boolean {
-  const equals = arg.indexOf("=");
-  const name = equals === -1 ? arg : arg.slice(0, equals);
-  return name.length > 2 && name.startsWith("--") && full.startsWith(name);
-}
-
-/** A short option cluster (`-rf`) containing `letter` before any letter in `valueLetters`. */
-function clusterHas(arg: string, letter: string, valueLetters = ""): boolean {
-  if (!arg.startsWith("-") || arg.startsWith("--")) return false;
-  for (const char of arg.slice(1)) {
-    if (char === letter) return true;
-    if (valueLetters.includes(char)) return false;
-  }
-  return false;
-}
-
-function beforeDoubleDash(args: readonly string[]): readonly string[] {
-  const end = args.indexOf("--");
-  return end === -1 ? args : args.slice(0, end);
-}
-
-function operands(args: readonly string[]): readonly string[] {
-  const end = args.indexOf("--");
-  const options = end === -1 ? args : args.slice(0, end);
-  const rest = end === -1 ? [] : args.slice(end + 1);
-  return [...options.filter((arg) => !arg.startsWith("-")), ...rest];
-}
-
-/** `/`, or a spelling of it or of everything in it (`//`, `/.`, `/..`, `/*`). */
-function isRootTarget(path: string): boolean {
-  if (!path.startsWith("/")) return false;
-  const normal = posix.normalize(path);
-  return normal === "/" || normal === "/*";
-}
-
-function directKind(name: string, words: readonly string[], args: readonly string[]): DangerousKind | null {
-  switch (name) {
-    case "rm":
-      return beforeDoubleDash(args).some((arg) => isLongOption(arg, "--force") || clusterHas(arg, "f"))
-        ? "forced-rm"
-        : null;
-    case "git":
-      return gitKind(words);
-    case "dd":
-      return args.some((arg) => arg.startsWith("of=")) ? "dd-write" : null;
-    case "chmod":
-      return isRecursiveOnRoot(args) ? "recursive-chmod-root" : null;
-    case "chown":
-    case "chgrp":
-      return isRecursiveOnRoot(args) ? "recursive-chown-root" : null;
-    case "find":
-      return args.includes("-delete") ? "find-delete" : null;
-    default:
-      if (name.startsWith("mkfs") || name === "mke2fs") return "mkfs";
-      return writesKernelSetting(name, args) ? "kernel-setting" : null;
-  }
-}
-
-function isRecursiveOnRoot(args: readonly string[]): boolean {
-  const recursive = beforeDoubleDash(args).some(
-    (arg) => isLongOption(arg, "--recursive") || clusterHas(arg, "R"),
-  );
-  return recursive && operands(args).some(isRootTarget);
-}
-
-function gitKind(words: readonly string[]): DangerousKind | null {
-  for (const subcommand of gitSubcommands(words)) {
-    const kind = gitSubcommandKind(subcommand.name, words.slice(subcommand.index + 1));
-    if (kind !== null) return kind;
-  }
-  return null;
-}
-
-function gitSubcommandKind(subcommand: string, args: readonly string[]): DangerousKind | null {
-  switch (subcommand) {
-    case "reset":
-      return beforeDoubleDash(args).some((arg) => isLongOption(arg, "--hard")) ? "git-reset-hard" : null;
-    case "clean":
-      return beforeDoubleDash(args).some((arg) => isLongOption(arg, "--force") || clusterHas(arg, "f", "e"))
-        ? "git-clean-force"
-        : null;
-    case "push":
-      return args.some(
-        (arg) =>
-          isLongOption(arg, "--force") ||
-          arg.startsWith("--force-with-lease") ||
-          isLongOption(arg, "--mirror") ||
-          clusterHas(arg, "f", "o") ||
-          (arg.startsWith("+") && arg.length > 1),
-      )
-        ? "git-push-force"
-        : null;
-    default:
-      return null;
-  }
 }

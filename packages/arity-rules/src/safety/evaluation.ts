@@ -5,6 +5,7 @@
 // with x='a[$(rm f)]'), a substring's offset (`${y:x}`), and a value assigned to a variable bash evaluates
 // (`RANDOM='a[$(rm f)]'`, `OPTIND=…`). Only literal numbers and names an expression assigns itself are
 // known not to run anything.
+import type { OpaquePart } from "../types.js";
 
 // A name, not the letters of a number (`0x1f`, `16#ff`).
 const ARITHMETIC_NAME = /(?<![0-9A-Za-z_#])[A-Za-z_][A-Za-z0-9_]*/g;
@@ -16,7 +17,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LITERAL_INDEX = /^(\d+|@|\*)$/;
 
 /** True when an arithmetic expression reads a variable it does not assign first. */
-export function readsVariables(expression: string): boolean {
+function readsVariables(expression: string): boolean {
   const assigned = new Set([...expression.matchAll(ASSIGNED_NAME)].map((match) => match[1]));
   return (expression.match(ARITHMETIC_NAME) ?? []).some((name) => !assigned.has(name));
 }
@@ -93,7 +94,7 @@ function evaluatesParameter(body: string): boolean {
  * with a variable in it: `$((x))`, `$[x]`, `${a[i]}`, `${#a[$i]}`, `${!x}`, `${y:x}`, `${x@P}`, at any
  * depth. Quotes are not taken into account, which errs towards evaluating.
  */
-export function evaluatesExpansion(text: string): boolean {
+function evaluatesExpansion(text: string): boolean {
   for (let at = text.indexOf("$"); at !== -1; at = text.indexOf("$", at + 1)) {
     const next = text[at + 1];
     if (next === "(" && text[at + 2] === "(") {
@@ -155,4 +156,56 @@ export function substitutionsIn(text: string): string[] {
     }
   }
   return found;
+}
+
+// Builtins whose operands are assignments (`export BASH_ENV=x`) or names of variables they export.
+export const DECLARATIONS: ReadonlySet<string> = new Set([
+  "export",
+  "declare",
+  "typeset",
+  "local",
+  "readonly",
+]);
+
+// Bash evaluates a variable's value as an arithmetic expression, and so runs `$(…)` in it (evaluation.ts):
+// `let`, `declare -i` and `[[ x -eq 1 ]]` take such expressions as operands.
+const ARITHMETIC_OPERATORS: ReadonlySet<string> = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+
+// Opaque parts whose text may hold an expansion that evaluates a value: the expansion itself, and the
+// words of loops, heredoc bodies, here-strings and assignments, which are not reported one by one.
+const EXPANDING_PARTS: ReadonlySet<string> = new Set([
+  "parameter-expansion",
+  "control-flow",
+  "heredoc",
+  "herestring",
+  "assignment-prefix",
+]);
+
+/** An expansion, loop or assignment of the analysis that evaluates a variable's value as code. */
+export function evaluatesValues(part: OpaquePart): boolean {
+  const { reason, text } = part;
+  if (reason === "control-flow") {
+    const header = /^for\s*\(\((.*?)\)\)/s.exec(text);
+    if (header !== null && readsVariables(header[1] as string)) return true;
+  }
+  // A heredoc whose delimiter is quoted (`<<'EOF'`) expands nothing in its body.
+  if (reason === "heredoc" && /^<<-?[^\n]*['"\\]/.test(text)) return false;
+  return EXPANDING_PARTS.has(reason) && evaluatesExpansion(text);
+}
+
+/** A builtin that evaluates its operands arithmetically with a variable in them. */
+export function evaluatesOperands(name: string, args: readonly string[]): boolean {
+  if (name === "let") return args.some(readsVariables);
+  if (name === "[[") {
+    return args.some(
+      (arg, index) =>
+        ARITHMETIC_OPERATORS.has(arg) &&
+        [args[index - 1], args[index + 1]].some((side) => !INTEGER.test(side ?? "")),
+    );
+  }
+  if (!DECLARATIONS.has(name) || !args.some((arg) => /^-[A-Za-z]*i/.test(arg))) return false;
+  return args.some((arg) => {
+    const equals = arg.indexOf("=");
+    return equals > 0 && !arg.startsWith("-") && readsVariables(arg.slice(equals + 1));
+  });
 }
