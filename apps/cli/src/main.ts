@@ -42,7 +42,7 @@ function version(): string {
  */
 async function report(error: unknown): Promise<number> {
   // Loaded only when there is an error to report, so that a command starts without it.
-  const { visibleText } = await import("@conch/approval");
+  const { visibleText } = await import("@conch/protocol");
   if (error instanceof UsageError) {
     const where = error.command === "" ? "conch" : `conch ${error.command}`;
     process.stderr.write(`${where}: ${visibleText(error.message)}\nRun '${where} --help' for usage.\n`);

@@ -1,6 +1,5 @@
-import { visibleText } from "@conch/approval";
 import { serveOnStdio } from "@conch/mcp";
-import { isConchError } from "@conch/protocol";
+import { isConchError, visibleText } from "@conch/protocol";
 import { parseDaemonArgs } from "./args.js";
 import { StartError, UsageError } from "./errors.js";
 import { HELP } from "./help.js";

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { visibleText } from "@conch/approval";
 import { createDaemon, type Daemon, type ServeOptions, say, watchParent } from "@conch/mcp";
+import { visibleText } from "@conch/protocol";
 import { type NodeIncomingMessageLike, toNodeHandler } from "@modelcontextprotocol/node";
 import {
   createMcpHandler,

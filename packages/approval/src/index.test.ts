@@ -21,7 +21,6 @@ describe("@conch/approval public surface", () => {
       "approvalRequirement",
       "bannedPrefixRuleReason",
       "checkExecPolicy",
-      "checkPolicy",
       "compileNetworkDomains",
       "evaluateExecPolicy",
       "explainCommand",
@@ -29,20 +28,11 @@ describe("@conch/approval public surface", () => {
       "isApprovalError",
       "loadExecPolicy",
       "loadExecPolicyFiles",
-      "loadPolicy",
-      "loadPolicyFiles",
       "proposedRuleText",
       "sessionInputNeedsApproval",
       "shellQuote",
       "storablePrefixRule",
       "unmatchedCommandDecision",
-      "visibleText",
     ]);
-  });
-
-  it("keeps the old exec-policy names only as aliases of the new ones", () => {
-    expect(api.loadPolicy).toBe(api.loadExecPolicy);
-    expect(api.loadPolicyFiles).toBe(api.loadExecPolicyFiles);
-    expect(api.checkPolicy).toBe(api.checkExecPolicy);
   });
 });

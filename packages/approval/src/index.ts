@@ -10,7 +10,6 @@ export {
 export { ApprovalCache, type ApprovalCacheKeyInput } from "./cache/approval-cache.js";
 export { type AllowedPrefixRule, allowPrefixRule } from "./cache/rules-store.js";
 export { bannedPrefixRuleReason, storablePrefixRule } from "./cache/storable-prefix-rule.js";
-export { checkPolicy, loadPolicy, loadPolicyFiles } from "./deprecated.js";
 export { APPROVAL_ERROR_CODES, ApprovalError, type ApprovalErrorCode, isApprovalError } from "./errors.js";
 export { type ExplainOptions, type ExplainReport, explainCommand } from "./explain/explain-command.js";
 export {
@@ -31,7 +30,6 @@ export {
   shellQuote,
   UNSANDBOXED_TERMINAL_TEXT,
 } from "./prompt/approval-fields.js";
-export { type VisibleTextOptions, visibleText } from "./prompt/visible-text.js";
 export { BANNED_PREFIX_SUGGESTIONS } from "./requirement/amendment.js";
 export {
   approvalRequirement,

@@ -11,9 +11,8 @@ import {
   approvalQuestionKey,
   type PendingApprovals,
   proposedRuleText,
-  visibleText,
 } from "@conch/approval";
-import type { ApprovalPolicy, ReviewDecision } from "@conch/protocol";
+import { type ApprovalPolicy, type ReviewDecision, visibleText } from "@conch/protocol";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,

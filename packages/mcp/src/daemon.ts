@@ -1,4 +1,4 @@
-import { PendingApprovals, visibleText } from "@conch/approval";
+import { PendingApprovals } from "@conch/approval";
 import {
   type ApprovalChannel,
   type ChannelServices,
@@ -8,6 +8,7 @@ import {
   serveApprovalChannel,
   type ToolOrchestrator,
 } from "@conch/orchestrator";
+import { visibleText } from "@conch/protocol";
 import { McpServer } from "@modelcontextprotocol/server";
 import { createCallApprovals } from "./approvals.js";
 import { CALL_LIMIT_MS, registerTools } from "./mcp-tools.js";

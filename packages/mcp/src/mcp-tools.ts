@@ -1,5 +1,5 @@
-import { visibleText } from "@conch/approval";
 import type { ToolCallResult, ToolSet } from "@conch/orchestrator";
+import { visibleText } from "@conch/protocol";
 import type { JsonSchema } from "@conch/protocol/schemas";
 import { ToolResultSchema } from "@conch/protocol/schemas";
 import type {

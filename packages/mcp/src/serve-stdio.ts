@@ -1,4 +1,4 @@
-import { visibleText } from "@conch/approval";
+import { visibleText } from "@conch/protocol";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDaemon, say, watchParent } from "./daemon.js";
 import type { ServeOptions } from "./options.js";

@@ -11,6 +11,7 @@ export {
 export { type AuditEntry, type AuditLog, createAuditLog, recentAuditEntries } from "./audit/audit-log.js";
 export { CONFIG_SANDBOX_MODES, type ConfigSandboxMode } from "./config/config-values.js";
 export { type ConchConfig, loadConfig, trustProject } from "./config/load-config.js";
+export { type ConchRuntime, type CreateRuntimeOptions, createRuntime } from "./create-runtime.js";
 export {
   isOrchestratorError,
   ORCHESTRATOR_ERROR_CODES,
@@ -25,12 +26,11 @@ export type {
   SessionOutcome,
   ToolOrchestratorOptions,
 } from "./orchestrator/types.js";
-export { type ConchRuntime, type CreateRuntimeOptions, createRuntime } from "./runtime/create-runtime.js";
-export { conchSandboxWorkspace } from "./runtime/workspace-state.js";
+export { conchStateDir } from "./runtime/state-dir.js";
 export type { SessionMonitor, SessionView, WatchEvent } from "./sessions/session-monitor.js";
 export { listRecordings, type RecordingInfo, recordingsDir } from "./sessions/session-recorder.js";
 export { createSpillStore } from "./spill/spill-store.js";
-export { conchStateDir } from "./spill/state-dir.js";
 export { invalidResult } from "./tools/model-result.js";
 export { createToolSet, type ToolSet, type ToolSetOptions } from "./tools/tool-set.js";
 export type { ToolCallResult, ToolDefinition } from "./tools/types.js";
+export { conchSandboxWorkspace } from "./workspace-state.js";

@@ -9,10 +9,10 @@ import { createSandboxRegistry, isSandboxError, prepareSandbox } from "@conch/sa
 import { createLinuxBackend } from "@conch/sandbox-linux";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createRuntime } from "../src/create-runtime.js";
+import { sessionSandbox } from "../src/orchestrator/session-sandbox.js";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
 import type { CommandRequest } from "../src/orchestrator/types.js";
-import { createRuntime } from "../src/runtime/create-runtime.js";
-import { sessionSandbox } from "../src/runtime/session-sandbox.js";
 
 let root: string;
 let work: string;

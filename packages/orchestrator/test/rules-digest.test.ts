@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig, trustProject } from "../src/config/load-config.js";
 import { projectDigest } from "../src/config/project-trust.js";
-import { createRuntime } from "../src/runtime/create-runtime.js";
+import { createRuntime } from "../src/create-runtime.js";
 
 let root: string;
 let home: string;

@@ -56,3 +56,15 @@ export interface ExecResult {
   stdoutBytes: number;
   stderrBytes: number;
 }
+
+/**
+ * What is spawned, after the request is checked and its environment built: what a sandbox backend
+ * rewrites to run inside the sandbox (exec-core spawns it, sandbox-core's backends transform it).
+ */
+export interface SpawnSpec {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Data the child reads on descriptors 3, 4, ... (each a pipe closed after the data; e.g. a seccomp program for `bwrap --seccomp 3`). */
+  extraFds: Uint8Array[];
+}

@@ -27,6 +27,7 @@ describe("@conch/protocol public surface", () => {
       "TOOL_PROFILE_NAMES",
       "conchErrorGuard",
       "isConchError",
+      "visibleText",
     ]);
   });
 

@@ -13,6 +13,7 @@ export {
   type EnvPolicy,
   type ExecRequest,
   type ExecResult,
+  type SpawnSpec,
 } from "./exec.js";
 export {
   APPROVAL_POLICIES,
@@ -49,3 +50,4 @@ export {
   type TerminalSignalParams,
   type TerminalWriteParams,
 } from "./tools/terminal.js";
+export { type VisibleTextOptions, visibleText } from "./visible-text.js";

@@ -1,5 +1,5 @@
 // The shapes every sandbox package shares. Anything exported from index.ts is public API.
-import type { SandboxMode } from "@conch/protocol";
+import type { SandboxMode, SpawnSpec } from "@conch/protocol";
 
 /**
  * How much a command may touch (DESIGN.md §5): the policy Conch enforces. Only workspace-write takes
@@ -55,14 +55,7 @@ export interface SandboxRules {
   network: boolean;
 }
 
-/** What is spawned: a backend rewrites it to run inside the sandbox. */
-export interface SpawnSpec {
-  argv: string[];
-  cwd: string;
-  env: Record<string, string>;
-  /** Data the child reads on extra descriptors 3, 4, ... (e.g. a seccomp program for `bwrap --seccomp 3`). */
-  extraFds: Uint8Array[];
-}
+export type { SpawnSpec };
 
 export type Availability = { available: true } | { available: false; reason: string; fix: string };
 

@@ -1,8 +1,9 @@
 // `conch pending`, `conch approve ID`, `conch deny ID`: a person's answers to the approvals a running
 // conchd holds for clients that cannot ask one (out of band), over each daemon's unix socket in the
 // state dir.
-import { visibleText } from "@conch/approval";
+
 import { answerPendingApproval, type ListedApproval, listPendingApprovals } from "@conch/orchestrator";
+import { visibleText } from "@conch/protocol";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXIT_NONE_FOUND } from "../exit-codes.js";

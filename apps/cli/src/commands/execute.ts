@@ -1,8 +1,7 @@
 import { fstatSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { visibleText } from "@conch/approval";
 import { type ExecResult, type OutputDelta, type RunOptions, run } from "@conch/exec-core";
-import { isConchError } from "@conch/protocol";
+import { isConchError, visibleText } from "@conch/protocol";
 import { UsageError } from "../errors.js";
 import { EXIT_BROKEN_PIPE, exitCodeForRejection, exitCodeForSignal } from "../exit-codes.js";
 import { outputClosed } from "../output/closed-output.js";

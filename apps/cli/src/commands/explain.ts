@@ -1,10 +1,5 @@
-import {
-  explainCommand as explainReport,
-  loadExecPolicy,
-  loadExecPolicyFiles,
-  visibleText,
-} from "@conch/approval";
-import { APPROVAL_POLICIES, SANDBOX_MODES } from "@conch/protocol";
+import { explainCommand as explainReport, loadExecPolicy, loadExecPolicyFiles } from "@conch/approval";
+import { APPROVAL_POLICIES, SANDBOX_MODES, visibleText } from "@conch/protocol";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXPLAIN_HELP } from "../help.js";

@@ -1,5 +1,5 @@
 import { isatty } from "node:tty";
-import { type Approver, visibleText } from "@conch/approval";
+import type { Approver } from "@conch/approval";
 import {
   CONFIG_SANDBOX_MODES,
   type ConchRuntime,
@@ -12,6 +12,7 @@ import {
   type ReviewDecision,
   TOOL_PROFILE_NAMES,
   type ToolProfileName,
+  visibleText,
 } from "@conch/protocol";
 import { PromptApprover } from "../approval/prompt-approver.js";
 import { UsageError } from "../errors.js";

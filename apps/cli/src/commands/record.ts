@@ -1,6 +1,7 @@
 // `conch record list|path ID`: the asciicast recordings of PTY sessions in the state dir.
-import { visibleText } from "@conch/approval";
+
 import { listRecordings, recordingsDir } from "@conch/orchestrator";
+import { visibleText } from "@conch/protocol";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXIT_NONE_FOUND } from "../exit-codes.js";

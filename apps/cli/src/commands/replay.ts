@@ -18,11 +18,6 @@ const SPECS = {
   help: { type: "boolean" },
 } as const;
 
-/** Tools that name an existing session rather than start one. */
-function startsNoSession(tool: string): boolean {
-  return tool === "write_stdin" || (tool.startsWith("terminal_") && tool !== "terminal_open");
-}
-
 interface Call {
   readonly tool: string;
   readonly arguments: unknown;
@@ -163,7 +158,11 @@ export async function replayCommand(args: readonly string[]): Promise<number> {
           ? invalidResult(tool ?? "", call)
           : await set.call(call.tool, call.arguments, { signal: controller.signal });
       const session = out.result.session_id;
-      if (typeof call !== "string" && typeof session === "number" && !startsNoSession(call.tool)) {
+      // A call that starts a command names the session it started; the others name one already started.
+      const starts = set.tools.some(
+        (definition) => definition.name === tool && definition.kind === "command",
+      );
+      if (typeof call !== "string" && typeof session === "number" && starts) {
         started.set(number, session);
         last = session;
       }

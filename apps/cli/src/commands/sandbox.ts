@@ -1,4 +1,3 @@
-import { visibleText } from "@conch/approval";
 import {
   CONFIG_SANDBOX_MODES,
   type ConfigSandboxMode,
@@ -6,6 +5,7 @@ import {
   createRuntime,
   loadConfig,
 } from "@conch/orchestrator";
+import { visibleText } from "@conch/protocol";
 import {
   createSandboxRegistry,
   type PrepareSandboxOptions,

@@ -1,4 +1,4 @@
-import { visibleText } from "@conch/approval";
+import { visibleText } from "@conch/protocol";
 
 // JSON.stringify escapes C0 controls but leaves DEL, C1 controls (U+009B is a CSI to many terminals), bidi
 // overrides and invisible characters raw, and a JSON line is often read in a terminal. Escaping them as

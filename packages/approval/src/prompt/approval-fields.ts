@@ -5,8 +5,8 @@
 // label behind a gutter; the model's own words (purpose, justification), the cwd, the reason and typed
 // input are one line each, a line break in them shown as `\u{0a}`.
 import type { ApprovalPolicy, SandboxMode } from "@conch/protocol";
+import { visibleText } from "@conch/protocol";
 import type { ApprovalRequest } from "../approver.js";
-import { visibleText } from "./visible-text.js";
 
 /** One row of the question: a label (`command`, `cwd`, `why`, …) and its escaped value. */
 export interface ApprovalField {

@@ -3,18 +3,12 @@ import { accessSync, existsSync, constants as fsConstants, statSync } from "node
 import { Socket } from "node:net";
 import { resolve } from "node:path";
 import type { Writable } from "node:stream";
+import type { SpawnSpec } from "@conch/protocol";
 import { ExecError } from "../errors.js";
 import { createRunMarker, RUN_MARKER_VAR } from "./run-marker.js";
 import { ProcessTree } from "./tree.js";
 
-/** What is spawned, after the request is checked and its environment built. */
-export interface SpawnSpec {
-  argv: string[];
-  cwd: string;
-  env: Record<string, string>;
-  /** Data the child reads on descriptors 3, 4, ... (each a pipe closed after the data). */
-  extraFds: Uint8Array[];
-}
+export type { SpawnSpec } from "@conch/protocol";
 
 export interface SpawnProcessOptions {
   /** The program and its arguments; the program is found on the `PATH` of `env`, or is a path. */

@@ -6,7 +6,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import type { ApprovalField, PendingApproval, PendingApprovals } from "@conch/approval";
-import { conchStateDir } from "../spill/state-dir.js";
+import { conchStateDir } from "../runtime/state-dir.js";
 
 /** What the channel is asked. */
 export type ChannelRequest =

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { appendFile, type FileHandle, mkdir, open } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { visibleText } from "@conch/approval";
 import type { ApprovalPolicy } from "@conch/protocol";
-import { conchStateDir, type StateDirOptions } from "../spill/state-dir.js";
+import { visibleText } from "@conch/protocol";
+import { conchStateDir, type StateDirOptions } from "../runtime/state-dir.js";
 
 /**
  * Who settled a decision: the policy alone, the session cache, the person asked (at a prompt, through

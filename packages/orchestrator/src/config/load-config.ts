@@ -3,13 +3,13 @@ import { homedir as osHomedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { RulesFile } from "@conch/approval";
 import { OrchestratorError } from "../errors.js";
-import { readRulesDir } from "../rules/read-rules-dir.js";
-import { conchStateDir } from "../spill/state-dir.js";
+import { conchStateDir } from "../runtime/state-dir.js";
 import { type ConfigFile, parseConfigFile } from "./config-file.js";
 import { keyLine } from "./key-lines.js";
 import { applyProjectConfig, applyUserConfig, type ConfigSettings, defaultSettings } from "./merge-config.js";
 import { projectDigest, recordTrust, trustedAt, wasTrusted } from "./project-trust.js";
 import { readConfigText } from "./read-config-text.js";
+import { readRulesDir } from "./read-rules-dir.js";
 
 /** Where to look for config; `env` and `home` default to the real process. */
 export interface LoadConfigOptions {

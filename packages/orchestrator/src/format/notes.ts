@@ -1,5 +1,5 @@
 // The bracketed lines appended to a tool's model text, past what Codex prints.
-import { visibleText } from "@conch/approval";
+import { visibleText } from "@conch/protocol";
 
 /** A hint from the orchestrator (what to do after a sandbox denial), as its own line. */
 export function hintNote(hint: string): string {

@@ -2,9 +2,9 @@
 // build_content_with_timeout), with Conch's cut: whole lines left out, and one marker line saying
 // which and where they are.
 
-import { CollectedOutput } from "../output/collected-output.js";
 import { omissionMarker, type SpillPointer, UNSAVED } from "../spill/spill-notice.js";
-import { joinCut } from "./truncate.js";
+import { CollectedOutput } from "../text/collected-output.js";
+import { joinCut } from "../text/truncate.js";
 
 export interface ShellCommandResultInput {
   readonly exitCode: number;

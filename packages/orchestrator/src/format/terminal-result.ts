@@ -1,5 +1,5 @@
 // The terminal profile's model text (terminal_open, _write, _read, _signal, _close, _list).
-import { visibleText } from "@conch/approval";
+import { visibleText } from "@conch/protocol";
 
 /** terminal_open and terminal_read: the terminal, its state, and the output of this call. */
 export function formatTerminalResult(

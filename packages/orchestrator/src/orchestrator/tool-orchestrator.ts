@@ -14,7 +14,6 @@ import { clampYield, type SessionResponse, SessionStore } from "@conch/unified-e
 import { OrchestratorError } from "../errors.js";
 import { shellCommandContent } from "../format/shell-command-result.js";
 import { SessionOutputs } from "../output/session-output.js";
-import { sessionSandbox } from "../runtime/session-sandbox.js";
 import { SessionFates } from "../sessions/session-fates.js";
 import { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
@@ -22,6 +21,7 @@ import { Approvals, type InputTarget } from "./approvals.js";
 import { type AttemptOptions, type OneShotAttempt, runOneShot, startSession } from "./attempts.js";
 import { AuditEvents, type SessionActor } from "./audit-events.js";
 import { type PipelineSteps, runPipeline } from "./pipeline.js";
+import { sessionSandbox } from "./session-sandbox.js";
 import { SpawnPlanner } from "./spawn-plan.js";
 import type {
   CommandOutcome,

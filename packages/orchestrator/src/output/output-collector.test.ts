@@ -5,10 +5,10 @@ import { basename, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
-import { cutText } from "../format/truncate.js";
 import { createSpillStore } from "../spill/spill-store.js";
+import { cleanTerminalText, TerminalTextFilter } from "../text/terminal-text.js";
+import { cutText } from "../text/truncate.js";
 import { OutputCollector } from "./output-collector.js";
-import { cleanTerminalText, TerminalTextFilter } from "./terminal-text.js";
 
 let root: string;
 beforeEach(async () => {

@@ -1,12 +1,12 @@
 import { Buffer, isAscii } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
-import { approxBytesForTokens } from "../format/truncate.js";
 import type { SpillFile, SpillResult, SpillStore } from "../spill/spill-store.js";
-import type { CollectedOutput } from "./collected-output.js";
-import { isPlainAscii } from "./plain-ascii.js";
-import { TailBuffer } from "./tail-buffer.js";
-import { TerminalTextFilter } from "./terminal-text.js";
-import { TextWindow } from "./text-window.js";
+import type { CollectedOutput } from "../text/collected-output.js";
+import { isPlainAscii } from "../text/plain-ascii.js";
+import { TailBuffer } from "../text/tail-buffer.js";
+import { TerminalTextFilter } from "../text/terminal-text.js";
+import { TextWindow } from "../text/text-window.js";
+import { approxBytesForTokens } from "../text/truncate.js";
 
 // Room past the budget: for a timeout notice in front of the output.
 const HEAD_SLACK_BYTES = 64;

@@ -9,9 +9,9 @@ import { StringDecoder } from "node:string_decoder";
 import type { SessionEvent, SessionResponse, SessionStore } from "@conch/unified-exec";
 import { type SpillPointer, spillPointer, UNSAVED } from "../spill/spill-notice.js";
 import type { SpillFile, SpillStore } from "../spill/spill-store.js";
-import { CollectedOutput } from "./collected-output.js";
-import { cleanTerminalText, TerminalTextFilter } from "./terminal-text.js";
-import { TextWindow } from "./text-window.js";
+import { CollectedOutput } from "../text/collected-output.js";
+import { cleanTerminalText, TerminalTextFilter } from "../text/terminal-text.js";
+import { TextWindow } from "../text/text-window.js";
 
 // A call's text can show this much of each end of what the session printed since the previous call:
 // budgets of up to 1 MiB (256K tokens) get their exact cut, larger ones a cut within it. The same

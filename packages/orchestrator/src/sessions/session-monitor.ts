@@ -4,8 +4,8 @@
 // slows a session: output is kept in a bounded tail and handed to watchers as it comes, and a watcher
 // that cannot keep up is the watcher's problem (it is told how much it missed).
 import type { SessionEvent, SessionInfo, SessionStore } from "@conch/unified-exec";
-import { TailBuffer } from "../output/tail-buffer.js";
-import { cleanTerminalText } from "../output/terminal-text.js";
+import { TailBuffer } from "../text/tail-buffer.js";
+import { cleanTerminalText } from "../text/terminal-text.js";
 
 /** Raw output kept per session for a console that opens it later: the end of it. */
 const SCROLLBACK_BYTES = 256 * 1024;

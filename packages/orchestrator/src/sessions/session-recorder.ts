@@ -17,7 +17,7 @@ import {
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import type { SessionEvent, SessionStore } from "@conch/unified-exec";
-import { conchStateDir } from "../spill/state-dir.js";
+import { conchStateDir } from "../runtime/state-dir.js";
 
 export interface RecorderOptions {
   /** The directory the recordings go to (made 0700). */

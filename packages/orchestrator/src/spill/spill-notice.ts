@@ -1,5 +1,5 @@
-import { visibleText } from "@conch/approval";
-import type { Omission } from "../format/truncate.js";
+import { visibleText } from "@conch/protocol";
+import type { Omission } from "../text/truncate.js";
 import type { SpillGap } from "./spill-writer.js";
 
 // Characters a POSIX shell reads literally in a word; anything else gets the path single-quoted.

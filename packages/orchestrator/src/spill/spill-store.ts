@@ -2,8 +2,8 @@ import { Buffer } from "node:buffer";
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { randomHex } from "../runtime/random-hex.js";
+import { conchStateDir, type StateDirOptions } from "../runtime/state-dir.js";
 import { type SpillGap, SpillWriter } from "./spill-writer.js";
-import { conchStateDir, type StateDirOptions } from "./state-dir.js";
 
 const DEFAULT_SPILL_MAX_FILE_BYTES: number = 16 * 1024 * 1024;
 export const DEFAULT_SPILL_RETENTION_MS: number = 7 * 24 * 60 * 60 * 1000;

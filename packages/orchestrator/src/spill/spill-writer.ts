@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
 import { type FileHandle, open, unlink } from "node:fs/promises";
-import { countNewlines } from "../format/truncate.js";
-import { TailBuffer } from "../output/tail-buffer.js";
+import { TailBuffer } from "../text/tail-buffer.js";
+import { countNewlines } from "../text/truncate.js";
 import { formatCount, lineRange } from "./spill-notice.js";
 
 // Room set aside for the marker line that stands for a middle left out of the file (and the line break

@@ -1,5 +1,5 @@
-import { visibleText } from "@conch/approval";
 import type { ToolResult } from "@conch/protocol";
+import { visibleText } from "@conch/protocol";
 import type { SessionResponse } from "@conch/unified-exec";
 import { appendLine, binaryOutputSummary, hintNote, spillFailedNote } from "../format/notes.js";
 import { notStartedText } from "../format/rejection-text.js";

@@ -10,9 +10,9 @@ import { formatDurableRunning } from "../format/durable-result.js";
 import { hintNote } from "../format/notes.js";
 import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
-import { joinCut } from "../format/truncate.js";
 import type { CommandRequest } from "../orchestrator/types.js";
 import { omissionMarker } from "../spill/spill-notice.js";
+import { joinCut } from "../text/truncate.js";
 import { defineTool } from "./define-tool.js";
 import { escalationFields, noteUnusedJustification } from "./escalation-args.js";
 import { notRunResult, sessionData, shellStyleResult } from "./model-result.js";
@@ -39,6 +39,7 @@ const scriptArgv = (script: string): string[] => ["bash", "-lc", script];
 /** Codex's `shell_command`: a script in the user's shell. */
 export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = defineTool({
   name: "shell_command",
+  kind: "command",
   description:
     "Runs a shell command (a script in the user's shell) and returns its output. Always set `workdir` " +
     "instead of using `cd`. The command runs in a sandbox; see `sandbox_permissions` to ask to run " +
@@ -153,6 +154,7 @@ async function runDurable(
 /** Codex's legacy `shell`: an argv array, run directly. */
 export const shellTool: ToolDefinition<typeof ShellSchema> = defineTool({
   name: "shell",
+  kind: "command",
   description:
     'Runs a program with its arguments, without a shell (for shell syntax use ["bash", "-lc", "SCRIPT"]), ' +
     "and returns its output. Always set `workdir` instead of using `cd`.",
@@ -203,6 +205,7 @@ function bashShell(context: ToolContext): Shell {
 /** The `bash` profile's one tool (OpenCode's shape). */
 export const bashTool: ToolDefinition<typeof BashSchema> = defineTool({
   name: "bash",
+  kind: "command",
   description:
     "Runs a bash script and returns its output (default timeout 120000 ms). Give a 5–10 word " +
     "`description` of what it does: the user sees it when asked to approve. Set `workdir` instead of " +
@@ -227,6 +230,7 @@ export const bashTool: ToolDefinition<typeof BashSchema> = defineTool({
 /** The `argv` profile's `shell` (Mini Codex): an argv array and no shell at all. */
 export const argvShellTool: ToolDefinition<typeof ArgvShellSchema> = defineTool({
   name: "shell",
+  kind: "command",
   description:
     "Runs a program with its arguments, exactly as given: no shell, so pipes, globs, `$VAR` and quotes " +
     "are passed literally. Returns its exit code and output.",

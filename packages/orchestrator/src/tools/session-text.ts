@@ -1,5 +1,5 @@
 import type { SessionResponse, SessionStore } from "@conch/unified-exec";
-import { TerminalTextFilter } from "../output/terminal-text.js";
+import { TerminalTextFilter } from "../text/terminal-text.js";
 
 // A terminal's rendered screen text reaches the model one call at a time (the cleaned output of every
 // session is SessionOutputs'), and an invisible character may straddle two calls: each terminal keeps

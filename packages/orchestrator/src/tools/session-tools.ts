@@ -2,7 +2,6 @@
 // and sending input to it go through the orchestrator (the one door), which audits both; reading from,
 // listing and closing a session that already passed it only touch the session store.
 import { resolve } from "node:path";
-import { visibleText } from "@conch/approval";
 import { isKnownSafeCommand } from "@conch/arity-rules";
 import {
   type ExecCommandParams,
@@ -11,6 +10,7 @@ import {
   type TerminalSignalParams,
   type TerminalWriteParams,
   TOOL_LIMITS,
+  visibleText,
   type WriteStdinParams,
 } from "@conch/protocol";
 import {
@@ -37,10 +37,10 @@ import {
   terminalWriteText,
   unknownTerminalText,
 } from "../format/terminal-result.js";
-import { approxTokenCount, joinCut } from "../format/truncate.js";
 import { formatUnifiedExecResult } from "../format/unified-exec-result.js";
 import type { RejectedOutcome, SessionRunContext } from "../orchestrator/types.js";
 import { omissionMarker } from "../spill/spill-notice.js";
+import { approxTokenCount, joinCut } from "../text/truncate.js";
 import { defineTool } from "./define-tool.js";
 import { escalationFields, noteUnusedJustification } from "./escalation-args.js";
 import { errorResult, failedResult, NOT_RUN, notRunResult, sessionData } from "./model-result.js";
@@ -143,6 +143,7 @@ async function unifiedExecResult(
 /** Codex's `exec_command`: start a command; its output, or a session id while it keeps running. */
 export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineTool({
   name: "exec_command",
+  kind: "command",
   description:
     "Runs a command in a new session and returns its output, or a session_id while it keeps running: " +
     "use write_stdin to send input or poll for more output. Set `tty` for interactive programs. It returns " +
@@ -188,6 +189,7 @@ export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineT
 /** Codex's `write_stdin`: write to a session (or poll it) and return what it printed since. */
 export const writeStdinTool: ToolDefinition<typeof WriteStdinSchema> = defineTool({
   name: "write_stdin",
+  kind: "session",
   description:
     "Writes characters to a running exec_command session (empty: just poll) and returns the output " +
     "produced since the last call, as soon as it settles (a shell back at its prompt, or a pause in the " +
@@ -264,6 +266,7 @@ async function terminalResult(
 
 export const terminalOpenTool: ToolDefinition<typeof TerminalOpenSchema> = defineTool({
   name: "terminal_open",
+  kind: "command",
   description:
     "Starts a command in a new terminal that stays open: a shell, a server, a REPL. Returns its id and " +
     "first output. Talk to it with terminal_write and terminal_read; close it with terminal_close.",
@@ -296,6 +299,7 @@ export const terminalOpenTool: ToolDefinition<typeof TerminalOpenSchema> = defin
 
 export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = defineTool({
   name: "terminal_write",
+  kind: "session",
   description:
     'Sends text to a terminal\'s input (end lines with "\\n"; "\\u0003" is Ctrl-C) without waiting; read the ' +
     "response with terminal_read.",
@@ -322,6 +326,7 @@ export const terminalWriteTool: ToolDefinition<typeof TerminalWriteSchema> = def
 
 export const terminalReadTool: ToolDefinition<typeof TerminalReadSchema> = defineTool({
   name: "terminal_read",
+  kind: "session",
   description:
     "Returns a terminal's output since the last read, waiting up to wait_ms for more (at once when its " +
     "process exits). Full-screen programs show their current screen.",
@@ -343,6 +348,7 @@ export const terminalReadTool: ToolDefinition<typeof TerminalReadSchema> = defin
 
 export const terminalSignalTool: ToolDefinition<typeof TerminalSignalSchema> = defineTool({
   name: "terminal_signal",
+  kind: "session",
   description: "Sends a signal to a terminal's process group: INT (Ctrl-C), TERM, KILL or HUP.",
   inputSchema: TerminalSignalSchema,
   isMutating: async () => true,
@@ -364,6 +370,7 @@ export const terminalSignalTool: ToolDefinition<typeof TerminalSignalSchema> = d
 
 export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = defineTool({
   name: "terminal_close",
+  kind: "session",
   description: "Closes a terminal: its process and everything it started are killed.",
   inputSchema: TerminalCloseSchema,
   isMutating: async () => true,
@@ -386,6 +393,7 @@ export const terminalCloseTool: ToolDefinition<typeof TerminalCloseSchema> = def
 
 export const terminalListTool: ToolDefinition<typeof TerminalListSchema> = defineTool({
   name: "terminal_list",
+  kind: "session",
   description: "Lists the open terminals: id, pid, state (running or exit code), age, last output, command.",
   inputSchema: TerminalListSchema,
   isMutating: async () => false,

@@ -66,15 +66,6 @@ async function profileTools(profile: ToolProfileName): Promise<readonly ToolDefi
   }
 }
 
-// The tools that start a command (the others write to, read or close a session already started).
-const STARTS_COMMANDS: ReadonlySet<string> = new Set([
-  "shell_command",
-  "exec_command",
-  "shell",
-  "bash",
-  "terminal_open",
-]);
-
 function callLimitNote(limitMs: number): string {
   const seconds = limitMs % 1000 === 0 ? `${limitMs / 1000} s` : `${limitMs} ms`;
   return ` A command still running after ${seconds} keeps running (until its timeout_ms) and this call returns its session ID: poll it with write_stdin.`;
@@ -105,7 +96,7 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
     // The model reads how a long shell_command comes back under a call limit.
     if (limit !== undefined && tool.name === "shell_command") description += callLimitNote(limit);
     // Where the sandbox has no network, the tools that start commands say so before anything fails.
-    if (STARTS_COMMANDS.has(tool.name) && sandboxCutsNetwork(sandboxPolicy)) {
+    if (tool.kind === "command" && sandboxCutsNetwork(sandboxPolicy)) {
       const canEscalate = "sandbox_permissions" in tool.inputSchema.shape;
       description += noNetworkDescription(sandboxPolicy.mode, approvalPolicy, canEscalate);
     }

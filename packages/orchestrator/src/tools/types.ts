@@ -32,6 +32,11 @@ export interface ToolContext extends RunContext {
 /** One tool: its name, what the model reads about it, its schemas and what it does. */
 export interface ToolDefinition<Schema extends z.ZodObject = z.ZodObject> {
   readonly name: string;
+  /**
+   * `command`: a call starts a command (shell_command, exec_command, terminal_open, ...); `session`: it
+   * writes to, reads, signals, closes or lists sessions already started.
+   */
+  readonly kind: "command" | "session";
   readonly description: string;
   readonly inputSchema: Schema;
   readonly jsonSchema: JsonSchema;

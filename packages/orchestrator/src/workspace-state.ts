@@ -2,10 +2,10 @@ import { closeSync, constants, mkdirSync, openSync, realpathSync } from "node:fs
 import { basename, dirname, join } from "node:path";
 import { DEFAULT_ENV_EXCLUDES, type EnvPolicy } from "@conch/exec-core";
 import type { SandboxWorkspaceOptions } from "@conch/sandbox-core";
-import type { ConfigSandboxMode } from "../config/config-values.js";
-import { type ConchConfig, conchConfigDir } from "../config/load-config.js";
-import { conchStateDir } from "../spill/state-dir.js";
-import { sha256Hex } from "./sha256.js";
+import type { ConfigSandboxMode } from "./config/config-values.js";
+import { type ConchConfig, conchConfigDir } from "./config/load-config.js";
+import { sha256Hex } from "./runtime/sha256.js";
+import { conchStateDir } from "./runtime/state-dir.js";
 
 /**
  * The name of a workspace's own directories under Conch's state dir: the cwd's base name (for a person

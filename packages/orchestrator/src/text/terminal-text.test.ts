@@ -1,4 +1,4 @@
-import { visibleText } from "@conch/approval";
+import { visibleText } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
 import { hasWasmScanner, isPlainAscii } from "./plain-ascii.js";
 import { cleanTerminalText, TerminalTextFilter } from "./terminal-text.js";

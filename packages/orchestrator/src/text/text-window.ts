@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
-import { countNewlines } from "../format/truncate.js";
 import { CollectedOutput } from "./collected-output.js";
 import { TailBuffer } from "./tail-buffer.js";
+import { countNewlines } from "./truncate.js";
 
 /**
  * A stream of model text (already cleaned, as UTF-8) kept for a cut: its first `headCapacity` bytes,

@@ -1,8 +1,8 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { RulesFile } from "@conch/approval";
-import { readConfigText } from "../config/read-config-text.js";
 import { OrchestratorError } from "../errors.js";
+import { readConfigText } from "./read-config-text.js";
 
 /** How the files are opened: a project's never through a symlink (a sandboxed command could plant one). */
 export interface ReadRulesOptions {

@@ -1,5 +1,5 @@
 import { Buffer } from "node:buffer";
-import { approxBytesForTokens, countNewlines, cutLines, type LineCut } from "../format/truncate.js";
+import { approxBytesForTokens, countNewlines, cutLines, type LineCut } from "./truncate.js";
 
 /**
  * An output as the model formatting needs it: the whole of it when small, else its head and tail plus

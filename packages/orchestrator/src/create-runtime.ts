@@ -9,18 +9,18 @@ import {
   type SandboxRegistry,
 } from "@conch/sandbox-core";
 import { createLinuxBackend } from "@conch/sandbox-linux";
-import { type AuditLog, createAuditLog } from "../audit/audit-log.js";
-import type { ConfigSandboxMode } from "../config/config-values.js";
-import { type ConchConfig, loadConfig } from "../config/load-config.js";
-import { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
-import type { Execute } from "../orchestrator/types.js";
-import { HostReaper, killLeftovers } from "../sessions/host-reaper.js";
-import { recordingsDir, recordSessions } from "../sessions/session-recorder.js";
-import { createSpillStore } from "../spill/spill-store.js";
-import { conchStateDir } from "../spill/state-dir.js";
-import { createToolSet, type ToolSet } from "../tools/tool-set.js";
-import { sessionSandbox } from "./session-sandbox.js";
-import { ShellSnapshots } from "./shell-snapshots.js";
+import { type AuditLog, createAuditLog } from "./audit/audit-log.js";
+import type { ConfigSandboxMode } from "./config/config-values.js";
+import { type ConchConfig, loadConfig } from "./config/load-config.js";
+import { sessionSandbox } from "./orchestrator/session-sandbox.js";
+import { ToolOrchestrator } from "./orchestrator/tool-orchestrator.js";
+import type { Execute } from "./orchestrator/types.js";
+import { ShellSnapshots } from "./runtime/shell-snapshots.js";
+import { conchStateDir } from "./runtime/state-dir.js";
+import { HostReaper, killLeftovers } from "./sessions/host-reaper.js";
+import { recordingsDir, recordSessions } from "./sessions/session-recorder.js";
+import { createSpillStore } from "./spill/spill-store.js";
+import { createToolSet, type ToolSet } from "./tools/tool-set.js";
 import { conchEnvPolicy, conchSandboxWorkspace, snapshotDir } from "./workspace-state.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
