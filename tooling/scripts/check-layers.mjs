@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkLayers } from "./layers.mjs";
+import { folderCycles, longFiles, MAX_SOURCE_LINES, sourceFiles } from "./structure.mjs";
 import { workspacePackages } from "./workspace.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -36,12 +37,24 @@ const packages = workspacePackages(root).map(({ name, dir, manifest }) => {
 });
 
 const violations = checkLayers({ packages });
+// Within each package: no import cycle between the folders of src/, no source file over the limit.
+for (const { name, dir } of packages) {
+  const files = sourceFiles(join(root, dir));
+  for (const cycle of folderCycles(files)) {
+    violations.push(`${name}: the folders ${cycle.join(", ")} of src/ import each other (a cycle)`);
+  }
+  for (const { path, lines } of longFiles(files.map((file) => ({ ...file, path: `src/${file.path}` })))) {
+    violations.push(`${name}: ${path} has ${lines} lines (at most ${MAX_SOURCE_LINES}): split it`);
+  }
+}
 if (violations.length === 0) {
-  console.log(`layers ok: ${packages.length} packages`);
+  console.log(
+    `layers ok: ${packages.length} packages, no folder cycles, no source file over ${MAX_SOURCE_LINES} lines`,
+  );
 } else {
   for (const line of violations) console.error(line);
   console.error(
-    `layers: ${violations.length} violation(s); the contract is the table in DESIGN.md section 2`,
+    `layers: ${violations.length} violation(s); the contract is the table in DESIGN.md section 2, no folder cycles, files of at most ${MAX_SOURCE_LINES} lines`,
   );
   process.exitCode = 1;
 }
