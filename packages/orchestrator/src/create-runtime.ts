@@ -2,13 +2,7 @@ import { join } from "node:path";
 import { type Approver, loadExecPolicy } from "@conch/approval";
 import { ENV_PINS, type EnvPolicy, inheritedVariableFilter } from "@conch/exec-core";
 import type { ApprovalPolicy, ToolProfileName } from "@conch/protocol";
-import {
-  createSandboxRegistry,
-  type PreparedSandbox,
-  type SandboxPolicy,
-  type SandboxRegistry,
-} from "@conch/sandbox-core";
-import { createLinuxBackend } from "@conch/sandbox-linux";
+import type { PreparedSandbox, SandboxPolicy, SandboxRegistry } from "@conch/sandbox-core";
 import { type AuditLog, createAuditLog } from "./audit/audit-log.js";
 import type { ConfigSandboxMode } from "./config/config-values.js";
 import { type ConchConfig, loadConfig } from "./config/load-config.js";
@@ -17,6 +11,7 @@ import { ToolOrchestrator } from "./orchestrator/tool-orchestrator.js";
 import type { Execute } from "./orchestrator/types.js";
 import { ShellSnapshots } from "./runtime/shell-snapshots.js";
 import { conchStateDir } from "./runtime/state-dir.js";
+import { platformSandboxRegistry } from "./sandbox-registry.js";
 import { HostReaper, killLeftovers } from "./sessions/host-reaper.js";
 import { recordingsDir, recordSessions } from "./sessions/session-recorder.js";
 import { createSpillStore } from "./spill/spill-store.js";
@@ -116,9 +111,9 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   // One registry per runtime, made here: nothing process-wide that another runtime could change.
   // A successful probe of bwrap is kept in the state directory, so that a one-shot CLI need not probe
   // before every command (see LinuxBackendOptions.probeCache).
-  const sandboxRegistry = createSandboxRegistry([
-    createLinuxBackend({ probeCache: join(conchStateDir({ env }), "sandbox-probe.json") }),
-  ]);
+  const sandboxRegistry = platformSandboxRegistry({
+    probeCache: join(conchStateDir({ env }), "sandbox-probe.json"),
+  });
   // Prepared once, for the orchestrator and `runtime.sandbox` alike: the workspace is resolved once.
   const prepared = sessionSandbox(sandbox, options.cwd, sandboxRegistry, workspace.options);
   const spill = createSpillStore({

@@ -21,6 +21,7 @@ describe("@conch/orchestrator public surface", () => {
       "listPendingApprovals",
       "listRecordings",
       "loadConfig",
+      "platformSandboxRegistry",
       "recentAuditEntries",
       "recordingsDir",
       "serveApprovalChannel",

@@ -4,15 +4,10 @@ import {
   conchSandboxWorkspace,
   createRuntime,
   loadConfig,
+  platformSandboxRegistry,
 } from "@conch/orchestrator";
 import { visibleText } from "@conch/protocol";
-import {
-  createSandboxRegistry,
-  type PrepareSandboxOptions,
-  prepareSandbox,
-  type SandboxPolicy,
-} from "@conch/sandbox-core";
-import { createLinuxBackend } from "@conch/sandbox-linux";
+import { type PrepareSandboxOptions, prepareSandbox, type SandboxPolicy } from "@conch/sandbox-core";
 import { detectShell } from "@conch/shell-detect";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
@@ -65,7 +60,7 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
     return 0;
   }
   // This command's own registry, as a runtime has its own: bwrap on Linux, none elsewhere (fail closed).
-  const registry = createSandboxRegistry([createLinuxBackend()]);
+  const registry = platformSandboxRegistry();
   if (options.check) {
     const cwd = commandDirectory(options.cwd, "sandbox");
     const policy: SandboxPolicy = { mode: "workspace-write" };

@@ -119,6 +119,31 @@ describe("prepareSandbox", () => {
     });
   });
 
+  it("takes the first backend that can run here, and says each one's reason when none can", async () => {
+    const refused = { ...recording({ available: false, reason: "no user namespaces", fix: "enable them" }) };
+    const first: SandboxBackend = { ...refused.backend, name: "first" };
+    const second = recording({ available: true });
+    const sandbox = await prepareSandbox(
+      { mode: "read-only" },
+      cwd,
+      createSandboxRegistry([first, second.backend]),
+    );
+    expect([sandbox.name, sandbox.backend]).toEqual(["rec", second.backend]);
+    expect([refused.probes.length, second.probes.length]).toEqual([1, 1]);
+
+    const alsoRefused: SandboxBackend = {
+      ...recording({ available: false, reason: "no Landlock", fix: "Linux 5.13 or later" }).backend,
+      name: "landlock",
+    };
+    expect(
+      await errorOf(prepareSandbox({ mode: "read-only" }, cwd, createSandboxRegistry([first, alsoRefused]))),
+    ).toEqual({
+      code: "SANDBOX_UNAVAILABLE",
+      message:
+        "no sandbox can run here: (first) cannot run here: no user namespaces; fix: enable them; (landlock) cannot run here: no Landlock; fix: Linux 5.13 or later",
+    });
+  });
+
   it("validates the policy, the options and the registry before probing the backend", async () => {
     const { backend, probes } = recording({ available: true });
     const registry = createSandboxRegistry([backend]);

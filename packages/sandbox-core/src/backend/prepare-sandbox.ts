@@ -40,7 +40,7 @@ export interface PreparedSandbox {
 
 function checkRegistry(registry: unknown): asserts registry is SandboxRegistry {
   const record = registry as Record<string, unknown> | null;
-  if (typeof registry !== "object" || record === null || typeof record.select !== "function") {
+  if (typeof registry !== "object" || record === null || typeof record.candidates !== "function") {
     throw new SandboxError(
       "INVALID_SANDBOX_BACKEND",
       `invalid sandbox registry: expected one from createSandboxRegistry, received ${describeValue(registry)}`,
@@ -65,16 +65,7 @@ export async function prepareSandbox(
   const { platform, ...workspaceOptions } = options;
   validateResolveOptions({ ...workspaceOptions, cwd });
   checkRegistry(registry);
-  const backend = registry.select(policy, platform);
-  if (backend !== null) {
-    const availability = await backend.available();
-    if (!availability.available) {
-      throw new SandboxError(
-        "SANDBOX_UNAVAILABLE",
-        `the sandbox (${backend.name}) cannot run here: ${availability.reason}; fix: ${availability.fix}`,
-      );
-    }
-  }
+  const backend = await firstAvailable(registry.candidates(policy, platform));
   const workspace = createSandboxWorkspace(policy, { ...workspaceOptions, cwd });
   return {
     name: backend?.name ?? "none",
@@ -87,4 +78,22 @@ export async function prepareSandbox(
       return (spec) => backend.transform(spec, rules, { tty });
     },
   };
+}
+
+/**
+ * The first of `candidates` that can run here (null when the policy needs none); when none can, throws
+ * `SANDBOX_UNAVAILABLE` with each one's reason and fix, most preferred first.
+ */
+async function firstAvailable(candidates: readonly SandboxBackend[]): Promise<SandboxBackend | null> {
+  if (candidates.length === 0) return null;
+  const refusals: string[] = [];
+  for (const backend of candidates) {
+    const availability = await backend.available();
+    if (availability.available) return backend;
+    refusals.push(`(${backend.name}) cannot run here: ${availability.reason}; fix: ${availability.fix}`);
+  }
+  throw new SandboxError(
+    "SANDBOX_UNAVAILABLE",
+    refusals.length === 1 ? `the sandbox ${refusals[0]}` : `no sandbox can run here: ${refusals.join("; ")}`,
+  );
 }

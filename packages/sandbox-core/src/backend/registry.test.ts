@@ -53,9 +53,9 @@ describe("createSandboxRegistry", () => {
   it("rejects malformed and conflicting backends", () => {
     const registry = createSandboxRegistry();
     registry.register(backend("bwrap", "linux"));
-    expect(errorOf(() => registry.register(backend("landlock", "linux")))).toEqual({
+    expect(errorOf(() => registry.register(backend("bwrap", "linux")))).toEqual({
       code: "INVALID_SANDBOX_BACKEND",
-      message: "a sandbox backend is already registered for linux: bwrap (cannot add landlock)",
+      message: "a sandbox backend named bwrap is already registered for linux",
     });
     expect(errorOf(() => registry.register({ ...backend("x", "linux"), name: "" }))).toEqual({
       code: "INVALID_SANDBOX_BACKEND",
@@ -79,12 +79,23 @@ describe("createSandboxRegistry", () => {
     expect(errorOf(() => createSandboxRegistry().select({ mode: "read-only" }, "linux")).code).toBe(
       "SANDBOX_UNAVAILABLE",
     );
-    expect(errorOf(() => createSandboxRegistry([linux, backend("landlock", "linux")])).message).toBe(
-      "a sandbox backend is already registered for linux: bwrap (cannot add landlock)",
+    expect(errorOf(() => createSandboxRegistry([linux, backend("bwrap", "linux")])).message).toBe(
+      "a sandbox backend named bwrap is already registered for linux",
     );
     expect(errorOf(() => createSandboxRegistry(linux as never))).toEqual({
       code: "INVALID_SANDBOX_BACKEND",
       message: "invalid sandbox backends: expected an array, received an object",
     });
+  });
+
+  it("keeps each platform's backends in the order registered, the first preferred", () => {
+    const bwrap = backend("bwrap", "linux");
+    const landlock = backend("landlock", "linux");
+    const registry = createSandboxRegistry([bwrap, backend("seatbelt", "darwin")]);
+    registry.register(landlock);
+    registry.register(bwrap);
+    expect(registry.candidates({ mode: "workspace-write" }, "linux")).toEqual([bwrap, landlock]);
+    expect(registry.select({ mode: "workspace-write" }, "linux")).toBe(bwrap);
+    expect(registry.candidates({ mode: "danger-full-access" }, "linux")).toEqual([]);
   });
 });

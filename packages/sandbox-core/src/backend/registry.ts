@@ -3,21 +3,25 @@ import { describeValue, validatePolicy } from "../policy/validate-policy.js";
 import type { SandboxBackend, SandboxPolicy } from "../types.js";
 
 /**
- * Backends by platform, and the choice of one for a policy. An explicit object, made where a runtime is
- * made (there is no process-wide registry): two runtimes in one process never see each other's backends.
+ * Backends by platform, each platform's in a preference order, and the choice for a policy. An explicit
+ * object, made where a runtime is made (there is no process-wide registry): two runtimes in one process
+ * never see each other's backends.
  */
 export interface SandboxRegistry {
   /**
-   * Adds the backend for its platform. Registering the same object again is a no-op; a different
-   * backend for a platform that already has one is an error, so two packages cannot silently race.
+   * Adds the backend after those of its platform already there: the earlier registered, the more
+   * preferred (bwrap, then Landlock where bwrap cannot run). Registering the same object again is a
+   * no-op; another backend of a name its platform already has is an error, so two packages cannot
+   * silently race.
    */
   register(backend: SandboxBackend): void;
   /**
-   * The backend that must wrap a command under `policy`: `null` for `danger-full-access` and
-   * `external-sandbox`, else the platform's backend. Throws `SANDBOX_UNAVAILABLE` when none is
-   * registered (fail closed). Whether it works here is `backend.available()`'s answer, which
-   * `prepareSandbox` checks.
+   * The backends that may wrap a command under `policy`, most preferred first: none for
+   * `danger-full-access` and `external-sandbox`, else the platform's. Throws `SANDBOX_UNAVAILABLE` when
+   * the platform has none (fail closed). `prepareSandbox` takes the first that can run here.
    */
+  candidates(policy: SandboxPolicy, platform?: NodeJS.Platform): readonly SandboxBackend[];
+  /** The most preferred of `candidates`, or `null` when the policy needs none. */
   select(policy: SandboxPolicy, platform?: NodeJS.Platform): SandboxBackend | null;
 }
 
@@ -53,32 +57,36 @@ export function createSandboxRegistry(backends: readonly SandboxBackend[] = []):
       `invalid sandbox backends: expected an array, received ${describeValue(backends)}`,
     );
   }
-  const byPlatform = new Map<string, SandboxBackend>();
+  const byPlatform = new Map<string, SandboxBackend[]>();
   const registry: SandboxRegistry = {
     register(backend) {
       checkBackend(backend);
-      const existing = byPlatform.get(backend.platform);
-      if (existing === backend) return;
-      if (existing !== undefined) {
+      const existing = byPlatform.get(backend.platform) ?? [];
+      if (existing.includes(backend)) return;
+      const same = existing.find((other) => other.name === backend.name);
+      if (same !== undefined) {
         throw new SandboxError(
           "INVALID_SANDBOX_BACKEND",
-          `a sandbox backend is already registered for ${backend.platform}: ${existing.name} (cannot add ${backend.name})`,
+          `a sandbox backend named ${backend.name} is already registered for ${backend.platform}`,
         );
       }
-      byPlatform.set(backend.platform, backend);
+      byPlatform.set(backend.platform, [...existing, backend]);
     },
-    select(policy, platform = process.platform) {
+    candidates(policy, platform = process.platform) {
       const { mode } = validatePolicy(policy);
-      if (mode === "danger-full-access" || mode === "external-sandbox") return null;
-      const backend = byPlatform.get(platform);
-      if (backend === undefined) {
+      if (mode === "danger-full-access" || mode === "external-sandbox") return [];
+      const backends = byPlatform.get(platform) ?? [];
+      if (backends.length === 0) {
         throw new SandboxError(
           "SANDBOX_UNAVAILABLE",
           `no sandbox backend for platform ${platform}: policy ${mode} cannot be enforced here; ` +
             "use danger-full-access or external-sandbox to run without Conch's sandbox",
         );
       }
-      return backend;
+      return backends;
+    },
+    select(policy, platform) {
+      return registry.candidates(policy, platform)[0] ?? null;
     },
   };
   for (const backend of backends) registry.register(backend);
