@@ -378,7 +378,9 @@ describeWith(["bwrap", "pty"], "session tools", () => {
   });
 
   it("a call limit: a longer shell_command returns as a session at the limit, and dies at its own timeout", async () => {
-    const { set, orchestrator } = await tools("codex", { callLimitMs: 500 });
+    const auditPath = join(outside, "limit-audit.jsonl");
+    const audit = createAuditLog({ path: auditPath });
+    const { set, orchestrator } = await tools("codex", { callLimitMs: 500, audit });
     const short = await set.call("shell_command", { command: "echo fast", login: false, timeout_ms: 400 });
     expect(short.text).toMatch(/^Exit code: 0\n/);
     const finishes = await set.call("shell_command", {
@@ -402,10 +404,20 @@ describeWith(["bwrap", "pty"], "session tools", () => {
     expect(killed.result.running).toBe(false);
     expect(killed.text).not.toContain("Process exited with code 0\n");
     expect(isAlive(pid)).toBe(false);
+    // The kill at its timeout went through the door: the audit log says so, as the model's call.
+    await audit.flush();
+    const kills = readFileSync(auditPath, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.type === "input" && line.sessionId === endlessId);
+    expect(kills).toMatchObject([{ tool: "shell_command", signal: "SIGKILL", by: "model", running: true }]);
   });
 
   it("a call limit: cancelled before it returns, the command dies as a one-shot would (130)", async () => {
-    const { set, orchestrator } = await tools("codex", { callLimitMs: 5000 });
+    const auditPath = join(outside, "cancel-audit.jsonl");
+    const audit = createAuditLog({ path: auditPath });
+    const { set, orchestrator } = await tools("codex", { callLimitMs: 5000, audit });
     const controller = new AbortController();
     const pending = set.call(
       "shell_command",
@@ -423,6 +435,13 @@ describeWith(["bwrap", "pty"], "session tools", () => {
     expect(result.text).toMatch(/^Exit code: 130\n/);
     expect(orchestrator.sessions.list()).toEqual([]);
     expect(isAlive(pid)).toBe(false);
+    await audit.flush();
+    const closed = readFileSync(auditPath, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.type === "session-closed");
+    expect(closed).toMatchObject([{ tool: "shell_command", reason: "closed", by: "model" }]);
   });
 
   it("a closed orchestrator's sessions are all dead", async () => {

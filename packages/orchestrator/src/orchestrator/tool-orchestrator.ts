@@ -12,7 +12,6 @@ import { createSandboxRegistry, type PreparedSandbox, type SandboxPolicy } from 
 import type { Shell } from "@conch/shell-detect";
 import { clampYield, type SessionResponse, SessionStore } from "@conch/unified-exec";
 import { OrchestratorError } from "../errors.js";
-import { shellCommandContent } from "../format/shell-command-result.js";
 import { SessionOutputs } from "../output/session-output.js";
 import { SessionFates } from "../sessions/session-fates.js";
 import { SessionMonitor } from "../sessions/session-monitor.js";
@@ -468,12 +467,8 @@ async function ran(
   hint: string | null,
 ): Promise<RanOutcome> {
   const { result } = attempt;
-  const maxTokens = attempt.collected.maxTokens;
-  // Kept when the text will be cut, the timeout notice in front counted (shellStyleResult's text).
-  const output = await attempt.collected.finish(
-    (collected, binary) =>
-      binary || shellCommandContent(collected, result.timedOut, result.durationMs).needsCut(maxTokens),
-  );
+  // The collector decides whether its spill file is kept: when the model's text will be cut.
+  const output = await attempt.collected.finishForModel(result.timedOut, result.durationMs);
   attempt.record(output.spill?.path ?? null);
   return {
     status: "ran",

@@ -1,5 +1,6 @@
 import { Buffer, isAscii } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
+import { shellCommandContent } from "../format/shell-command-result.js";
 import type { SpillFile, SpillResult, SpillStore } from "../spill/spill-store.js";
 import type { CollectedOutput } from "../text/collected-output.js";
 import { isPlainAscii } from "../text/plain-ascii.js";
@@ -194,6 +195,17 @@ export class OutputCollector {
     this.#spill = null;
     this.#spillFile = null;
     if (pending !== null) await pending.then((file) => file.abort()).catch(() => undefined);
+  }
+
+  /**
+   * The collected output of a one-shot, its spill file kept when the model's text will be cut (the
+   * timeout notice in front counted, as shell_command's text has it) or the output is binary.
+   */
+  finishForModel(timedOut: boolean, durationMs: number): Promise<CollectorResult> {
+    return this.finish(
+      (collected, binary) =>
+        binary || shellCommandContent(collected, timedOut, durationMs).needsCut(this.maxTokens),
+    );
   }
 
   /** The collected output, its spill file finished when `keepSpill` says the text will point to it. */

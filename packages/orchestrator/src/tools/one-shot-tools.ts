@@ -10,6 +10,7 @@ import { formatDurableRunning } from "../format/durable-result.js";
 import { hintNote } from "../format/notes.js";
 import { removedControlsNote } from "../format/removed-controls-note.js";
 import { formatShellCommandResult } from "../format/shell-command-result.js";
+import type { SessionActor } from "../orchestrator/audit-events.js";
 import type { CommandRequest } from "../orchestrator/types.js";
 import { omissionMarker } from "../spill/spill-notice.js";
 import { joinCut } from "../text/truncate.js";
@@ -111,9 +112,12 @@ async function runDurable(
     const notes = [removedNote, outcome.hint === null ? null : hintNote(outcome.hint)];
     return { text: [text, ...notes.filter((note) => note !== null)].join("\n"), result: data };
   }
+  // What the door does to the session on the call's behalf is the model's doing, in the audit log too.
+  const actor: SessionActor =
+    context.client === undefined ? { by: "model" } : { by: "model", client: context.client };
   if (returnAtMs !== undefined && context.signal?.aborted === true) {
     // Cancelled before it returned: it is still the one-shot the model asked for, and dies like one.
-    await context.orchestrator.sessions.close(response.sessionId).catch(() => {});
+    await context.orchestrator.closeSession(request.tool, response.sessionId, actor).catch(() => {});
     const { text } = formatShellCommandResult({
       exitCode: EXIT_CODE_CANCELED,
       durationMs: response.wallTimeMs,
@@ -130,12 +134,16 @@ async function runDurable(
   if (killAtMs !== undefined) {
     // Returned early so the call stays bounded; the command's own timeout still holds: its process
     // group is killed then, as a one-shot's would be, and the model's next poll reads how it ended.
-    const sessions = context.orchestrator.sessions;
+    const { orchestrator } = context;
     const id = response.sessionId;
     setTimeout(
       () => {
-        if (sessions.list().some((session) => session.id === id && session.running))
-          sessions.signal(id, "SIGKILL");
+        if (!orchestrator.sessions.list().some((session) => session.id === id && session.running)) return;
+        try {
+          orchestrator.signalSession(request.tool, id, "SIGKILL", actor);
+        } catch {
+          // Gone in between: nothing left to kill.
+        }
       },
       Math.max(0, killAtMs - (performance.now() - started)),
     ).unref();
