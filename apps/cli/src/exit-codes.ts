@@ -1,7 +1,7 @@
 // Every exit status conch reports, and every mapping from an error or an outcome to one: the help's
 // "Exit status" paragraph (help.ts) says the same to the user.
 import { constants } from "node:os";
-import { isConchError, type RejectionKind, type ToolResult } from "@conch/protocol";
+import { type ConchErrorCode, isConchError, type RejectionKind, type ToolResult } from "@conch/protocol";
 import { UsageError } from "./errors.js";
 
 export const EXIT_OK = 0;
@@ -53,15 +53,20 @@ export function exitCodeForToolResult(result: ToolResult): number {
 export function exitCodeForError(error: unknown): number {
   if (error instanceof UsageError) return EXIT_USAGE;
   if (!isConchError(error)) return EXIT_INTERNAL;
-  switch (error.code) {
+  return exitCodeForCode(error.code, (error.cause as NodeJS.ErrnoException | undefined)?.code);
+}
+
+/** A failure's Conch error code (and, for a spawn, the system's code of its cause) as an exit status. */
+export function exitCodeForCode(code: ConchErrorCode | "INTERNAL", systemCode?: string): number {
+  switch (code) {
+    case "INTERNAL":
+      return EXIT_INTERNAL;
     case "SHELL_NOT_FOUND":
       return EXIT_NOT_FOUND;
     case "SANDBOX_UNAVAILABLE":
       return EXIT_SANDBOX_UNAVAILABLE;
     case "SPAWN_FAILED":
-      return (error.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT"
-        ? EXIT_NOT_FOUND
-        : EXIT_CANNOT_RUN;
+      return systemCode === "ENOENT" ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
     default:
       return EXIT_USAGE;
   }

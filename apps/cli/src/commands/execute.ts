@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { type ExecResult, type OutputDelta, type RunOptions, run } from "@conch/exec-core";
 import { isConchError, visibleText } from "@conch/protocol";
 import { UsageError } from "../errors.js";
-import { EXIT_BROKEN_PIPE, exitCodeForRejection, exitCodeForSignal } from "../exit-codes.js";
+import { EXIT_BROKEN_PIPE, exitCodeForCode, exitCodeForRejection, exitCodeForSignal } from "../exit-codes.js";
 import { outputClosed } from "../output/closed-output.js";
 import { jsonLine } from "../output/json-line.js";
 import { openRuntime, POLICY_SPECS, type PolicyOptions } from "./policy-options.js";
@@ -202,8 +202,16 @@ export async function execute(
         ),
       (outcome) => {
         if (outcome.status === "failed") {
-          if (options.json === true) jsonFailure(outcome.cause);
-          throw outcome.cause;
+          if (outcome.cause !== undefined) {
+            if (options.json === true) jsonFailure(outcome.cause);
+            throw outcome.cause;
+          }
+          // A failure the door found itself (a missing cwd): said as a thrown one would be.
+          if (options.json === true) {
+            jsonNotRun({ status: "failed", error_code: outcome.code, message: outcome.message });
+          }
+          process.stderr.write(`conch: ${visibleText(outcome.message, { keepLineBreaks: true })}\n`);
+          return exitCodeForCode(outcome.code);
         }
         if (outcome.status === "rejected") {
           // Canceled while asking: the signal's exit code says it all. The reason's lines (why, what to

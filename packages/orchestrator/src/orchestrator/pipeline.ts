@@ -2,7 +2,6 @@
 // or none: the requirement, asking, the sandbox choice, the denial check and the retry.
 import { statSync } from "node:fs";
 import type { Approver, ExplainedRequirement } from "@conch/approval";
-import { ExecError } from "@conch/exec-core";
 import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
 import {
   type GitHostExposure,
@@ -68,13 +67,7 @@ export async function runPipeline<T extends Attempt>(
   const { approvalPolicy, sandboxPolicy, approvals } = steps;
   // Checked first: nobody should be asked about a command that cannot start.
   if (!isDirectory(request.cwd)) {
-    const message = cwdNotFoundText(request.cwd);
-    return {
-      status: "failed",
-      code: "CWD_NOT_FOUND",
-      message,
-      cause: new ExecError("CWD_NOT_FOUND", message),
-    };
+    return { status: "failed", code: "CWD_NOT_FOUND", message: cwdNotFoundText(request.cwd) };
   }
   const permissions: SandboxPermissions = request.sandboxPermissions ?? "use_default";
   // What will spawn, before the approval: a login-shell command may run with the user's snapshot, whose

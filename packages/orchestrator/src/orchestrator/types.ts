@@ -1,6 +1,6 @@
 import type { Approver, ExecPolicy } from "@conch/approval";
 import type { EnvPolicy, ExecRequest, ExecResult, OutputDelta, RunOptions } from "@conch/exec-core";
-import type { ApprovalPolicy, RejectionKind, SandboxPermissions } from "@conch/protocol";
+import type { ApprovalPolicy, ConchErrorCode, RejectionKind, SandboxPermissions } from "@conch/protocol";
 import type { PreparedSandbox, SandboxPolicy } from "@conch/sandbox-core";
 import type { Shell } from "@conch/shell-detect";
 import type { SessionResponse } from "@conch/unified-exec";
@@ -97,9 +97,10 @@ export interface RejectedOutcome {
 export interface FailedOutcome {
   readonly status: "failed";
   /** A Conch error code (`CWD_NOT_FOUND`, `SPAWN_FAILED`, ...), or `INTERNAL` for a bug. */
-  readonly code: string;
+  readonly code: ConchErrorCode | "INTERNAL";
   readonly message: string;
-  readonly cause: unknown;
+  /** The error thrown, when one was (a failure the door found itself, such as a missing cwd, has none). */
+  readonly cause?: unknown;
 }
 
 /** The command ran (once, or in the sandbox and then outside it). */
