@@ -228,6 +228,21 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     const consumerFailed = (error: unknown): void => {
       callbackError ??= { error };
       kill();
+      // Nothing more is handed on: the pair reads the rest to its end (a paused pair would wait for
+      // the drain timeout).
+      pair?.ours.resume();
+    };
+    // The pair is paused for the consumer (a chunk of its buffer is still the consumer's): the drain
+    // timeout, for processes that keep stdout open, counts only time not spent waiting on the consumer.
+    // (Node resumes a child's own pipes when it exits; the pair's buffer cannot be read into then.)
+    let pairWaiting = false;
+    let drainDeferred = false;
+    const onDrainTimeout = (): void => {
+      if (pairWaiting) {
+        drainDeferred = true;
+        return;
+      }
+      settle();
     };
 
     /** Hands a chunk on; false when the stream is to pause until the consumer's promise settles. */
@@ -248,19 +263,29 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     if (pair !== null) {
       const ours = pair.ours;
       const resumeOurs = (): void => {
+        pairWaiting = false;
+        if (drainDeferred && !finishing) {
+          drainDeferred = false;
+          drainTimer = setTimeout(onDrainTimeout, req.drainTimeoutMs);
+        }
         ours.resume();
       };
-      onPairRead = (chunk) => deliver("stdout", chunk, resumeOurs);
+      onPairRead = (chunk) => {
+        const more = deliver("stdout", chunk, resumeOurs);
+        if (!more) pairWaiting = true;
+        return more;
+      };
       // What came before: in order, each waiting for the consumer as a read would.
       if (early.length > 0) {
         ours.pause();
+        pairWaiting = true;
         void (async () => {
           for (const chunk of early.splice(0)) {
             await new Promise<void>((resume) => {
               if (deliver("stdout", chunk, resume)) resume();
             });
           }
-          ours.resume();
+          resumeOurs();
         })();
       }
       // A reset by a dying child is the stream's end, as for a pipe.
@@ -289,7 +314,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
         return;
       }
       // Background processes may hold the pipes open for good; wait a little for their last words.
-      drainTimer = setTimeout(settle, req.drainTimeoutMs);
+      drainTimer = setTimeout(onDrainTimeout, req.drainTimeoutMs);
     });
     signal?.addEventListener("abort", onAbort, { once: true });
     // An abort while the child was being spawned fired before the listener existed.

@@ -1,6 +1,18 @@
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isExecError, run, type StreamedExecResult } from "../src/index.js";
 import { useTempDir } from "./helpers.js";
@@ -172,6 +184,116 @@ describe("transientChunks: stdout read into one reused buffer", () => {
         { buffer: false, transientChunks: true, onOutput: ({ data }) => void chunks.push(Buffer.from(data)) },
       );
       expect([Buffer.concat(chunks).toString(), result.exitCode]).toEqual([`${i}\n`, 3]);
+    }
+  });
+
+  it("a slow consumer gets all of a command that exited, however long the drain timeout is short", async () => {
+    let got = 0;
+    const result = await run(
+      { argv: ["sh", "-c", "head -c 600000 /dev/zero"], cwd: "/", drainTimeoutMs: 20 },
+      {
+        buffer: false,
+        transientChunks: true,
+        onOutput: ({ data }) => {
+          got += data.length;
+          return new Promise((resolve) => setTimeout(resolve, 50));
+        },
+      },
+    );
+    expect([result.exitCode, got]).toEqual([0, 600000]);
+  });
+
+  it("a consumer that fails ends the run with its error, without waiting out the drain timeout", async () => {
+    // A run that waited for the drain timeout would outlast the test's own timeout.
+    await expect(
+      run(
+        { argv: ["sh", "-c", "yes"], cwd: "/", drainTimeoutMs: 600_000 },
+        { buffer: false, transientChunks: true, onOutput: () => Promise.reject(new Error("consumer")) },
+      ),
+    ).rejects.toThrow("consumer");
+  }, 30_000);
+
+  it("another process that connects to the pair's socket never gets the output", async () => {
+    // It watches TMPDIR for the pair's directory and connects as soon as the socket is there: without
+    // the token, its connection was taken as the command's stdout in about a fifth of the runs.
+    const dir = mkdtempSync(join(tmpdir(), "conch-pair-race-"));
+    const attacker = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const { watch } = require("node:fs"); const { connect } = require("node:net");
+        const dir = process.argv[1];
+        watch(dir, (_e, name) => {
+          if (!name || !name.startsWith("conch-pair-")) return;
+          const grab = (left) => {
+            const socket = connect(dir + "/" + name + "/s");
+            socket.on("data", (data) => process.stdout.write("STOLE " + data));
+            socket.on("error", () => { if (left > 0) setImmediate(() => grab(left - 1)); });
+          };
+          grab(200);
+        });
+        process.stdout.write("ready\\n");`,
+        dir,
+      ],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
+    let said = "";
+    attacker.stdout.on("data", (data) => {
+      said += data;
+    });
+    const before = process.env.TMPDIR;
+    try {
+      while (!said.includes("ready")) await new Promise((resolve) => setTimeout(resolve, 10));
+      process.env.TMPDIR = dir;
+      for (let i = 0; i < 100; i++) {
+        let out = "";
+        await run(
+          { argv: ["echo", `secret-${i}`], cwd: "/", drainTimeoutMs: 500 },
+          {
+            buffer: false,
+            transientChunks: true,
+            onOutput: ({ data }) => {
+              out += Buffer.from(data).toString();
+            },
+          },
+        );
+        expect(out).toBe(`secret-${i}\n`);
+      }
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+      attacker.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(said).toBe("ready\n");
+  }, 60_000);
+
+  it("falls back to pipes when TMPDIR is too long for a socket's path", async () => {
+    const base = mkdtempSync(join(tmpdir(), "conch-long-"));
+    const long = join(base, "d".repeat(120 - base.length));
+    mkdirSync(long);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = long;
+    try {
+      let text = "";
+      const result = await run(
+        { argv: ["sh", "-c", "seq 1 2000"], cwd: "/" },
+        {
+          buffer: false,
+          transientChunks: true,
+          onOutput: ({ data }) => {
+            text += Buffer.from(data).toString();
+          },
+        },
+      );
+      expect([result.exitCode, text.split("\n").length]).toEqual([0, 2001]);
+      // Nothing left behind: no socket shortened into TMPDIR's parent, no pair directory.
+      expect(readdirSync(long)).toEqual([]);
+      expect(readdirSync(base)).toEqual([basename(long)]);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+      rmSync(base, { recursive: true, force: true });
     }
   });
 
