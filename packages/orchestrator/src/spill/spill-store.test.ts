@@ -271,6 +271,57 @@ describe("createSpillStore", () => {
     expect(await readdir(root)).toEqual([basename(file.path)]);
   });
 
+  it("a sync while output keeps coming leaves the next sync and the finish up to date", async () => {
+    const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
+    const file = await store.open({ label: "exec_command" });
+    const parts: Buffer[] = [];
+    const push = (): void => {
+      const line = Buffer.from(`line ${parts.length}\n`);
+      parts.push(line);
+      file.append(line);
+    };
+    for (let i = 0; i < 200; i++) push();
+    let done = false;
+    const first = file.sync().then(() => {
+      done = true;
+    });
+    while (!done) {
+      push();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await first;
+    const output = Buffer.concat(parts).toString();
+    const result = await file.finish();
+    expect(result.bytes).toBe(Buffer.byteLength(output));
+    expectGap(output, await readFile(file.path, "utf8"), result.gap as SpillGap);
+  });
+
+  it("syncs asked for at once run one after another: the file is what the last says", async () => {
+    for (let trial = 0; trial < 20; trial++) {
+      const store = createSpillStore({ dir: join(root, String(trial)), maxFileBytes: 1024 });
+      const file = await store.open();
+      let output = "";
+      const push = (): void => {
+        const line = `line ${output.length} ${"y".repeat(output.length % 40)}\n`;
+        output += line;
+        file.append(Buffer.from(line));
+      };
+      for (let i = 0; i < 100; i++) push();
+      const syncs: Promise<unknown>[] = [];
+      for (let i = 0; i < 30; i++) {
+        syncs.push(file.sync());
+        push();
+        if (i % 3 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      const result = await file.finish();
+      await Promise.all(syncs);
+      const onDisk = await readFile(file.path, "utf8");
+      expect(Buffer.byteLength(onDisk), `trial ${trial}`).toBe(result.fileBytes);
+      expect(onDisk.includes("\0")).toBe(false);
+      expectGap(output, onDisk, result.gap as SpillGap);
+    }
+  });
+
   it("abort leaves nothing behind", async () => {
     const store = createSpillStore({ dir: root, maxFileBytes: 1024 });
     const file = await store.open();

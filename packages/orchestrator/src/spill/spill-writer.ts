@@ -114,6 +114,8 @@ export class SpillWriter {
   #closed = false;
   // The file's state as of `#total` bytes, once completed: nothing new to write until more comes.
   #synced: SpillWriteResult | null = null;
+  // The syncs asked for, one after another.
+  #syncs: Promise<unknown> = Promise.resolve();
 
   constructor(path: string, maxFileBytes: number) {
     this.#path = path;
@@ -308,20 +310,31 @@ export class SpillWriter {
    * Brings the file up to date with every chunk appended so far: when the output outgrew it, head,
    * marker and the latest tail. Says what the file holds.
    */
-  async sync(): Promise<SpillWriteResult> {
+  sync(): Promise<SpillWriteResult> {
+    // One at a time: two completions at once would write and truncate over each other.
+    const next = this.#syncs.then(() => this.#syncOnce());
+    this.#syncs = next.catch(() => undefined);
+    return next;
+  }
+
+  async #syncOnce(): Promise<SpillWriteResult> {
     await this.#settled();
     if (this.#synced !== null) return this.#synced;
     const total = this.#total;
-    this.#synced =
+    const result =
       total <= this.#fileLimit
         ? { bytes: total, fileBytes: total, omittedBytes: 0, gap: null }
         : await this.#complete();
-    return this.#synced;
+    // Output that came while the file was completed makes this state stale: the next sync completes it.
+    if (this.#total === total) this.#synced = result;
+    return result;
   }
 
   /** Completes the file and closes it. */
   async finish(): Promise<SpillWriteResult> {
     try {
+      // Closed first: nothing appended from now on can be missing from what the result says.
+      this.#closed = true;
       const result = await this.sync();
       this.#closed = true;
       await this.#closeFile();
