@@ -157,6 +157,10 @@ function upgradeRequest(
       resolve({ status: res.statusCode ?? 0, protocol: undefined });
     });
     req.on("error", reject);
+    // Bounded: a handshake the daemon never answers fails here, naming what was sent.
+    req.setTimeout(10_000, () =>
+      req.destroy(new Error(`no answer to a WebSocket handshake with ${JSON.stringify(headers)}`)),
+    );
     req.end();
   });
 }
