@@ -707,7 +707,11 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
       await attacker.waitForFunction(() => document.title.startsWith("["));
       expect(JSON.parse(await attacker.title())[1]).toBe("unreadable");
     } finally {
-      await new Promise((resolve) => evil.close(resolve));
+      // Chromium keeps (or opens ahead) connections that never send a request: Node's close waits
+      // for those until its 60 s headers timeout unless they are closed too.
+      const closed = new Promise((resolve) => evil.close(resolve));
+      evil.closeAllConnections();
+      await closed;
     }
     const still = await agent.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 250 });
     expect(still.structuredContent).toMatchObject({ running: true });
@@ -773,7 +777,11 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
       await attacker.waitForFunction(() => document.title.startsWith("["));
       expect(JSON.parse(await attacker.title()).slice(1)).toEqual(["unreadable", "refused", "0"]);
     } finally {
-      await new Promise((resolve) => evil.close(resolve));
+      // Chromium keeps (or opens ahead) connections that never send a request: Node's close waits
+      // for those until its 60 s headers timeout unless they are closed too.
+      const closed = new Promise((resolve) => evil.close(resolve));
+      evil.closeAllConnections();
+      await closed;
     }
 
     // Then its owner replays, from outside the browser, everything the browser gave it: each header
