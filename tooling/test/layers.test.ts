@@ -98,8 +98,8 @@ describe("checkLayers", () => {
     expect(
       check(
         pkg("@conch/sandbox-linux", {
-          dependencies: { "@conch/sandbox-core": "workspace:^", "@conch/protocol": "workspace:^" },
-          files: { "src/bwrap.ts": 'import type { SandboxPolicy } from "@conch/protocol";\n' },
+          dependencies: { "@conch/sandbox-core": "workspace:^", "@conch/exec-core": "workspace:^" },
+          files: { "src/bwrap.ts": 'import type { RunOptions } from "@conch/exec-core";\n' },
         }),
         pkg("@conch/approval", {
           dependencies: { "@conch/protocol": "workspace:^" },
@@ -107,9 +107,9 @@ describe("checkLayers", () => {
         }),
       ),
     ).toEqual([
-      "packages/approval/src/index.ts: @conch/approval (layer 2) imports @conch/exec-core (layer 1): not among its allowed internal dependencies (protocol, arity-rules) in DESIGN.md section 2",
-      "packages/sandbox-linux/package.json: @conch/sandbox-linux (layer 3) depends on @conch/protocol (layer 0) in dependencies: not among its allowed internal dependencies (sandbox-core) in DESIGN.md section 2",
-      "packages/sandbox-linux/src/bwrap.ts: @conch/sandbox-linux (layer 3) imports @conch/protocol (layer 0): not among its allowed internal dependencies (sandbox-core) in DESIGN.md section 2",
+      "packages/approval/src/index.ts: @conch/approval (layer 2) imports @conch/exec-core (layer 1): not among its allowed internal dependencies (protocol, arity-rules, exec-policy) in DESIGN.md section 2",
+      "packages/sandbox-linux/package.json: @conch/sandbox-linux (layer 3) depends on @conch/exec-core (layer 1) in dependencies: not among its allowed internal dependencies (protocol, sandbox-core) in DESIGN.md section 2",
+      "packages/sandbox-linux/src/bwrap.ts: @conch/sandbox-linux (layer 3) imports @conch/exec-core (layer 1): not among its allowed internal dependencies (protocol, sandbox-core) in DESIGN.md section 2",
     ]);
   });
 

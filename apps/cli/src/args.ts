@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs as parseNodeArgs } from "node:util";
+import { expectedReceived } from "@conch/protocol";
 import { UsageError } from "./errors.js";
 
 interface OptionSpec {
@@ -58,7 +59,7 @@ function parseValue(name: string, spec: OptionSpec, raw: string, command: string
   if (spec.type !== "integer") return raw;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value <= 0) {
-    throw new UsageError(`--${name}: expected a positive integer, received ${JSON.stringify(raw)}`, command);
+    throw new UsageError(expectedReceived(`--${name}`, "a positive integer", raw), command);
   }
   return value;
 }

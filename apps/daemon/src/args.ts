@@ -5,6 +5,7 @@ import { CONFIG_SANDBOX_MODES, type ConfigSandboxMode } from "@conch/orchestrato
 import {
   APPROVAL_POLICIES,
   type ApprovalPolicy,
+  expectedReceived,
   TOOL_PROFILE_NAMES,
   type ToolProfileName,
 } from "@conch/protocol";
@@ -46,9 +47,7 @@ type FlagOption = (typeof FLAG_OPTIONS)[number];
 
 function oneOf<T extends string>(option: string, choices: readonly T[], value: string): T {
   if ((choices as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(
-    `--${option}: expected one of ${choices.join(", ")}, received ${JSON.stringify(value)}`,
-  );
+  throw new UsageError(expectedReceived(`--${option}`, `one of ${choices.join(", ")}`, value));
 }
 
 function configFile(value: string): string {
@@ -78,12 +77,12 @@ function isLoopback(host: string): boolean {
 function httpAddress(value: string, allowRemote: boolean): HttpAddress {
   const match = HTTP_SHAPE.exec(value);
   if (match === null) {
-    throw new UsageError(`--http: expected [HOST:]PORT, received ${JSON.stringify(value)}`);
+    throw new UsageError(expectedReceived("--http", "[HOST:]PORT", value));
   }
   const [, bracketed, plain, hostPort, barePort] = match;
   const port = Number(hostPort ?? barePort);
   if (port > 65_535) {
-    throw new UsageError(`--http: expected a port from 0 to 65535, received ${JSON.stringify(value)}`);
+    throw new UsageError(expectedReceived("--http", "a port from 0 to 65535", value));
   }
   const given = bracketed ?? plain ?? "127.0.0.1";
   const family = isIP(given);
@@ -92,7 +91,7 @@ function httpAddress(value: string, allowRemote: boolean): HttpAddress {
     given === "localhost" || (bracketed === undefined ? family === 4 : family === 6 && !given.includes("%"));
   if (!valid) {
     throw new UsageError(
-      `--http: expected HOST to be an IP address ([…] for IPv6) or localhost, received ${JSON.stringify(value)}`,
+      expectedReceived("--http", "HOST to be an IP address ([\u2026] for IPv6) or localhost", value),
     );
   }
   // One spelling per address (0:0::1 is ::1), so the URL conchd prints is the one it checks Host against.

@@ -1,4 +1,8 @@
 // Anything exported here is public API of @conch/approval.
+
+export { ApprovalCache, type ApprovalCacheKeyInput } from "./always-allow/approval-cache.js";
+export { type AllowedPrefixRule, allowPrefixRule } from "./always-allow/rules-store.js";
+export { bannedPrefixRuleReason, storablePrefixRule } from "./always-allow/storable-prefix-rule.js";
 export {
   type ApprovalAnswer,
   type ApprovalAnswerer,
@@ -7,9 +11,6 @@ export {
   ScriptedApprover,
   type SessionInputQuestion,
 } from "./approver.js";
-export { ApprovalCache, type ApprovalCacheKeyInput } from "./cache/approval-cache.js";
-export { type AllowedPrefixRule, allowPrefixRule } from "./cache/rules-store.js";
-export { bannedPrefixRuleReason, storablePrefixRule } from "./cache/storable-prefix-rule.js";
 export { APPROVAL_ERROR_CODES, ApprovalError, type ApprovalErrorCode, isApprovalError } from "./errors.js";
 export { type ExplainOptions, type ExplainReport, explainCommand } from "./explain/explain-command.js";
 export {
@@ -45,26 +46,3 @@ export {
   type RequirementType,
 } from "./requirement/types.js";
 export { type UnmatchedCommandContext, unmatchedCommandDecision } from "./requirement/unmatched-command.js";
-export { DECISIONS, type Decision } from "./rules/decision.js";
-export {
-  checkExecPolicy,
-  type EvaluateExecPolicyOptions,
-  type ExecPolicyCheckOutput,
-  type ExecPolicyCheckRuleMatch,
-  evaluateExecPolicy,
-} from "./rules/evaluate.js";
-export { loadExecPolicy, loadExecPolicyFiles, type RulesFile } from "./rules/load.js";
-export type { HostExecutableResolution } from "./rules/match.js";
-export { compileNetworkDomains } from "./rules/network.js";
-export type {
-  ExecPolicy,
-  ExecPolicyEvaluation,
-  HeuristicsRuleMatch,
-  NetworkProtocol,
-  NetworkRule,
-  PatternToken,
-  PrefixRule,
-  PrefixRuleMatch,
-  RuleMatch,
-  RuleSource,
-} from "./rules/types.js";

@@ -1,6 +1,10 @@
 import { REVIEW_DECISIONS } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
-import { ApprovalCache, type ApprovalCacheKeyInput, canonicalCommand } from "../src/cache/approval-cache.js";
+import {
+  ApprovalCache,
+  type ApprovalCacheKeyInput,
+  canonicalCommand,
+} from "../src/always-allow/approval-cache.js";
 
 const NPM_TEST: ApprovalCacheKeyInput = {
   argv: ["npm", "test"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bannedPrefixRuleReason, storablePrefixRule } from "../src/cache/storable-prefix-rule.js";
+import { bannedPrefixRuleReason, storablePrefixRule } from "../src/always-allow/storable-prefix-rule.js";
 import { BANNED_PREFIX_SUGGESTIONS } from "../src/requirement/amendment.js";
 
 describe("storablePrefixRule", () => {

@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadExecPolicy } from "@conch/exec-policy";
 import { APPROVAL_POLICIES } from "@conch/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { explainCommand } from "../src/explain/explain-command.js";
 import { approvalRequirement } from "../src/requirement/approval-requirement.js";
-import { loadExecPolicy } from "../src/rules/load.js";
 
 // These tests classify commands; none of the commands they name is ever run.
 const CWD = "/work/repo";
@@ -153,15 +153,15 @@ describe("explainCommand", () => {
 
   it("rejects a malformed command or option, naming it and the value received", async () => {
     await expect(explainCommand([], { cwd: CWD })).rejects.toThrow(
-      /explainCommand: expected a script \(string\) or a non-empty argv \(string\[\]\), received \[\]/,
+      /explainCommand: command: expected a script \(string\) or a non-empty argv \(string\[\]\), received an empty array/,
     );
     await expect(explainCommand(["ls", 1 as unknown as string], { cwd: CWD })).rejects.toThrow(TypeError);
     await expect(explainCommand("ls", { cwd: "repo" })).rejects.toThrow(
-      'explainCommand: options.cwd must be an absolute path, received "repo"',
+      'explainCommand: options.cwd: expected an absolute path, received "repo"',
     );
     await expect(
       explainCommand("ls", { cwd: CWD, sandboxMode: "bogus" as unknown as "read-only" }),
-    ).rejects.toThrow(/options\.sandboxMode must be one of read-only, .*, received "bogus"/);
+    ).rejects.toThrow(/options\.sandboxMode: expected one of read-only, .*, received "bogus"/);
   });
 
   describe("with programs", () => {

@@ -1,14 +1,14 @@
 // The approval steps of the one door, end to end and without running anything: the requirement, the
 // session cache, the approver, and the rule that "always allow" stores.
+
+import { type ExecPolicy, loadExecPolicy } from "@conch/exec-policy";
 import { REVIEW_DECISIONS, type ReviewDecision } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
+import { ApprovalCache } from "../src/always-allow/approval-cache.js";
+import { allowPrefixRule } from "../src/always-allow/rules-store.js";
+import { storablePrefixRule } from "../src/always-allow/storable-prefix-rule.js";
 import { type ApprovalRequest, ScriptedApprover } from "../src/approver.js";
-import { ApprovalCache } from "../src/cache/approval-cache.js";
-import { allowPrefixRule } from "../src/cache/rules-store.js";
-import { storablePrefixRule } from "../src/cache/storable-prefix-rule.js";
 import { approvalRequirement } from "../src/requirement/approval-requirement.js";
-import { loadExecPolicy } from "../src/rules/load.js";
-import type { ExecPolicy } from "../src/rules/types.js";
 
 const CWD = "/work/app";
 

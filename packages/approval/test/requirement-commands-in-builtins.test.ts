@@ -1,6 +1,7 @@
+import { loadExecPolicy } from "@conch/exec-policy";
 import type { ApprovalPolicy } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
-import { approvalRequirement, loadExecPolicy } from "../src/index.js";
+import { approvalRequirement } from "../src/index.js";
 import type { ApprovalRequirement } from "../src/requirement/types.js";
 
 // Builtins that run text or evaluate subscripts, and options that give a program a command: with rules

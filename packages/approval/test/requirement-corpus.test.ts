@@ -1,5 +1,6 @@
 // Codex's approval-requirement tests (codex-rs/core/src/exec_policy_tests.rs), from the shared corpus.
 
+import { type ExecPolicy, loadExecPolicy, type RuleMatch } from "@conch/exec-policy";
 import type { ApprovalPolicy, SandboxMode } from "@conch/protocol";
 import { readCorpus } from "@conch/test-config";
 import { describe, expect, it } from "vitest";
@@ -7,8 +8,6 @@ import { deriveRequestedPrefixRule } from "../src/requirement/amendment.js";
 import { approvalRequirement } from "../src/requirement/approval-requirement.js";
 import type { ApprovalRequirement } from "../src/requirement/types.js";
 import { unmatchedCommandDecision } from "../src/requirement/unmatched-command.js";
-import { loadExecPolicy } from "../src/rules/load.js";
-import type { ExecPolicy, RuleMatch } from "../src/rules/types.js";
 
 interface CorpusCase {
   kind: string;

@@ -1,5 +1,6 @@
+import { loadExecPolicy } from "@conch/exec-policy";
 import { describe, expect, it } from "vitest";
-import { approvalRequirement, explainedApprovalRequirement, loadExecPolicy } from "../src/index.js";
+import { approvalRequirement, explainedApprovalRequirement } from "../src/index.js";
 import { renderCommand } from "../src/requirement/render-command.js";
 
 // A rule that forbids a program must hold however the program is reached. Classification only.

@@ -1,6 +1,8 @@
 // What a refusal or a prompt says beyond its reason: the part of the command line that decided it, the
 // rule and where it is written, the danger or the policy, and what the model can do instead. Nothing
 // here runs a command: the requirement only reads them.
+
+import { loadExecPolicy } from "@conch/exec-policy";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
 import {
@@ -8,7 +10,6 @@ import {
   ESCALATION_EXPLANATION,
   type ExplainedRequirement,
   explainedApprovalRequirement,
-  loadExecPolicy,
 } from "../src/index.js";
 
 const EMPTY = loadExecPolicy([]);

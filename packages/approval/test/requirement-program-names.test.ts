@@ -1,7 +1,8 @@
+import type { ExecPolicy } from "@conch/exec-policy";
+import { loadExecPolicy } from "@conch/exec-policy";
 import type { ApprovalPolicy } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
-import { approvalRequirement, loadExecPolicy } from "../src/index.js";
-import type { ExecPolicy } from "../src/rules/types.js";
+import { approvalRequirement } from "../src/index.js";
 
 // Issue 20 §4: a rule names a program, whatever path names it and whatever runs it. Classification
 // only: nothing here runs.

@@ -1,9 +1,10 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadExecPolicy } from "@conch/exec-policy";
 import type { ApprovalPolicy } from "@conch/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvalRequirement, loadExecPolicy, type ProgramLookup } from "../src/index.js";
+import { approvalRequirement, type ProgramLookup } from "../src/index.js";
 import type { ApprovalRequirement } from "../src/requirement/types.js";
 
 // Program resolution through PATH, with real directories built here. The fake programs are empty files
@@ -253,7 +254,7 @@ describe("every program the command line reaches is resolved", () => {
 
   it("names the option and the value it received when the lookup is malformed", async () => {
     await expect(requirement(["ls"], { path: SYSTEM, cwd: "ws", writableRoots: [] })).rejects.toThrow(
-      'programs.cwd must be an absolute path, received "ws"',
+      'programs.cwd: expected an absolute path, received "ws"',
     );
   });
 });

@@ -1,10 +1,10 @@
+import { loadExecPolicy } from "@conch/exec-policy";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
 import { BANNED_PREFIX_SUGGESTIONS } from "../src/requirement/amendment.js";
 import { approvalRequirement } from "../src/requirement/approval-requirement.js";
 import { renderCommand } from "../src/requirement/render-command.js";
 import type { ApprovalRequirement, ApprovalRequirementInput } from "../src/requirement/types.js";
-import { loadExecPolicy } from "../src/rules/load.js";
 
 const EMPTY = loadExecPolicy([]);
 

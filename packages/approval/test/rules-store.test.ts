@@ -1,14 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { evaluateExecPolicy, loadExecPolicy, loadExecPolicyFiles } from "@conch/exec-policy";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  allowPrefixRule,
-  evaluateExecPolicy,
-  loadExecPolicy,
-  loadExecPolicyFiles,
-  storablePrefixRule,
-} from "../src/index.js";
+import { allowPrefixRule, storablePrefixRule } from "../src/index.js";
 
 let dir: string | undefined;
 afterEach(() => {

@@ -218,36 +218,36 @@ describe("wrappers", () => {
     const cases: [unknown, string][] = [
       [
         { wrappers: [{ name: "sudo" }] },
-        'options.wrappers[0].name must be a program that only wraps a command, not a runner or shell, received "sudo"',
+        'options.wrappers[0].name: expected a program that only wraps a command, not a runner or shell, received "sudo"',
       ],
       [
         { wrappers: [DEFAULT_WRAPPERS[0], { name: "bash" }] },
-        'options.wrappers[1].name must be a program that only wraps a command, not a runner or shell, received "bash"',
+        'options.wrappers[1].name: expected a program that only wraps a command, not a runner or shell, received "bash"',
       ],
       [
         { wrappers: [{ name: "/usr/bin/timeout" }] },
-        'options.wrappers[0].name must be a bare program name, received "/usr/bin/timeout"',
+        'options.wrappers[0].name: expected a bare program name, received "/usr/bin/timeout"',
       ],
-      [{ wrappers: [{ name: "" }] }, 'options.wrappers[0].name must be a bare program name, received ""'],
+      [{ wrappers: [{ name: "" }] }, 'options.wrappers[0].name: expected a bare program name, received ""'],
       [
         { wrappers: [{ name: "x", flags: ["p"] }] },
-        'options.wrappers[0].flags[0] must be an option such as "-n" or "--signal", received "p"',
+        'options.wrappers[0].flags[0]: expected an option such as "-n" or "--signal", received "p"',
       ],
       [
         { wrappers: [{ name: "x", valueOptions: "-n" }] },
-        'options.wrappers[0].valueOptions must be an array of options, received "-n"',
+        'options.wrappers[0].valueOptions: expected an array of options, received "-n"',
       ],
       [
         { wrappers: [{ name: "x", operands: -1 }] },
-        "options.wrappers[0].operands must be an integer from 0 to 8, received -1",
+        "options.wrappers[0].operands: expected an integer from 0 to 8, received -1",
       ],
       [
         { wrappers: [{ name: "x", operands: 1.5 }] },
-        "options.wrappers[0].operands must be an integer from 0 to 8, received 1.5",
+        "options.wrappers[0].operands: expected an integer from 0 to 8, received 1.5",
       ],
-      [{ wrappers: "timeout" }, 'options.wrappers must be an array, received "timeout"'],
-      [{ wrappers: [null] }, "options.wrappers[0] must be an object, received null"],
-      [null, "options must be an object, received null"],
+      [{ wrappers: "timeout" }, 'options.wrappers: expected an array, received "timeout"'],
+      [{ wrappers: [null] }, "options.wrappers[0]: expected an object, received null"],
+      [null, "options: expected an object, received null"],
     ];
     for (const [options, message] of cases) {
       const error = await isKnownSafeCommand(["ls"], options as never).catch((caught: unknown) => caught);

@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import type { ExecRequest, ExecResult } from "@conch/protocol";
+import { expectedReceived } from "@conch/protocol";
 import { ExecError } from "./errors.js";
 import { type CapturedOutput, OutputCapture } from "./output/capture.js";
 import { createReadPair, type ReadPair } from "./process/read-pair.js";
@@ -110,7 +111,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
   if (buffer !== undefined && typeof buffer !== "boolean") {
     throw new ExecError(
       "INVALID_REQUEST",
-      `invalid options: buffer: expected true or false, received ${typeof buffer} ${String(buffer)}`,
+      `invalid options: ${expectedReceived("buffer", "true or false", buffer)}`,
     );
   }
   const base = { command: [...req.argv], cwd: req.cwd };

@@ -88,22 +88,22 @@ describe("bad requests are rejected before anything runs", () => {
     [
       "empty argv",
       () => ({ argv: [], cwd: "/" }),
-      "invalid request: argv: expected a non-empty array of strings, received []",
+      "invalid request: argv: expected a non-empty array of strings, received an empty array",
     ],
     [
       "a non-string argument",
       (marker) => ({ argv: ["touch", marker, 42], cwd: "/" }),
-      "invalid request: argv[2]: expected a string, received number 42",
+      "invalid request: argv[2]: expected a string, received 42",
     ],
     [
       "a missing cwd",
       (marker) => ({ argv: ["touch", marker] }),
-      "invalid request: cwd: expected a directory path, received undefined",
+      "invalid request: cwd: expected a directory path, received nothing",
     ],
     [
       "a negative timeout",
       (marker) => ({ argv: ["touch", marker], cwd: "/", timeoutMs: -5 }),
-      "invalid request: timeoutMs: expected an integer from 1 to 2147483647 (milliseconds), received number -5",
+      "invalid request: timeoutMs: expected an integer from 1 to 2147483647 (milliseconds), received -5",
     ],
     [
       "an unknown field",
@@ -113,7 +113,7 @@ describe("bad requests are rejected before anything runs", () => {
     [
       "a non-string env override",
       (marker) => ({ argv: ["touch", marker], cwd: "/", env: { set: { A: 1 } } }),
-      "invalid request: env.set.A: expected a string, received number 1",
+      "invalid request: env.set.A: expected a string, received 1",
     ],
   ];
   for (const [name, build, message] of cases) {

@@ -112,9 +112,7 @@ describe("buffer: false", () => {
       (e: unknown) => e,
     );
     expect(isExecError(error) && error.code).toBe("INVALID_REQUEST");
-    expect((error as Error).message).toBe(
-      "invalid options: buffer: expected true or false, received string no",
-    );
+    expect((error as Error).message).toBe('invalid options: buffer: expected true or false, received "no"');
     expect(existsSync(marker)).toBe(false);
   });
 });
@@ -348,7 +346,7 @@ describe("stdout: a descriptor of ours", () => {
   it("must be a descriptor", async () => {
     for (const stdout of [-1, 1.5, Number.NaN]) {
       await expect(run({ argv: ["true"], cwd: "/" }, { stdout })).rejects.toThrow(
-        `stdout must be a descriptor (an integer of 0 or more) or a socket, received ${stdout}`,
+        `stdout: expected a descriptor (an integer of 0 or more) or a socket, received ${stdout}`,
       );
     }
   });

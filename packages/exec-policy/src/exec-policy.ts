@@ -1,5 +1,5 @@
-import { ApprovalError } from "../errors.js";
 import { DECISIONS, type Decision, parseDecision } from "./decision.js";
+import { ExecPolicyError } from "./errors.js";
 import { RuleProblem } from "./problem.js";
 import type { ExecPolicy, NetworkRule, PatternToken, PrefixRule, RuleSource } from "./types.js";
 
@@ -115,10 +115,10 @@ export function withPrefixRule(
 ): ExecPolicy {
   const [program, ...rest] = prefix;
   if (program === undefined) {
-    throw new ApprovalError("INVALID_RULES", "invalid pattern element: prefix cannot be empty");
+    throw new ExecPolicyError("INVALID_RULES", "invalid pattern element: prefix cannot be empty");
   }
   if (!DECISIONS.includes(decision))
-    throw new ApprovalError("INVALID_RULES", `invalid decision: ${decision}`);
+    throw new ExecPolicyError("INVALID_RULES", `invalid decision: ${decision}`);
   const rulesByProgram = new Map(policy.rulesByProgram);
   rulesByProgram.set(program, [
     ...(policy.rulesByProgram.get(program) ?? []),

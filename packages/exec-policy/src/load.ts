@@ -12,14 +12,14 @@ export interface RulesFile {
   readonly text: string;
 }
 
-function toApprovalError(path: string, error: unknown): unknown {
+function toExecPolicyError(path: string, error: unknown): unknown {
   return error instanceof RuleProblem ? invalidRules(path, error.line, error.message) : error;
 }
 
 /**
  * Reads rules files into one policy, in order: rules accumulate, network rules accumulate, and a
  * later `host_executable` for a name replaces an earlier one. Each file's `match`/`not_match` examples
- * are checked once that file is read. Throws an ApprovalError (`INVALID_RULES`, `file:line: ...`).
+ * are checked once that file is read. Throws an ExecPolicyError (`INVALID_RULES`, `file:line: ...`).
  */
 export function loadExecPolicy(files: readonly RulesFile[]): ExecPolicy {
   const builder = new ExecPolicyBuilder();
@@ -39,7 +39,7 @@ export function loadExecPolicy(files: readonly RulesFile[]): ExecPolicy {
         }
       }
     } catch (error) {
-      throw toApprovalError(path, error);
+      throw toExecPolicyError(path, error);
     }
   }
   return builder.build();

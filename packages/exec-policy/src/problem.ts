@@ -1,8 +1,8 @@
-import { ApprovalError } from "../errors.js";
+import { ExecPolicyError } from "./errors.js";
 
 /**
  * What is wrong with one rule, with the line when the thrower knows it. Internal: the file readers turn
- * it into an ApprovalError naming the file and line, so it never leaves the package.
+ * it into an ExecPolicyError naming the file and line, so it never leaves the package.
  */
 export class RuleProblem extends Error {
   readonly line: number | null;
@@ -29,9 +29,9 @@ export function invalidRules(
   line: number | null,
   message: string,
   cause?: unknown,
-): ApprovalError {
+): ExecPolicyError {
   const where = line === null ? path : `${path}:${line}`;
-  return new ApprovalError(
+  return new ExecPolicyError(
     "INVALID_RULES",
     `${where}: ${message}`,
     cause === undefined ? undefined : { cause },

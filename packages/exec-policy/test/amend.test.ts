@@ -14,10 +14,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isApprovalError } from "../src/errors.js";
-import { appendAllowRuleToFile } from "../src/rules/amend.js";
-import { evaluateExecPolicy } from "../src/rules/evaluate.js";
-import { loadExecPolicyFiles } from "../src/rules/load.js";
+import { appendAllowRuleToFile } from "../src/amend.js";
+import { isExecPolicyError } from "../src/errors.js";
+import { evaluateExecPolicy } from "../src/evaluate.js";
+import { loadExecPolicyFiles } from "../src/load.js";
 
 let dir = "";
 beforeEach(async () => {
@@ -32,7 +32,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
     () => undefined,
     (e: unknown) => e,
   );
-  if (!isApprovalError(error)) throw new Error(`expected an ApprovalError, got ${String(error)}`);
+  if (!isExecPolicyError(error)) throw new Error(`expected an ExecPolicyError, got ${String(error)}`);
   return error;
 }
 

@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readCorpus } from "@conch/test-config";
 import { afterAll, describe, expect, it } from "vitest";
-import { isApprovalError } from "../src/errors.js";
-import { appendAllowRuleToFile } from "../src/rules/amend.js";
-import type { Decision } from "../src/rules/decision.js";
-import { evaluateExecPolicy } from "../src/rules/evaluate.js";
-import { loadExecPolicy } from "../src/rules/load.js";
-import { compileNetworkDomains } from "../src/rules/network.js";
+import { appendAllowRuleToFile } from "../src/amend.js";
+import type { Decision } from "../src/decision.js";
+import { isExecPolicyError } from "../src/errors.js";
+import { evaluateExecPolicy } from "../src/evaluate.js";
+import { loadExecPolicy } from "../src/load.js";
+import { compileNetworkDomains } from "../src/network.js";
 
 interface Case {
   kind: string;
@@ -129,7 +129,7 @@ describe("parse_error", () => {
       } catch (e) {
         error = e;
       }
-      if (!isApprovalError(error)) throw new Error(`expected an ApprovalError, got ${String(error)}`);
+      if (!isExecPolicyError(error)) throw new Error(`expected an ExecPolicyError, got ${String(error)}`);
       expect(error.code).toBe("INVALID_RULES");
       expect(error.message).toMatch(/^test\.rules:1: /);
       expect(error.message).toContain((c.expected as { error_contains: string }).error_contains);

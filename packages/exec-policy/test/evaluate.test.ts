@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
-import { isApprovalError } from "../src/errors.js";
-import { checkExecPolicy, evaluateExecPolicy } from "../src/rules/evaluate.js";
-import { withPrefixRule } from "../src/rules/exec-policy.js";
-import { loadExecPolicy } from "../src/rules/load.js";
-import type { PrefixRuleMatch } from "../src/rules/types.js";
+import { isExecPolicyError } from "../src/errors.js";
+import { checkExecPolicy, evaluateExecPolicy } from "../src/evaluate.js";
+import { withPrefixRule } from "../src/exec-policy.js";
+import { loadExecPolicy } from "../src/load.js";
+import type { PrefixRuleMatch } from "../src/types.js";
 
 const policyOf = (text: string) => loadExecPolicy([{ path: "test.rules", text }]);
 
@@ -181,7 +181,7 @@ describe("withPrefixRule", () => {
     } catch (e) {
       error = e;
     }
-    expect(isApprovalError(error)).toBe(true);
+    expect(isExecPolicyError(error)).toBe(true);
     expect((error as Error).message).toBe("invalid pattern element: prefix cannot be empty");
   });
 });

@@ -2,16 +2,16 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApprovalError, isApprovalError } from "../src/errors.js";
-import { checkExecPolicy, evaluateExecPolicy } from "../src/rules/evaluate.js";
-import { loadExecPolicy, loadExecPolicyFiles, type RulesFile } from "../src/rules/load.js";
-import { compileNetworkDomains } from "../src/rules/network.js";
+import { ExecPolicyError, isExecPolicyError } from "../src/errors.js";
+import { checkExecPolicy, evaluateExecPolicy } from "../src/evaluate.js";
+import { loadExecPolicy, loadExecPolicyFiles, type RulesFile } from "../src/load.js";
+import { compileNetworkDomains } from "../src/network.js";
 
 function loadError(files: readonly RulesFile[]): string {
   try {
     loadExecPolicy(files);
   } catch (error) {
-    if (!isApprovalError(error)) throw error;
+    if (!isExecPolicyError(error)) throw error;
     expect(error.code).toBe("INVALID_RULES");
     return error.message;
   }
@@ -21,15 +21,15 @@ function loadError(files: readonly RulesFile[]): string {
 const rulesError = (text: string): string => loadError([{ path: "p.rules", text }]);
 const tomlError = (text: string): string => loadError([{ path: "r.toml", text }]);
 
-describe("ApprovalError", () => {
+describe("ExecPolicyError", () => {
   it("carries its code and the Conch brand, so the guard works across copies", () => {
-    const error = new ApprovalError("INVALID_RULES", "x.rules:1: bad");
+    const error = new ExecPolicyError("INVALID_RULES", "x.rules:1: bad");
     expect(error).toBeInstanceOf(Error);
-    expect(error.name).toBe("ApprovalError");
-    expect(isApprovalError(error)).toBe(true);
+    expect(error.name).toBe("ExecPolicyError");
+    expect(isExecPolicyError(error)).toBe(true);
     expect((error as unknown as Record<symbol, unknown>)[Symbol.for("conch.error")]).toBe(true);
-    expect(isApprovalError(Object.assign(new Error("x"), { code: "INVALID_RULES" }))).toBe(false);
-    expect(isApprovalError(null)).toBe(false);
+    expect(isExecPolicyError(Object.assign(new Error("x"), { code: "INVALID_RULES" }))).toBe(false);
+    expect(isExecPolicyError(null)).toBe(false);
   });
 });
 
@@ -608,7 +608,7 @@ describe("loadExecPolicyFiles", () => {
       () => undefined,
       (e: unknown) => e,
     );
-    if (!isApprovalError(error)) throw new Error(`expected an ApprovalError, got ${String(error)}`);
+    if (!isExecPolicyError(error)) throw new Error(`expected an ExecPolicyError, got ${String(error)}`);
     expect(error.message).toBe(
       `${missing}: cannot read rules file: ENOENT: no such file or directory, open '${missing}'`,
     );

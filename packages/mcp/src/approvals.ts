@@ -12,7 +12,7 @@ import {
   type PendingApprovals,
   proposedRuleText,
 } from "@conch/approval";
-import { type ApprovalPolicy, type ReviewDecision, visibleText } from "@conch/protocol";
+import { type ApprovalPolicy, expectedReceived, type ReviewDecision, visibleText } from "@conch/protocol";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -137,7 +137,7 @@ function acceptedAnswer(content: unknown, request: ApprovalRequest): ApprovalAns
   );
   if (typeof decision !== "string" || !allowed.includes(decision)) {
     return notApproved(
-      `the answer was not one of the choices (decision: expected one of ${allowed.join(", ")}, received ${visibleText(JSON.stringify(decision) ?? "nothing")})`,
+      `the answer was not one of the choices (${visibleText(expectedReceived("decision", `one of ${allowed.join(", ")}`, decision))})`,
     );
   }
   if (note !== undefined && (typeof note !== "string" || note.length > NOTE_MAX_CHARS)) {

@@ -1,6 +1,7 @@
 import { join } from "node:path";
-import { type Approver, loadExecPolicy } from "@conch/approval";
+import type { Approver } from "@conch/approval";
 import { ENV_PINS, type EnvPolicy, inheritedVariableFilter } from "@conch/exec-core";
+import { loadExecPolicy } from "@conch/exec-policy";
 import type { ApprovalPolicy, ToolProfileName } from "@conch/protocol";
 import type { PreparedSandbox, SandboxPolicy, SandboxRegistry } from "@conch/sandbox-core";
 import { type AuditLog, createAuditLog } from "./audit/audit-log.js";

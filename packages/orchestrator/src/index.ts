@@ -18,6 +18,7 @@ export {
   OrchestratorError,
   type OrchestratorErrorCode,
 } from "./errors.js";
+export { invalidResult } from "./model-text/model-result.js";
 export type { SessionActor } from "./orchestrator/audit-events.js";
 export { ToolOrchestrator } from "./orchestrator/tool-orchestrator.js";
 export type {
@@ -31,7 +32,6 @@ export { type PlatformSandboxOptions, platformSandboxRegistry } from "./sandbox-
 export type { SessionMonitor, SessionView, WatchEvent } from "./sessions/session-monitor.js";
 export { listRecordings, type RecordingInfo, recordingsDir } from "./sessions/session-recorder.js";
 export { createSpillStore } from "./spill/spill-store.js";
-export { invalidResult } from "./tools/model-result.js";
 export { createToolSet, type ToolSet, type ToolSetOptions } from "./tools/tool-set.js";
 export type { ToolCallResult, ToolDefinition } from "./tools/types.js";
 export { conchSandboxWorkspace } from "./workspace-state.js";

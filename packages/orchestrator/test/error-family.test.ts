@@ -1,9 +1,10 @@
 // Every Conch error class, with every code it may carry, against every guard: a guard accepts its own
-// class only, even where codes are shared (INVALID_REQUEST, SPAWN_FAILED, CWD_NOT_FOUND), and
+// class only, even where codes are shared (INVALID_REQUEST, SPAWN_FAILED, CWD_NOT_FOUND, INVALID_RULES), and
 // isConchError accepts them all.
 import { APPROVAL_ERROR_CODES, ApprovalError, isApprovalError } from "@conch/approval";
 import { ARITY_RULES_ERROR_CODES, ArityRulesError, isArityRulesError } from "@conch/arity-rules";
 import { EXEC_ERROR_CODES, ExecError, isExecError } from "@conch/exec-core";
+import { EXEC_POLICY_ERROR_CODES, ExecPolicyError, isExecPolicyError } from "@conch/exec-policy";
 import { type ConchError, type ConchErrorCode, isConchError } from "@conch/protocol";
 import { isSandboxError, SANDBOX_ERROR_CODES, SandboxError } from "@conch/sandbox-core";
 import { isShellDetectError, SHELL_DETECT_ERROR_CODES, ShellDetectError } from "@conch/shell-detect";
@@ -34,6 +35,7 @@ const FAMILY: readonly Member[] = [
   ),
   member("ArityRulesError", ARITY_RULES_ERROR_CODES, (c) => new ArityRulesError(c, "x"), isArityRulesError),
   member("ExecError", EXEC_ERROR_CODES, (c) => new ExecError(c, "x"), isExecError),
+  member("ExecPolicyError", EXEC_POLICY_ERROR_CODES, (c) => new ExecPolicyError(c, "x"), isExecPolicyError),
   member("ApprovalError", APPROVAL_ERROR_CODES, (c) => new ApprovalError(c, "x"), isApprovalError),
   member("SandboxError", SANDBOX_ERROR_CODES, (c) => new SandboxError(c, "x"), isSandboxError),
   member(
@@ -68,6 +70,7 @@ describe("the Conch error family", () => {
       INVALID_REQUEST: ["ShellDetectError", "ExecError", "UnifiedExecError", "OrchestratorError"],
       CWD_NOT_FOUND: ["ExecError", "SandboxError"],
       SPAWN_FAILED: ["ExecError", "UnifiedExecError"],
+      INVALID_RULES: ["ExecPolicyError", "ApprovalError"],
     });
   });
 

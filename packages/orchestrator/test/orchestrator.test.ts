@@ -4,14 +4,9 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type ApprovalAnswer,
-  type ApprovalRequest,
-  type Approver,
-  loadExecPolicy,
-  ScriptedApprover,
-} from "@conch/approval";
+import { type ApprovalAnswer, type ApprovalRequest, type Approver, ScriptedApprover } from "@conch/approval";
 import { type ExecRequest, run } from "@conch/exec-core";
+import { loadExecPolicy } from "@conch/exec-policy";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "@conch/protocol";
 import { createSandboxRegistry, type SandboxPolicy } from "@conch/sandbox-core";
 import { describeWith } from "@conch/test-config";
@@ -20,8 +15,8 @@ import { type AuditLog, createAuditLog } from "../src/audit/audit-log.js";
 import { sessionSandbox } from "../src/orchestrator/session-sandbox.js";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
 import type { Execute, ToolOrchestratorOptions } from "../src/orchestrator/types.js";
-import { formatCount, formatSize } from "../src/spill/spill-notice.js";
 import { createSpillStore } from "../src/spill/spill-store.js";
+import { formatCount, formatSize } from "../src/text/counts.js";
 import { bwrapSandbox } from "./bwrap-sandbox.js";
 import { checkedToolSet } from "./checked-tool-set.js";
 

@@ -106,7 +106,7 @@ describe("the orchestrator's sandbox", () => {
     const outcome = await orchestrator.run(request(["touch", marker]));
     expect(outcome.status === "failed" && [outcome.code, outcome.message]).toEqual([
       "INVALID_REQUEST",
-      "sessionSandbox: expected a sandbox prepared for the mode workspace-write (as the orchestrator's), received danger-full-access",
+      'sessionSandbox: expected a sandbox prepared for the mode workspace-write (as the orchestrator\'s), received "danger-full-access"',
     ]);
     expect(existsSync(marker)).toBe(false);
   });

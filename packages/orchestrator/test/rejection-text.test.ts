@@ -9,10 +9,10 @@ import {
   type ApprovalRequest,
   type Approver,
   ESCALATION_EXPLANATION,
-  loadExecPolicyFiles,
   ScriptedApprover,
 } from "@conch/approval";
 import { type ExecRequest, run } from "@conch/exec-core";
+import { loadExecPolicyFiles } from "@conch/exec-policy";
 import { APPROVAL_POLICIES, type ApprovalPolicy } from "@conch/protocol";
 import type { SandboxPolicy } from "@conch/sandbox-core";
 import { describeWith } from "@conch/test-config";

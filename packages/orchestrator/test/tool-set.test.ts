@@ -208,7 +208,7 @@ describe("bad input", () => {
       'shell_command: invalid arguments: arguments: unknown field "foo" (expected only: command, workdir, timeout_ms, login, sandbox_permissions, justification, prefix_rule)',
       'shell_command: invalid arguments: sandbox_permissions: expected one of "use_default", "require_escalated", received "sudo"',
       "shell: invalid arguments: command[1]: expected a string, received 3",
-      "shell_command: invalid arguments: arguments: expected an object, received an array",
+      "shell_command: invalid arguments: arguments: expected an object, received an empty array",
       "shell_command: invalid arguments: timeout_ms: expected a number <= 2147483647, received 100000000000000000000",
     ]);
     expect(texts.every((t) => t.result.status === "invalid")).toBe(true);

@@ -28,6 +28,8 @@ export {
   type SandboxMode,
   type SandboxPermissions,
 } from "./policies.js";
+export { INTERPRETERS, SHELLS, type ShellFacts, shellNames } from "./programs.js";
+export { expectedReceived, receivedValue } from "./received-value.js";
 export {
   REJECTION_KINDS,
   type RejectionKind,

@@ -128,10 +128,10 @@ describe("createLinuxBackend refuses an old bubblewrap", () => {
 
   it("rejects a bwrap option that is not an absolute path, naming it", () => {
     expect(() => createLinuxBackend({ bwrap: "bwrap" })).toThrow(
-      'Option "bwrap" must be an absolute path, received "bwrap"',
+      'invalid options: bwrap: expected an absolute path, received "bwrap"',
     );
     expect(() => createLinuxBackend({ bwrap: 7 as unknown as string })).toThrow(
-      'Option "bwrap" must be an absolute path, received 7',
+      "invalid options: bwrap: expected an absolute path, received 7",
     );
   });
 });

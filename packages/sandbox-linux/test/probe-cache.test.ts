@@ -116,7 +116,7 @@ describeWith(["bwrap", "bash"], "the bwrap probe cache", () => {
 
   it("refuses a relative probeCache path, naming the option", () => {
     expect(() => createLinuxBackend({ probeCache: "probe.json" })).toThrow(
-      'Option "probeCache" must be an absolute path, received "probe.json"',
+      'invalid options: probeCache: expected an absolute path, received "probe.json"',
     );
   });
 });

@@ -326,7 +326,7 @@ describe("buildSeccompFilter", () => {
 
   it("rejects a non-boolean network option", () => {
     expect(() => buildSeccompFilter({ arch: "x86_64", network: "no" as unknown as boolean })).toThrow(
-      new Error('Option "network" must be a boolean, received "no"'),
+      new Error('invalid options: network: expected a boolean, received "no"'),
     );
   });
 

@@ -1,4 +1,4 @@
-import { ConchError, type ConchErrorCode, conchErrorGuard } from "@conch/protocol";
+import { ConchError, type ConchErrorCode, conchErrorGuard, expectedReceived } from "@conch/protocol";
 import { SHELL_TYPES } from "./shell-type.js";
 
 // isolatedDeclarations cannot infer through `satisfies`, hence the tuple spelled twice; tsc checks both.
@@ -30,15 +30,6 @@ export function unsupportedShellError(value: string): ShellDetectError {
 export function invalidRequestError(field: string, expected: string, value: unknown): ShellDetectError {
   return new ShellDetectError(
     "INVALID_REQUEST",
-    `invalid request: ${field}: expected ${expected}, received ${describeValue(value)}`,
+    `invalid request: ${expectedReceived(field, expected, value)}`,
   );
-}
-
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "function") return "a function";
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  if (typeof value === "object") return "an object";
-  return `${typeof value} ${String(value)}`;
 }

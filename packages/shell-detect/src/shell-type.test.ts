@@ -1,9 +1,14 @@
+import { SHELLS } from "@conch/protocol";
 import { describe, expect, it } from "vitest";
 import { SHELL_TYPES, shellTypeOf } from "./shell-type.js";
 
 describe("SHELL_TYPES", () => {
   it("lists every supported shell", () => {
     expect(SHELL_TYPES).toEqual(["bash", "zsh", "sh", "dash", "fish", "pwsh", "powershell", "cmd"]);
+  });
+
+  it("are all in the one table of shells every package reads (@conch/protocol's SHELLS)", () => {
+    expect(SHELL_TYPES.filter((type) => SHELLS[type] === undefined)).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@
 // state dir.
 
 import { answerPendingApproval, type ListedApproval, listPendingApprovals } from "@conch/orchestrator";
-import { visibleText } from "@conch/protocol";
+import { expectedReceived, visibleText } from "@conch/protocol";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXIT_NONE_FOUND } from "../exit-codes.js";
@@ -37,10 +37,7 @@ function idArgument(positionals: readonly string[], command: string): string {
   if (positionals.length !== 1) throw new UsageError("expected one approval ID (see conch pending)", command);
   const id = positionals[0] as string;
   if (!ID.test(id)) {
-    throw new UsageError(
-      `ID: expected an approval id of letters and digits, received ${JSON.stringify(id)}`,
-      command,
-    );
+    throw new UsageError(expectedReceived("ID", "an approval id of letters and digits", id), command);
   }
   return id;
 }
@@ -64,10 +61,7 @@ export async function pendingCommand(args: readonly string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError("takes no arguments", "pending");
   const full = options.full;
   if (full !== undefined && !ID.test(full)) {
-    throw new UsageError(
-      `--full: expected an approval id of letters and digits, received ${JSON.stringify(full)}`,
-      "pending",
-    );
+    throw new UsageError(expectedReceived("--full", "an approval id of letters and digits", full), "pending");
   }
   const { daemons, pending } = await listPendingApprovals(full === undefined ? {} : { full });
   if (full !== undefined && pending.length === 0 && options.json !== true) {

@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { conchStateDir, consoleLinks } from "@conch/orchestrator";
-import { visibleText } from "@conch/protocol";
+import { expectedReceived, visibleText } from "@conch/protocol";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXIT_NONE_FOUND } from "../exit-codes.js";
@@ -59,10 +59,7 @@ export async function consoleCommand(args: readonly string[]): Promise<number> {
   if (options.pid !== undefined) {
     pid = Number(options.pid);
     if (!Number.isSafeInteger(pid) || pid < 1) {
-      throw new UsageError(
-        `--pid: expected a process id, received ${JSON.stringify(options.pid)}`,
-        "console",
-      );
+      throw new UsageError(expectedReceived("--pid", "a process id", options.pid), "console");
     }
   }
   const { daemons, links } = await consoleLinks();

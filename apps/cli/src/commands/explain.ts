@@ -1,4 +1,5 @@
-import { explainCommand as explainReport, loadExecPolicy, loadExecPolicyFiles } from "@conch/approval";
+import { explainCommand as explainReport } from "@conch/approval";
+import { loadExecPolicy, loadExecPolicyFiles } from "@conch/exec-policy";
 import { APPROVAL_POLICIES, SANDBOX_MODES, visibleText } from "@conch/protocol";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";

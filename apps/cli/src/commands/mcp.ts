@@ -4,7 +4,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { serveOnStdio } from "@conch/mcp";
 import { CONFIG_SANDBOX_MODES } from "@conch/orchestrator";
-import { APPROVAL_POLICIES, TOOL_PROFILE_NAMES } from "@conch/protocol";
+import { APPROVAL_POLICIES, expectedReceived, TOOL_PROFILE_NAMES } from "@conch/protocol";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { MCP_HELP } from "../help.js";
@@ -26,10 +26,7 @@ function oneOf<T extends string>(
 ): T | undefined {
   if (value === undefined) return undefined;
   if ((choices as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(
-    `--${option}: expected one of ${choices.join(", ")}, received ${JSON.stringify(value)}`,
-    "mcp",
-  );
+  throw new UsageError(expectedReceived(`--${option}`, `one of ${choices.join(", ")}`, value), "mcp");
 }
 
 /** `conch mcp [--cwd DIR] [--profile P] [--approval A] [--sandbox S] [--config FILE]`. */

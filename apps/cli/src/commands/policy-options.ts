@@ -9,6 +9,7 @@ import {
 import {
   APPROVAL_POLICIES,
   type ApprovalPolicy,
+  expectedReceived,
   type ReviewDecision,
   TOOL_PROFILE_NAMES,
   type ToolProfileName,
@@ -46,10 +47,7 @@ function oneOf<T extends string>(
 ): T | undefined {
   if (value === undefined) return undefined;
   if ((choices as readonly unknown[]).includes(value)) return value as T;
-  throw new UsageError(
-    `--${option}: expected one of ${choices.join(", ")}, received ${JSON.stringify(value)}`,
-    command,
-  );
+  throw new UsageError(expectedReceived(`--${option}`, `one of ${choices.join(", ")}`, value), command);
 }
 
 export interface PolicyOptions {

@@ -1,4 +1,4 @@
-import { checkExecPolicy, loadExecPolicyFiles } from "@conch/approval";
+import { checkExecPolicy, loadExecPolicyFiles } from "@conch/exec-policy";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXIT_OK, EXIT_USAGE } from "../exit-codes.js";

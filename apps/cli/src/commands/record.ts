@@ -1,7 +1,7 @@
 // `conch record list|path ID`: the asciicast recordings of PTY sessions in the state dir.
 
 import { listRecordings, recordingsDir } from "@conch/orchestrator";
-import { visibleText } from "@conch/protocol";
+import { expectedReceived, visibleText } from "@conch/protocol";
 import { parseArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { EXIT_NONE_FOUND } from "../exit-codes.js";
@@ -50,7 +50,7 @@ export async function recordCommand(args: readonly string[]): Promise<number> {
       throw new UsageError("path takes one session ID (see conch record list)", "record");
     const id = Number(rest[0]);
     if (!Number.isSafeInteger(id) || id < 1) {
-      throw new UsageError(`ID: expected a session id, received ${JSON.stringify(rest[0])}`, "record");
+      throw new UsageError(expectedReceived("ID", "a session id", rest[0]), "record");
     }
     // Newest first: session ids repeat across daemons, and the latest is the one asked about.
     const found = listRecordings(dir).find((recording) => recording.sessionId === id);
@@ -61,5 +61,5 @@ export async function recordCommand(args: readonly string[]): Promise<number> {
     process.stdout.write(`${found.path}\n`);
     return 0;
   }
-  throw new UsageError(`expected list or path, received ${JSON.stringify(action)}`, "record");
+  throw new UsageError(expectedReceived("ACTION", "list or path", action), "record");
 }

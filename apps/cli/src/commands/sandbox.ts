@@ -6,7 +6,7 @@ import {
   loadConfig,
   platformSandboxRegistry,
 } from "@conch/orchestrator";
-import { visibleText } from "@conch/protocol";
+import { expectedReceived, visibleText } from "@conch/protocol";
 import { type PrepareSandboxOptions, prepareSandbox, type SandboxPolicy } from "@conch/sandbox-core";
 import { detectShell } from "@conch/shell-detect";
 import { parseArgs } from "../args.js";
@@ -78,7 +78,7 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
   const mode = CONFIG_SANDBOX_MODES.find((known) => known === requested);
   if (mode === undefined) {
     throw new UsageError(
-      `${flag}: expected one of ${CONFIG_SANDBOX_MODES.join(", ")}, received ${JSON.stringify(requested)}`,
+      expectedReceived(`${flag}`, `one of ${CONFIG_SANDBOX_MODES.join(", ")}`, requested),
       "sandbox",
     );
   }

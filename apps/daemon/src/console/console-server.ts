@@ -15,6 +15,7 @@ import type { Duplex } from "node:stream";
 import type { PendingVerdict } from "@conch/approval";
 import type { Daemon } from "@conch/mcp";
 import { listRecordings, recentAuditEntries } from "@conch/orchestrator";
+import { expectedReceived } from "@conch/protocol";
 import type { ConsoleSession } from "./console-auth.js";
 import { ConsoleAuth, WEBSOCKET_PROTOCOL } from "./console-auth.js";
 import { TerminalStream } from "./terminal-stream.js";
@@ -109,7 +110,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 function sessionId(text: string | undefined): number {
   const id = Number(text);
   if (!Number.isSafeInteger(id) || id < 1)
-    throw new HttpError(400, `session id: expected a number, received ${JSON.stringify(text)}`);
+    throw new HttpError(400, expectedReceived("session id", "a number", text));
   return id;
 }
 
@@ -315,10 +316,7 @@ export function createConsole(options: ConsoleOptions): Console {
           ["rows", rows],
         ] as const) {
           if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 1000) {
-            throw new HttpError(
-              400,
-              `${name}: expected an integer from 1 to 1000, received ${JSON.stringify(value)}`,
-            );
+            throw new HttpError(400, expectedReceived(`${name}`, "an integer from 1 to 1000", value));
           }
         }
         orchestrator.sessions.resize(id, cols as number, rows as number);
@@ -346,7 +344,7 @@ export function createConsole(options: ConsoleOptions): Console {
     } else {
       throw new HttpError(
         400,
-        `decision: expected one of approve, approve_session, approve_always, deny, received ${JSON.stringify(decision)}`,
+        expectedReceived("decision", "one of approve, approve_session, approve_always, deny", decision),
       );
     }
     const entry = pending.list().find((candidate) => candidate.id === id);

@@ -1,8 +1,6 @@
 import { isLiteralToken } from "@conch/arity-rules";
+import { appendAllowRuleToFile, type ExecPolicy, withPrefixRule } from "@conch/exec-policy";
 import { ApprovalError } from "../errors.js";
-import { appendAllowRuleToFile } from "../rules/amend.js";
-import { withPrefixRule } from "../rules/exec-policy.js";
-import type { ExecPolicy } from "../rules/types.js";
 import { bannedPrefixRuleReason } from "./storable-prefix-rule.js";
 
 /** What `allowPrefixRule` gives back. */

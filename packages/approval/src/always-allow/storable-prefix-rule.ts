@@ -4,6 +4,7 @@
 // hides the real command, never `rm`, never `git` or `npm run` alone. Only literal tokens are stored, so
 // no quoting, globbing or expansion can hide in a rule.
 import { approvalPrefix, isLiteralToken } from "@conch/arity-rules";
+import { INTERPRETERS, SHELLS } from "@conch/protocol";
 
 /** Rules starting with these are never stored, whatever follows: they change who runs what, or delete. */
 const NEVER_STORED: ReadonlySet<string> = new Set([
@@ -33,46 +34,9 @@ const NEVER_STORED: ReadonlySet<string> = new Set([
  * `npm --prefix dir`, which would allow every subcommand, are refused.
  */
 const NEEDS_OPERAND: ReadonlySet<string> = new Set([
-  "python",
-  "python2",
-  "python3",
-  "pythonw",
-  "py",
-  "pyw",
-  "pypy",
-  "pypy3",
-  "node",
-  "nodejs",
-  "deno",
-  "bun",
-  "ruby",
-  "irb",
-  "perl",
-  "php",
-  "lua",
-  "luajit",
-  "tclsh",
-  "wish",
-  "Rscript",
-  "julia",
-  "osascript",
-  "awk",
-  "gawk",
-  "mawk",
-  "bash",
-  "sh",
-  "zsh",
-  "dash",
-  "ksh",
-  "mksh",
-  "fish",
-  "csh",
-  "tcsh",
-  "busybox",
-  "pwsh",
-  "powershell",
+  ...INTERPRETERS,
+  ...Object.keys(SHELLS),
   "powershell.exe",
-  "cmd",
   "cmd.exe",
   "git",
   "npm",

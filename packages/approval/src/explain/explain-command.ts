@@ -13,12 +13,21 @@ import {
   type Redirect,
   shellScript,
 } from "@conch/arity-rules";
-import { APPROVAL_POLICIES, type ApprovalPolicy, SANDBOX_MODES, type SandboxMode } from "@conch/protocol";
+import {
+  type ExecPolicy,
+  evaluateExecPolicy,
+  loadExecPolicy,
+  type PrefixRuleMatch,
+} from "@conch/exec-policy";
+import {
+  APPROVAL_POLICIES,
+  type ApprovalPolicy,
+  expectedReceived,
+  SANDBOX_MODES,
+  type SandboxMode,
+} from "@conch/protocol";
 import { approvalRequirement } from "../requirement/approval-requirement.js";
 import type { ProgramLookup, RequirementType } from "../requirement/types.js";
-import { evaluateExecPolicy } from "../rules/evaluate.js";
-import { loadExecPolicy } from "../rules/load.js";
-import type { ExecPolicy, PrefixRuleMatch } from "../rules/types.js";
 
 export interface ExplainOptions {
   /** The absolute directory the command starts in; paths it touches outside it are listed. */
@@ -74,7 +83,7 @@ function commandLine(command: readonly string[] | string): {
     return { argv: ["bash", "-lc", command], script: { text: command, zsh: false } };
   if (!Array.isArray(command) || command.length === 0 || !command.every((word) => typeof word === "string")) {
     throw new TypeError(
-      `explainCommand: expected a script (string) or a non-empty argv (string[]), received ${JSON.stringify(command)}`,
+      `explainCommand: ${expectedReceived("command", "a script (string) or a non-empty argv (string[])", command)}`,
     );
   }
   const wrapped = shellScript(command);
@@ -87,13 +96,13 @@ function commandLine(command: readonly string[] | string): {
 function checkOptions(options: ExplainOptions): void {
   if (typeof options.cwd !== "string" || !isAbsolute(options.cwd)) {
     throw new TypeError(
-      `explainCommand: options.cwd must be an absolute path, received ${JSON.stringify(options.cwd)}`,
+      `explainCommand: ${expectedReceived("options.cwd", "an absolute path", options.cwd)}`,
     );
   }
   const { sandboxMode } = options;
   if (sandboxMode !== undefined && !(SANDBOX_MODES as readonly string[]).includes(sandboxMode)) {
     throw new TypeError(
-      `explainCommand: options.sandboxMode must be one of ${SANDBOX_MODES.join(", ")}, received ${JSON.stringify(sandboxMode)}`,
+      `explainCommand: ${expectedReceived("options.sandboxMode", `one of ${SANDBOX_MODES.join(", ")}`, sandboxMode)}`,
     );
   }
 }

@@ -1,7 +1,10 @@
-import type { Decision } from "../rules/decision.js";
-import { evaluateExecPolicy } from "../rules/evaluate.js";
-import { withPrefixRule } from "../rules/exec-policy.js";
-import type { ExecPolicy, RuleMatch } from "../rules/types.js";
+import {
+  type Decision,
+  type ExecPolicy,
+  evaluateExecPolicy,
+  type RuleMatch,
+  withPrefixRule,
+} from "@conch/exec-policy";
 
 /**
  * Prefix rules a model may ask for that are never proposed (Codex's `BANNED_PREFIX_SUGGESTIONS`, its

@@ -7,11 +7,20 @@ import {
   reachableCommands,
   type UnreadPart,
 } from "@conch/arity-rules";
-import { type Decision, strictestDecision } from "../rules/decision.js";
-import { evaluateExecPolicy } from "../rules/evaluate.js";
-import { executableName, normalizeAbsolutePath } from "../rules/host-executable.js";
-import { matchCommand, possibleRestrictiveMatches, ruleOfMatch } from "../rules/match.js";
-import type { ExecPolicy, PrefixRule, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
+import {
+  type Decision,
+  type ExecPolicy,
+  evaluateExecPolicy,
+  executableName,
+  matchCommand,
+  normalizeAbsolutePath,
+  type PrefixRule,
+  type PrefixRuleMatch,
+  possibleRestrictiveMatches,
+  type RuleMatch,
+  ruleOfMatch,
+  strictestDecision,
+} from "@conch/exec-policy";
 import { deriveRequestedPrefixRule, prefixRuleForAllow, prefixRuleForPrompt } from "./amendment.js";
 import { commandsForExecPolicy } from "./exec-policy-commands.js";
 import { programResolver, type UntrustedProgram } from "./program-resolution.js";

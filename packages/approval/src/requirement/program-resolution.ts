@@ -7,6 +7,7 @@
 // the file system's metadata is read (stat, lstat, realpath); nothing is run.
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { expectedReceived } from "@conch/protocol";
 import type { ProgramLookup } from "./types.js";
 
 /**
@@ -81,13 +82,12 @@ function isSymlink(path: string): boolean {
 
 function validate(lookup: ProgramLookup): void {
   const { path, cwd, writableRoots } = lookup as Partial<ProgramLookup>;
-  if (typeof path !== "string")
-    throw new TypeError(`programs.path must be a string, received ${String(path)}`);
+  if (typeof path !== "string") throw new TypeError(expectedReceived("programs.path", "a string", path));
   if (typeof cwd !== "string" || !isAbsolute(cwd)) {
-    throw new TypeError(`programs.cwd must be an absolute path, received ${JSON.stringify(cwd)}`);
+    throw new TypeError(expectedReceived("programs.cwd", "an absolute path", cwd));
   }
   if (!Array.isArray(writableRoots) || !writableRoots.every((root) => typeof root === "string")) {
-    throw new TypeError("programs.writableRoots must be an array of paths");
+    throw new TypeError(expectedReceived("programs.writableRoots", "an array of paths", writableRoots));
   }
 }
 

@@ -1,8 +1,8 @@
 // The texts a model reads when a command is refused or waits for approval. Where Codex has a text, it
 // is Codex's word for word, so a model trained on Codex recognises it.
 import type { DangerousKind, DangerousMatch, UnreadPart, UnreadReason } from "@conch/arity-rules";
+import type { PrefixRule, PrefixRuleMatch, RuleMatch } from "@conch/exec-policy";
 import type { ApprovalPolicy } from "@conch/protocol";
-import type { PrefixRule, PrefixRuleMatch, RuleMatch } from "../rules/types.js";
 import type { UntrustedProgram } from "./program-resolution.js";
 import { renderCommand } from "./render-command.js";
 

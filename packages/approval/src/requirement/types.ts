@@ -1,5 +1,5 @@
+import type { ExecPolicy } from "@conch/exec-policy";
 import type { ApprovalPolicy, SandboxMode, SandboxPermissions } from "@conch/protocol";
-import type { ExecPolicy } from "../rules/types.js";
 import type { RequirementExplanation } from "./reasons.js";
 
 export const REQUIREMENT_TYPES: readonly ["skip", "needs-approval", "forbidden"] = [

@@ -1,7 +1,7 @@
 // What happens to a command no rule matches: Codex's `render_decision_for_unmatched_command`.
 import { type DangerousMatch, dangerousCommandMatch, isKnownSafeCommand } from "@conch/arity-rules";
+import type { Decision } from "@conch/exec-policy";
 import type { ApprovalPolicy, SandboxMode, SandboxPermissions } from "@conch/protocol";
-import type { Decision } from "../rules/decision.js";
 
 export interface UnmatchedCommandContext {
   approvalPolicy: ApprovalPolicy;

@@ -1,6 +1,7 @@
 // Finding the script of `bash|sh|zsh|dash [options] -c SCRIPT [NAME ARGS...]`, so it can be analysed too.
+import { shellNames } from "@conch/protocol";
 
-const SCRIPT_SHELLS: ReadonlySet<string> = new Set(["bash", "sh", "zsh", "dash"]);
+const SCRIPT_SHELLS: ReadonlySet<string> = shellNames((shell) => shell.provable);
 
 // Long options that take no value; anything else unknown ends the search (the command stays plain).
 const LONG_FLAGS: ReadonlySet<string> = new Set([

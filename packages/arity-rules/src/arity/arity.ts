@@ -1,3 +1,4 @@
+import { expectedReceived } from "@conch/protocol";
 import { ArityRulesError } from "../errors.js";
 import { DEFAULT_ARITY } from "./default-arity.js";
 
@@ -54,7 +55,7 @@ export async function parseArityToml(text: string, file: string): Promise<Record
     if (typeof value !== "number" || !Number.isInteger(value) || value < words.length || value > 8) {
       fail(
         lineOf(prefix),
-        `arity."${prefix}": expected an integer from ${words.length} to 8, received ${String(value)}`,
+        expectedReceived(`arity."${prefix}"`, `an integer from ${words.length} to 8`, value),
       );
     }
     entries[prefix] = value as number;

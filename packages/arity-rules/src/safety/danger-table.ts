@@ -1,6 +1,7 @@
 // What makes a command dangerous once the traversal (dangerous.ts) has found it: each kind, why it is
 // dangerous in words a person or a model can act on, and the test of a program's words for it.
 import { posix } from "node:path";
+import { INTERPRETERS as LANGUAGE_INTERPRETERS, SHELLS } from "@conch/protocol";
 import { beforeDoubleDash, clusterHas, isLongOption, operands } from "./getopt.js";
 import { gitSubcommands } from "./git.js";
 import { writesKernelSetting } from "./kernel-settings.js";
@@ -16,26 +17,8 @@ export const DOWNLOADERS: ReadonlySet<string> = new Set([
   "aria2c",
 ]);
 export const INTERPRETERS: ReadonlySet<string> = new Set([
-  "sh",
-  "bash",
-  "zsh",
-  "dash",
-  "ksh",
-  "mksh",
-  "ash",
-  "fish",
-  "busybox",
-  "python",
-  "python2",
-  "python3",
-  "perl",
-  "ruby",
-  "node",
-  "deno",
-  "bun",
-  "php",
-  "lua",
-  "Rscript",
+  ...Object.keys(SHELLS),
+  ...LANGUAGE_INTERPRETERS,
   "source",
   ".",
   "eval",

@@ -1,3 +1,4 @@
+import { expectedReceived } from "@conch/protocol";
 import { ArityRulesError } from "../errors.js";
 import {
   type CommandWrapper,
@@ -20,17 +21,7 @@ const MAX_OPERANDS = 8;
 
 // The wrapper list configures prefix matching like the arity table does, so a bad one is a bad table.
 function invalid(path: string, expected: string, received: unknown): ArityRulesError {
-  return new ArityRulesError(
-    "INVALID_ARITY_TABLE",
-    `${path} must be ${expected}, received ${describe(received)}`,
-  );
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return "an array";
-  if (value === null) return "null";
-  return typeof value === "object" ? "an object" : String(value);
+  return new ArityRulesError("INVALID_ARITY_TABLE", expectedReceived(path, expected, received));
 }
 
 function validateOptionList(path: string, value: unknown): readonly string[] {

@@ -1,6 +1,7 @@
+import { shellNames } from "@conch/protocol";
 import { executableName, trustedExecutableName } from "./command-name.js";
 
-const SCRIPT_SHELLS: ReadonlySet<string> = new Set(["bash", "sh", "zsh", "dash"]);
+const SCRIPT_SHELLS: ReadonlySet<string> = shellNames((shell) => shell.provable);
 
 export interface ShellScript {
   /** The shell's file name: `bash`, `sh`, … */
@@ -25,21 +26,7 @@ export function shellScript(argv: readonly string[]): ShellScript | null {
 
 // Shells that may not know bash's `$'…'` quoting: dash (Debian's /bin/sh) reads `$'x\' ; rm y ; ' #'`
 // as `$` and the string 'x\', then runs `rm y`, where bash reads one ANSI-C string.
-const POSIX_SHELLS: ReadonlySet<string> = new Set([
-  "sh",
-  "dash",
-  "ash",
-  "hush",
-  "ksh",
-  "mksh",
-  "lksh",
-  "pdksh",
-  "oksh",
-  "loksh",
-  "yash",
-  "posh",
-  "bosh",
-]);
+const POSIX_SHELLS: ReadonlySet<string> = shellNames((shell) => shell.posix && shell.family === "bourne");
 const UNESCAPED_ANSI_C = /(?<!\\)((?:\\\\)*)\$'/g;
 
 /**
@@ -54,42 +41,9 @@ export function scriptReadings(shell: string, script: string): readonly string[]
 
 // Shells of the Bourne family, under any path, with any flags, read with bash's grammar when looking for
 // danger or for what a script runs, where missing a script is worse than looking at one too many.
-const READ_SHELLS: ReadonlySet<string> = new Set([
-  ...SCRIPT_SHELLS,
-  "ksh",
-  "mksh",
-  "lksh",
-  "pdksh",
-  "oksh",
-  "loksh",
-  "ash",
-  "hush",
-  "rbash",
-  "yash",
-  "posh",
-  "bosh",
-]);
+const READ_SHELLS: ReadonlySet<string> = shellNames((shell) => shell.family === "bourne");
 // Shells with languages of their own, which the analyser does not read.
-const UNREAD_SHELLS: ReadonlySet<string> = new Set([
-  "fish",
-  "csh",
-  "tcsh",
-  "nu",
-  "nushell",
-  "xonsh",
-  "elvish",
-  "pwsh",
-  "powershell",
-  "cmd",
-  "rc",
-  "es",
-  "ion",
-  "murex",
-  "oil",
-  "osh",
-  "ysh",
-  "scsh",
-]);
+const UNREAD_SHELLS: ReadonlySet<string> = shellNames((shell) => shell.family === "own");
 // Long options of these shells that take the next word as their value.
 const SHELL_LONG_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set(["--rcfile", "--init-file"]);
 const VERSION_SUFFIX = /^([a-z]+?)-?\d+(\.\d+)*$/;

@@ -1,3 +1,4 @@
+import { SHELLS } from "@conch/protocol";
 import { trustedExecutableName } from "./command-name.js";
 import { type OptionGrammar, skipOptions } from "./options.js";
 
@@ -55,16 +56,7 @@ export const NEVER_WRAPPERS: readonly string[] = [
   "watch",
   "eval",
   "exec",
-  "bash",
-  "sh",
-  "zsh",
-  "dash",
-  "ksh",
-  "mksh",
-  "fish",
-  "csh",
-  "tcsh",
-  "busybox",
+  ...Object.keys(SHELLS),
 ];
 
 interface CompiledWrapper {

@@ -1,3 +1,4 @@
+import { expectedReceived } from "@conch/protocol";
 /**
  * Keeps the first and last bytes of a stream of any length in fixed memory: `capacity` bytes at most, half
  * for the head and half for the tail, and counts what fell out of the middle.
@@ -16,7 +17,7 @@ export class HeadTailBuffer {
 
   constructor(capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 2) {
-      throw new RangeError(`capacity: expected an integer >= 2, received ${capacity}`);
+      throw new RangeError(expectedReceived("capacity", "an integer >= 2", capacity));
     }
     this.capacity = capacity;
     this.#headCapacity = Math.floor(capacity / 2);

@@ -4,6 +4,7 @@ import { Socket } from "node:net";
 import { resolve } from "node:path";
 import type { Writable } from "node:stream";
 import type { SpawnSpec } from "@conch/protocol";
+import { expectedReceived } from "@conch/protocol";
 import { ExecError } from "../errors.js";
 import { createRunMarker, RUN_MARKER_VAR } from "./run-marker.js";
 import { ProcessTree } from "./tree.js";
@@ -142,7 +143,7 @@ export async function spawnProcess<Process extends { readonly pid: number }>(
   const { stdout } = options;
   if (stdout !== undefined && !(stdout instanceof Socket) && !(Number.isSafeInteger(stdout) && stdout >= 0)) {
     throw new TypeError(
-      `stdout must be a descriptor (an integer of 0 or more) or a socket, received ${String(stdout)}`,
+      expectedReceived("stdout", "a descriptor (an integer of 0 or more) or a socket", stdout),
     );
   }
   const marker = createRunMarker();

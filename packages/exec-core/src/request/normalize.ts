@@ -1,6 +1,11 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { ENV_INHERIT_POLICIES, type EnvInheritPolicy, type ExecRequest } from "@conch/protocol";
+import {
+  ENV_INHERIT_POLICIES,
+  type EnvInheritPolicy,
+  type ExecRequest,
+  expectedReceived,
+} from "@conch/protocol";
 import { buildEnv } from "../env/build-env.js";
 import { ExecError } from "../errors.js";
 
@@ -33,19 +38,8 @@ export interface NormalizedRequest {
   maxOutputBytes: number;
 }
 
-function describe(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return value.length === 0 ? "[]" : `an array of ${value.length}`;
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "object") return "an object";
-  return `${typeof value} ${String(value)}`;
-}
-
 function invalid(field: string, expected: string, value: unknown): ExecError {
-  return new ExecError(
-    "INVALID_REQUEST",
-    `invalid request: ${field}: expected ${expected}, received ${describe(value)}`,
-  );
+  return new ExecError("INVALID_REQUEST", `invalid request: ${expectedReceived(field, expected, value)}`);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

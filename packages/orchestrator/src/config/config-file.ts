@@ -1,5 +1,10 @@
 import { join, resolve } from "node:path";
-import { APPROVAL_POLICIES, ENV_INHERIT_POLICIES, TOOL_PROFILE_NAMES } from "@conch/protocol";
+import {
+  APPROVAL_POLICIES,
+  ENV_INHERIT_POLICIES,
+  expectedReceived,
+  TOOL_PROFILE_NAMES,
+} from "@conch/protocol";
 import { parse, TomlError } from "smol-toml";
 import { OrchestratorError } from "../errors.js";
 import { CONFIG_KEYS, CONFIG_SANDBOX_MODES, type ConfigFileValues } from "./config-values.js";
@@ -18,16 +23,6 @@ export interface ConfigFile {
 export interface ConfigPathBase {
   readonly base: string;
   readonly home: string;
-}
-
-/** A TOML value as a message shows it: strings quoted, scalars as written, containers by kind. */
-export function showValue(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean")
-    return String(value);
-  if (value instanceof Date) return "a datetime";
-  if (Array.isArray(value)) return `[${value.map(showValue).join(", ")}]`;
-  return "a table";
 }
 
 function resolveConfigPath(path: string, paths: ConfigPathBase): string {
@@ -55,7 +50,7 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
   const fail = (key: string, expected: string, received: unknown, label: string = key): never => {
     throw new OrchestratorError(
       "INVALID_CONFIG",
-      `${path}:${keyLine(text, key)}: ${label}: expected ${expected}, received ${showValue(received)}`,
+      `${path}:${keyLine(text, key)}: ${expectedReceived(label, expected, received)}`,
     );
   };
   const oneOf = <T extends string>(key: string, choices: readonly T[], value: unknown): T => {

@@ -443,7 +443,7 @@ describe("loadConfig", () => {
     ['rules_dirs = [""]', 'rules_dirs[0]: expected a non-empty path, received ""'],
     [
       "[sandbox]\ntype = 1",
-      'sandbox: expected one of "read-only", "workspace-write", "danger-full-access", received a table',
+      'sandbox: expected one of "read-only", "workspace-write", "danger-full-access", received an object',
     ],
   ])("rejects %j", async (line, message) => {
     await write(userFile, `# user config\n\n${line}\n`);

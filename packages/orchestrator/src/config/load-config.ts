@@ -1,7 +1,7 @@
 import { lstat } from "node:fs/promises";
 import { homedir as osHomedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import type { RulesFile } from "@conch/approval";
+import type { RulesFile } from "@conch/exec-policy";
 import { OrchestratorError } from "../errors.js";
 import { conchStateDir } from "../runtime/state-dir.js";
 import { type ConfigFile, parseConfigFile } from "./config-file.js";

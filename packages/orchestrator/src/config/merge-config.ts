@@ -5,9 +5,10 @@ import {
   type ApprovalPolicy,
   ENV_INHERIT_POLICIES,
   type EnvInheritPolicy,
+  receivedValue,
   type ToolProfileName,
 } from "@conch/protocol";
-import { type ConfigFile, showValue } from "./config-file.js";
+import type { ConfigFile } from "./config-file.js";
 import { CONFIG_SANDBOX_MODES, type ConfigSandboxMode } from "./config-values.js";
 import { keyLine } from "./key-lines.js";
 
@@ -137,10 +138,10 @@ export async function applyProjectConfig(
   const ignored: { line: number; text: string }[] = [];
   const ignore = (key: string, value: unknown, why: string): void => {
     const line = keyLine(project.text, key);
-    ignored.push({ line, text: `${project.path}:${line}: ${key} = ${showValue(value)} ignored: ${why}` });
+    ignored.push({ line, text: `${project.path}:${line}: ${key} = ${receivedValue(value)} ignored: ${why}` });
   };
   const looser = (key: string, userValue: unknown): string => {
-    return `looser than ${originOf(key)} ${showValue(userValue)}`;
+    return `looser than ${originOf(key)} ${receivedValue(userValue)}`;
   };
   const tighter = <T extends string>(
     key: string,

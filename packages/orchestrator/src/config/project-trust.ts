@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { RulesFile } from "@conch/approval";
+import type { RulesFile } from "@conch/exec-policy";
 import { OrchestratorError } from "../errors.js";
 
 interface TrustRecord {

@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { RulesFile } from "@conch/approval";
+import type { RulesFile } from "@conch/exec-policy";
 import { OrchestratorError } from "../errors.js";
 import { readConfigText } from "./read-config-text.js";
 

@@ -1,3 +1,4 @@
+import { receivedValue } from "@conch/protocol";
 import type { z } from "zod";
 
 // zod's own messages ("Invalid input: expected string, received undefined") name neither the field nor
@@ -12,26 +13,6 @@ function fieldPath(path: readonly PropertyKey[]): string {
   return out === "" ? "arguments" : out;
 }
 
-/** A received value, shortly: `"abc"`, `1.5`, `an array`, `null`. */
-function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-    case "number":
-    case "boolean":
-    case "bigint":
-      return String(value);
-    case "undefined":
-      return "nothing";
-    case "object":
-      return "an object";
-    default:
-      return typeof value;
-  }
-}
-
 const TYPE_NAMES: Readonly<Record<string, string>> = {
   string: "a string",
   number: "a number",
@@ -43,7 +24,7 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
 
 function expectation(issue: z.core.$ZodIssue, knownFields: readonly string[]): string {
   const input = (issue as { input?: unknown }).input;
-  const received = `received ${describeValue(input)}`;
+  const received = `received ${receivedValue(input)}`;
   switch (issue.code) {
     case "invalid_type": {
       const expected = TYPE_NAMES[issue.expected] ?? issue.expected;

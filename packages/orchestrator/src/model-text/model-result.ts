@@ -1,13 +1,19 @@
 import type { ToolResult } from "@conch/protocol";
 import { visibleText } from "@conch/protocol";
 import type { SessionResponse } from "@conch/unified-exec";
-import { appendLine, binaryOutputSummary, hintNote, spillFailedNote } from "../format/notes.js";
-import { notStartedText } from "../format/rejection-text.js";
-import { removedControlsNote } from "../format/removed-controls-note.js";
-import { formatShellCommandResult } from "../format/shell-command-result.js";
+import { notStartedText } from "../orchestrator/rejection-text.js";
 import type { CommandOutcome, FailedOutcome, RejectedOutcome } from "../orchestrator/types.js";
-import { spillNotice, spillPointer, UNSAVED } from "../spill/spill-notice.js";
-import type { ToolCallResult } from "./types.js";
+import { spillPointer, UNSAVED } from "../spill/spill-pointer.js";
+import { appendLine, binaryOutputSummary, hintNote, spillFailedNote } from "./notes.js";
+import { removedControlsNote } from "./removed-controls-note.js";
+import { formatShellCommandResult } from "./shell-command-result.js";
+import { spillNotice } from "./spill-notice.js";
+
+/** What a tool call gives back: the exact text for the model, and the same facts as data. */
+export interface ToolCallResult {
+  readonly text: string;
+  readonly result: ToolResult;
+}
 
 /** The fields of a result whose command did not run (or is not a one-shot run). */
 export const NOT_RUN: Omit<ToolResult, "tool" | "status"> = {

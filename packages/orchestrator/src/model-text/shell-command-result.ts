@@ -2,9 +2,11 @@
 // build_content_with_timeout), with Conch's cut: whole lines left out, and one marker line saying
 // which and where they are.
 
-import { omissionMarker, type SpillPointer, UNSAVED } from "../spill/spill-notice.js";
+import { shellCommandContent } from "../output/shell-content.js";
+import { type SpillPointer, UNSAVED } from "../spill/spill-pointer.js";
 import { CollectedOutput } from "../text/collected-output.js";
 import { joinCut } from "../text/truncate.js";
+import { omissionMarker } from "./spill-notice.js";
 
 export interface ShellCommandResultInput {
   readonly exitCode: number;
@@ -22,20 +24,6 @@ export interface ShellCommandText {
   readonly text: string;
   /** The output had to be cut to fit `maxTokens`. */
   readonly truncated: boolean;
-}
-
-/** The text shell_command's output starts with when the command timed out (Codex's words). */
-function timeoutNotice(durationMs: number): string {
-  return `command timed out after ${Math.floor(durationMs)} milliseconds\n`;
-}
-
-/** What the text shows of an output: with the timeout notice in front when the command timed out. */
-export function shellCommandContent(
-  output: CollectedOutput,
-  timedOut: boolean,
-  durationMs: number,
-): CollectedOutput {
-  return timedOut ? output.withPrefix(timeoutNotice(durationMs)) : output;
 }
 
 /**

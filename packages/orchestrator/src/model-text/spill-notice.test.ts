@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  formatCount,
-  formatSize,
-  lineRange,
-  omissionMarker,
-  spillNotice,
-  spillPointer,
-  UNSAVED,
-} from "./spill-notice.js";
+import { spillPointer, UNSAVED } from "../spill/spill-pointer.js";
+import { formatCount, formatSize, lineRange } from "../text/counts.js";
+import { omissionMarker, spillNotice } from "./spill-notice.js";
 
 const PATH = "/s/conch/spill/20250102T030405678Z-1a2b3c4d-shell_command.txt";
 const OMITTED = { firstLine: 4212, lastLine: 1_997_500, bytes: 14_823_456 };

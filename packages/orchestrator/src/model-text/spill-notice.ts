@@ -1,29 +1,14 @@
 import { visibleText } from "@conch/protocol";
+import type { SpillPointer } from "../spill/spill-pointer.js";
+import type { SpillGap } from "../spill/spill-writer.js";
+import { formatCount, formatSize, lineRange } from "../text/counts.js";
 import type { Omission } from "../text/truncate.js";
-import type { SpillGap } from "./spill-writer.js";
 
 // Characters a POSIX shell reads literally in a word; anything else gets the path single-quoted.
 const SHELL_PLAIN = /^[A-Za-z0-9_./@%+=:,-]+$/;
 
 /** Lines the suggested range reads: enough to be useful, few enough to fit a default token budget. */
 const SUGGESTED_LINES = 200;
-
-/** Where the whole of a cut output is, as the marker that stands for the cut says. */
-export type SpillPointer =
-  | { readonly kind: "file"; readonly path: string; readonly gap: SpillGap | null }
-  | { readonly kind: "failed"; readonly reason: string }
-  | { readonly kind: "unsaved" };
-
-export const UNSAVED: SpillPointer = { kind: "unsaved" };
-
-/** The pointer to a spill file written (or that failed with `error`), or to none. */
-export function spillPointer(
-  spill: { readonly path: string; readonly gap: SpillGap | null } | null,
-  error: string | null,
-): SpillPointer {
-  if (spill !== null) return { kind: "file", path: spill.path, gap: spill.gap };
-  return error === null ? UNSAVED : { kind: "failed", reason: error };
-}
 
 /**
  * The one line that stands where a cut left lines out: which lines (numbered as in the spill file),
@@ -82,30 +67,6 @@ export function spillNotice(path: string, totalBytes: number, omittedBytes = 0):
       ? `Output (${totalBytes} bytes) saved to ${quoted} with the middle ${omittedBytes} bytes omitted`
       : `Full output (${totalBytes} bytes) saved to ${quoted}`;
   return `[${saved}]`;
-}
-
-/** `line 7` or `lines 4,212–1,997,500`. */
-export function lineRange(first: number, last: number): string {
-  return first === last ? `line ${formatCount(first)}` : `lines ${formatCount(first)}–${formatCount(last)}`;
-}
-
-/** A count with thousands separators (`1,997,500`), the same in every locale. */
-export function formatCount(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-
-const SIZE_UNITS = ["kB", "MB", "GB", "TB"] as const;
-
-/** `1 byte`, `812 bytes`, `40.2 kB`, `14.8 MB`: decimal units, one decimal. */
-export function formatSize(bytes: number): string {
-  if (bytes < 1000) return bytes === 1 ? "1 byte" : `${bytes} bytes`;
-  let value = bytes;
-  for (const unit of SIZE_UNITS) {
-    value /= 1000;
-    // Rounded up to 1000.0 of a unit, the next unit reads better.
-    if (Number(value.toFixed(1)) < 1000 || unit === "TB") return `${value.toFixed(1)} ${unit}`;
-  }
-  return `${bytes} bytes`;
 }
 
 function shellQuote(word: string): string {

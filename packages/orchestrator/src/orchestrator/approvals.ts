@@ -7,18 +7,18 @@ import {
   type Approver,
   allowPrefixRule,
   ESCALATION_EXPLANATION,
-  type ExecPolicy,
   type ExplainedRequirement,
   explainedApprovalRequirement,
   type ProgramLookup,
   type RequirementExplanation,
   storablePrefixRule,
 } from "@conch/approval";
+import type { ExecPolicy } from "@conch/exec-policy";
 import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
 import type { SandboxPolicy } from "@conch/sandbox-core";
-import { ESCALATION_REASON, noApproverText, REJECTED_BY_USER } from "../format/rejection-text.js";
 import type { AuditEvents } from "./audit-events.js";
 import { rejected } from "./outcomes.js";
+import { ESCALATION_REASON, noApproverText, REJECTED_BY_USER } from "./rejection-text.js";
 import type { CommandRequest, RejectedOutcome } from "./types.js";
 
 const INPUT_REASON = "text typed into a session that runs outside the sandbox";

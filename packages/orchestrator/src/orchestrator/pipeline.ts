@@ -9,12 +9,11 @@ import {
   type PreparedSandbox,
   type SandboxPolicy,
 } from "@conch/sandbox-core";
-import {
-  denialHint,
-  looksLikeNetworkFailure,
-  noNetworkHint,
-  sandboxCutsNetwork,
-} from "../format/denial-hint.js";
+import type { Approvals } from "./approvals.js";
+import type { Attempt } from "./attempts.js";
+import type { AuditEvents } from "./audit-events.js";
+import { denialHint, looksLikeNetworkFailure, noNetworkHint, sandboxCutsNetwork } from "./denial-hint.js";
+import { rejected } from "./outcomes.js";
 import {
   CANCELED_BEFORE_START,
   cwdNotFoundText,
@@ -22,11 +21,7 @@ import {
   REJECTED_BY_POLICY,
   RETRY_WITHOUT_SANDBOX_REASON,
   retryExplanation,
-} from "../format/rejection-text.js";
-import type { Approvals } from "./approvals.js";
-import type { Attempt } from "./attempts.js";
-import type { AuditEvents } from "./audit-events.js";
-import { rejected } from "./outcomes.js";
+} from "./rejection-text.js";
 import type { GitRepositoryPin, SpawnPlan, SpawnPlanner } from "./spawn-plan.js";
 import type { CommandRequest, FailedOutcome, RejectedOutcome } from "./types.js";
 

@@ -5,9 +5,10 @@
 // one-shot and session attempts (attempts.ts) and the audit lines (audit-events.ts). Codex's
 // ToolOrchestrator (codex-rs/core/src/tools/orchestrator.rs).
 import { realpathSync } from "node:fs";
-import { type ExecPolicy, loadExecPolicy, sessionInputNeedsApproval } from "@conch/approval";
+import { sessionInputNeedsApproval } from "@conch/approval";
 import { run as execRun } from "@conch/exec-core";
-import { type ApprovalPolicy, isConchError } from "@conch/protocol";
+import { type ExecPolicy, loadExecPolicy } from "@conch/exec-policy";
+import { type ApprovalPolicy, expectedReceived, isConchError } from "@conch/protocol";
 import { createSandboxRegistry, type PreparedSandbox, type SandboxPolicy } from "@conch/sandbox-core";
 import type { Shell } from "@conch/shell-detect";
 import { clampYield, type SessionResponse, SessionStore } from "@conch/unified-exec";
@@ -432,7 +433,11 @@ function checkedSandbox(
   const mismatch = (what: string, expected: unknown, received: unknown): OrchestratorError =>
     new OrchestratorError(
       "INVALID_REQUEST",
-      `sessionSandbox: expected a sandbox prepared for ${what} ${String(expected)} (as the orchestrator's), received ${String(received)}`,
+      expectedReceived(
+        "sessionSandbox",
+        `a sandbox prepared for ${what} ${String(expected)} (as the orchestrator's)`,
+        received,
+      ),
     );
   // Checked once per sandbox: the session's is prepared once and kept, and none of this changes.
   const checked = new WeakSet<PreparedSandbox>();

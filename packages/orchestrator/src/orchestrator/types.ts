@@ -1,5 +1,6 @@
-import type { Approver, ExecPolicy } from "@conch/approval";
+import type { Approver } from "@conch/approval";
 import type { EnvPolicy, ExecRequest, ExecResult, OutputDelta, RunOptions } from "@conch/exec-core";
+import type { ExecPolicy } from "@conch/exec-policy";
 import type { ApprovalPolicy, ConchErrorCode, RejectionKind, SandboxPermissions } from "@conch/protocol";
 import type { PreparedSandbox, SandboxPolicy } from "@conch/sandbox-core";
 import type { Shell } from "@conch/shell-detect";

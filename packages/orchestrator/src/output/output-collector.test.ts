@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { formatShellCommandResult } from "../format/shell-command-result.js";
+import { formatShellCommandResult } from "../model-text/shell-command-result.js";
 import { createSpillStore } from "../spill/spill-store.js";
 import { cleanTerminalText, TerminalTextFilter } from "../text/terminal-text.js";
 import { cutText } from "../text/truncate.js";

@@ -1,6 +1,5 @@
 import { Buffer, isAscii } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
-import { shellCommandContent } from "../format/shell-command-result.js";
 import type { SpillFile, SpillResult, SpillStore } from "../spill/spill-store.js";
 import type { CollectedOutput } from "../text/collected-output.js";
 import { isPlainAscii } from "../text/plain-ascii.js";
@@ -8,6 +7,7 @@ import { TailBuffer } from "../text/tail-buffer.js";
 import { TerminalTextFilter } from "../text/terminal-text.js";
 import { TextWindow } from "../text/text-window.js";
 import { approxBytesForTokens } from "../text/truncate.js";
+import { shellCommandContent } from "./shell-content.js";
 
 // Room past the budget: for a timeout notice in front of the output.
 const HEAD_SLACK_BYTES = 64;

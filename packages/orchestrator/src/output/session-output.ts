@@ -7,7 +7,7 @@
 import { Buffer, isAscii } from "node:buffer";
 import { StringDecoder } from "node:string_decoder";
 import type { SessionEvent, SessionResponse, SessionStore } from "@conch/unified-exec";
-import { type SpillPointer, spillPointer, UNSAVED } from "../spill/spill-notice.js";
+import { type SpillPointer, spillPointer, UNSAVED } from "../spill/spill-pointer.js";
 import type { SpillFile, SpillStore } from "../spill/spill-store.js";
 import { CollectedOutput } from "../text/collected-output.js";
 import { cleanTerminalText, TerminalTextFilter } from "../text/terminal-text.js";

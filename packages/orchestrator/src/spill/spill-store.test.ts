@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { formatCount } from "./spill-notice.js";
+import { formatCount } from "../text/counts.js";
 import { createSpillStore, DEFAULT_SPILL_RETENTION_MS } from "./spill-store.js";
 import type { SpillGap } from "./spill-writer.js";
 
@@ -403,10 +403,10 @@ describe("createSpillStore", () => {
 
   it("names the option and the value it rejects", () => {
     expect(() => createSpillStore({ maxFileBytes: 10 })).toThrow(
-      new RangeError("maxFileBytes must be an integer >= 1024, received 10"),
+      new RangeError("maxFileBytes: expected an integer >= 1024, received 10"),
     );
     expect(() => createSpillStore({ retentionMs: -1 })).toThrow(
-      new RangeError("retentionMs must be an integer >= 0, received -1"),
+      new RangeError("retentionMs: expected an integer >= 0, received -1"),
     );
   });
 });

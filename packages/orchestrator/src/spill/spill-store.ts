@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { expectedReceived } from "@conch/protocol";
 import { randomHex } from "../runtime/random-hex.js";
 import { conchStateDir, type StateDirOptions } from "../runtime/state-dir.js";
 import { type SpillGap, SpillWriter } from "./spill-writer.js";
@@ -178,7 +179,7 @@ export function createSpillStore(options: SpillStoreOptions = {}): SpillStore {
 function checkInteger(name: string, value: number | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(`${name} must be an integer >= ${min}, received ${String(value)}`);
+    throw new RangeError(expectedReceived(name, `an integer >= ${min}`, value));
   }
   return value;
 }

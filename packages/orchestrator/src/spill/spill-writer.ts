@@ -1,8 +1,8 @@
 import { Buffer } from "node:buffer";
 import { type FileHandle, open, unlink } from "node:fs/promises";
+import { formatCount, lineRange } from "../text/counts.js";
 import { TailBuffer } from "../text/tail-buffer.js";
 import { countNewlines } from "../text/truncate.js";
-import { formatCount, lineRange } from "./spill-notice.js";
 
 // Room set aside for the marker line that stands for a middle left out of the file (and the line break
 // that ends a head cut inside a line).

@@ -108,10 +108,10 @@ describe("cutText", () => {
 
   it("rejects a budget that is not a non-negative integer", () => {
     expect(() => cutText("x", -1)).toThrow(
-      new RangeError("maxTokens must be a non-negative integer, received -1"),
+      new RangeError("maxTokens: expected a non-negative integer, received -1"),
     );
     expect(() => cutText("x", 1.5)).toThrow(
-      new RangeError("maxTokens must be a non-negative integer, received 1.5"),
+      new RangeError("maxTokens: expected a non-negative integer, received 1.5"),
     );
   });
 });

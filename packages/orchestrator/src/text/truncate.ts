@@ -5,6 +5,7 @@
 // exactly what it did not see.
 
 import { Buffer } from "node:buffer";
+import { expectedReceived } from "@conch/protocol";
 
 /** Codex's estimate: one token is about four bytes of UTF-8. */
 const APPROX_BYTES_PER_TOKEN = 4;
@@ -156,7 +157,7 @@ function tailCut(tail: Buffer, from: number, whole: boolean): number {
 
 function checkBudget(maxTokens: number): void {
   if (!Number.isSafeInteger(maxTokens) || maxTokens < 0) {
-    throw new RangeError(`maxTokens must be a non-negative integer, received ${String(maxTokens)}`);
+    throw new RangeError(expectedReceived("maxTokens", "a non-negative integer", maxTokens));
   }
 }
 

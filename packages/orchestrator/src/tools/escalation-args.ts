@@ -2,7 +2,7 @@
 // what reaches the orchestrator, and a note for what it ignores. A call that escalates without a
 // justification never gets here: the schema refuses it, naming `justification`.
 import type { SandboxPermissions } from "@conch/protocol";
-import { appendLine, UNUSED_JUSTIFICATION_NOTE } from "../format/notes.js";
+import { appendLine, UNUSED_JUSTIFICATION_NOTE } from "../model-text/notes.js";
 import type { CommandRequest } from "../orchestrator/types.js";
 import type { ToolCallResult } from "./types.js";
 

@@ -25,9 +25,12 @@ import {
 } from "@conch/protocol/schemas";
 import { resolveShell } from "@conch/shell-detect";
 import type { SessionResponse } from "@conch/unified-exec";
-import { generateChunkId } from "../format/chunk-id.js";
-import { appendLine, hintNote } from "../format/notes.js";
-import { removedControlsNote } from "../format/removed-controls-note.js";
+import { generateChunkId } from "../model-text/chunk-id.js";
+import { errorResult, failedResult, NOT_RUN, notRunResult, sessionData } from "../model-text/model-result.js";
+import { appendLine, hintNote } from "../model-text/notes.js";
+import { removedControlsNote } from "../model-text/removed-controls-note.js";
+import { forgetSessionText, sessionText } from "../model-text/session-text.js";
+import { omissionMarker } from "../model-text/spill-notice.js";
 import {
   formatTerminalList,
   formatTerminalResult,
@@ -36,15 +39,12 @@ import {
   terminalStdinClosedText,
   terminalWriteText,
   unknownTerminalText,
-} from "../format/terminal-result.js";
-import { formatUnifiedExecResult } from "../format/unified-exec-result.js";
+} from "../model-text/terminal-result.js";
+import { formatUnifiedExecResult } from "../model-text/unified-exec-result.js";
 import type { RejectedOutcome, SessionRunContext } from "../orchestrator/types.js";
-import { omissionMarker } from "../spill/spill-notice.js";
 import { approxTokenCount, joinCut } from "../text/truncate.js";
 import { defineTool } from "./define-tool.js";
 import { escalationFields, noteUnusedJustification } from "./escalation-args.js";
-import { errorResult, failedResult, NOT_RUN, notRunResult, sessionData } from "./model-result.js";
-import { forgetSessionText, sessionText } from "./session-text.js";
 import { shellScriptRequest } from "./shell-request.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 

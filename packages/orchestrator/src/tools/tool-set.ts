@@ -1,11 +1,12 @@
 import type { ToolProfileName } from "@conch/protocol";
+import { expectedReceived } from "@conch/protocol";
 import { detectShell, type Shell } from "@conch/shell-detect";
 import { OrchestratorError } from "../errors.js";
-import { noNetworkDescription, sandboxCutsNetwork } from "../format/denial-hint.js";
-import { describeInputError, invalidJsonText, unknownToolText } from "../format/input-errors.js";
+import { describeInputError, invalidJsonText, unknownToolText } from "../model-text/input-errors.js";
+import { errorResult, invalidResult } from "../model-text/model-result.js";
+import { noNetworkDescription, sandboxCutsNetwork } from "../orchestrator/denial-hint.js";
 import type { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { RunContext } from "../orchestrator/types.js";
-import { errorResult, invalidResult } from "./model-result.js";
 import type { ToolCallResult, ToolContext, ToolDefinition } from "./types.js";
 
 export interface ToolSetOptions {
@@ -61,7 +62,7 @@ async function profileTools(profile: ToolProfileName): Promise<readonly ToolDefi
     default:
       throw new OrchestratorError(
         "INVALID_REQUEST",
-        `tool profile: expected one of codex, bash, terminal, argv, received ${JSON.stringify(profile)}`,
+        expectedReceived("tool profile", "one of codex, bash, terminal, argv", profile),
       );
   }
 }
@@ -79,7 +80,7 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
   if (!Number.isSafeInteger(maxOutputTokens) || maxOutputTokens < 1) {
     throw new OrchestratorError(
       "INVALID_REQUEST",
-      `maxOutputTokens: expected a positive integer, received ${String(maxOutputTokens)}`,
+      expectedReceived("maxOutputTokens", "a positive integer", maxOutputTokens),
     );
   }
   let shell = options.shell;
@@ -87,7 +88,7 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
     throw new OrchestratorError(
       "INVALID_REQUEST",
-      `callLimitMs: expected a positive integer, received ${String(limit)}`,
+      expectedReceived("callLimitMs", "a positive integer", limit),
     );
   }
   const { sandboxPolicy, approvalPolicy } = orchestrator;

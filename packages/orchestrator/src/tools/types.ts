@@ -1,15 +1,11 @@
-import type { ToolResult } from "@conch/protocol";
 import type { JsonSchema } from "@conch/protocol/schemas";
 import type { Shell } from "@conch/shell-detect";
 import type { z } from "zod";
+import type { ToolCallResult } from "../model-text/model-result.js";
 import type { ToolOrchestrator } from "../orchestrator/tool-orchestrator.js";
 import type { RunContext } from "../orchestrator/types.js";
 
-/** What a tool call gives back: the exact text for the model, and the same facts as data. */
-export interface ToolCallResult {
-  readonly text: string;
-  readonly result: ToolResult;
-}
+export type { ToolCallResult };
 
 /** What a handler needs besides its arguments. */
 export interface ToolContext extends RunContext {

@@ -1,10 +1,11 @@
+import { receivedValue } from "@conch/protocol";
 import { SandboxError } from "../errors.js";
 import {
   createSandboxWorkspace,
   type SandboxWorkspace,
   type SandboxWorkspaceOptions,
 } from "../policy/resolve-policy.js";
-import { describeValue, validatePolicy, validateResolveOptions } from "../policy/validate-policy.js";
+import { validatePolicy, validateResolveOptions } from "../policy/validate-policy.js";
 import type { SandboxBackend, SandboxPolicy, SandboxRules, SpawnSpec } from "../types.js";
 import type { SandboxRegistry } from "./registry.js";
 
@@ -43,7 +44,7 @@ function checkRegistry(registry: unknown): asserts registry is SandboxRegistry {
   if (typeof registry !== "object" || record === null || typeof record.candidates !== "function") {
     throw new SandboxError(
       "INVALID_SANDBOX_BACKEND",
-      `invalid sandbox registry: expected one from createSandboxRegistry, received ${describeValue(registry)}`,
+      `invalid sandbox registry: expected one from createSandboxRegistry, received ${receivedValue(registry)}`,
     );
   }
 }

@@ -63,7 +63,7 @@ describe("createSandboxRegistry", () => {
     });
     expect(errorOf(() => registry.register({ ...backend("x", "aix"), transform: 1 } as never))).toEqual({
       code: "INVALID_SANDBOX_BACKEND",
-      message: "invalid sandbox backend: transform: expected a function, received number 1",
+      message: "invalid sandbox backend: transform: expected a function, received 1",
     });
     expect(errorOf(() => registry.register(null as never))).toEqual({
       code: "INVALID_SANDBOX_BACKEND",

@@ -1,5 +1,6 @@
+import { receivedValue } from "@conch/protocol";
 import { SandboxError } from "../errors.js";
-import { describeValue, validatePolicy } from "../policy/validate-policy.js";
+import { validatePolicy } from "../policy/validate-policy.js";
 import type { SandboxBackend, SandboxPolicy } from "../types.js";
 
 /**
@@ -29,7 +30,7 @@ function checkBackend(backend: unknown): asserts backend is SandboxBackend {
   if (typeof backend !== "object" || backend === null) {
     throw new SandboxError(
       "INVALID_SANDBOX_BACKEND",
-      `invalid sandbox backend: expected an object, received ${describeValue(backend)}`,
+      `invalid sandbox backend: expected an object, received ${receivedValue(backend)}`,
     );
   }
   const record = backend as Record<string, unknown>;
@@ -40,7 +41,7 @@ function checkBackend(backend: unknown): asserts backend is SandboxBackend {
     if (!ok) {
       throw new SandboxError(
         "INVALID_SANDBOX_BACKEND",
-        `invalid sandbox backend: ${field}: expected ${wantsFunction ? "a function" : "a non-empty string"}, received ${describeValue(value)}`,
+        `invalid sandbox backend: ${field}: expected ${wantsFunction ? "a function" : "a non-empty string"}, received ${receivedValue(value)}`,
       );
     }
   }
@@ -54,7 +55,7 @@ export function createSandboxRegistry(backends: readonly SandboxBackend[] = []):
   if (!Array.isArray(backends)) {
     throw new SandboxError(
       "INVALID_SANDBOX_BACKEND",
-      `invalid sandbox backends: expected an array, received ${describeValue(backends)}`,
+      `invalid sandbox backends: expected an array, received ${receivedValue(backends)}`,
     );
   }
   const byPlatform = new Map<string, SandboxBackend[]>();

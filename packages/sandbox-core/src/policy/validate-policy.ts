@@ -1,22 +1,14 @@
 import { isAbsolute } from "node:path";
-import { SANDBOX_MODES } from "@conch/protocol";
+import { expectedReceived, receivedValue, SANDBOX_MODES } from "@conch/protocol";
 import { SandboxError } from "../errors.js";
 import type { SandboxPolicy } from "../types.js";
 
 const WORKSPACE_WRITE_FIELDS: readonly string[] = ["mode", "writableRoots", "networkAccess"];
 
-export function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return value.length === 0 ? "[]" : `an array of ${value.length}`;
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "object") return "an object";
-  return `${typeof value} ${String(value)}`;
-}
-
 function invalid(field: string, expected: string, value: unknown): SandboxError {
   return new SandboxError(
     "INVALID_SANDBOX_POLICY",
-    `invalid sandbox policy: ${field}: expected ${expected}, received ${describeValue(value)}`,
+    `invalid sandbox policy: ${expectedReceived(field, expected, value)}`,
   );
 }
 
@@ -77,10 +69,10 @@ function optionError(message: string): SandboxError {
 export function patternList(options: Record<string, unknown>, field: string): string[] {
   const value = options[field] ?? [];
   if (!Array.isArray(value))
-    throw optionError(`${field}: expected an array of paths, received ${describeValue(value)}`);
+    throw optionError(`${field}: expected an array of paths, received ${receivedValue(value)}`);
   return value.map((item: unknown, index) => {
     if (typeof item !== "string" || item === "" || item.includes("\0")) {
-      throw optionError(`${field}[${index}]: expected a non-empty path, received ${describeValue(item)}`);
+      throw optionError(`${field}[${index}]: expected a non-empty path, received ${receivedValue(item)}`);
     }
     return item;
   });
@@ -96,25 +88,25 @@ export function validateResolveOptions(options: unknown): {
   protect: string[];
   allowHomeRoot: boolean;
 } {
-  if (!isRecord(options)) throw optionError(`expected an object, received ${describeValue(options)}`);
+  if (!isRecord(options)) throw optionError(`expected an object, received ${receivedValue(options)}`);
   const cwd = options.cwd;
   if (typeof cwd !== "string" || !isAbsolute(cwd)) {
-    throw optionError(`cwd: expected an absolute path, received ${describeValue(cwd)}`);
+    throw optionError(`cwd: expected an absolute path, received ${receivedValue(cwd)}`);
   }
   const env = options.env ?? process.env;
-  if (!isRecord(env)) throw optionError(`env: expected an object, received ${describeValue(env)}`);
+  if (!isRecord(env)) throw optionError(`env: expected an object, received ${receivedValue(env)}`);
   const tmpDir = options.tmpDir;
   if (tmpDir !== undefined && (typeof tmpDir !== "string" || !isAbsolute(tmpDir))) {
-    throw optionError(`tmpDir: expected an absolute path, received ${describeValue(tmpDir)}`);
+    throw optionError(`tmpDir: expected an absolute path, received ${receivedValue(tmpDir)}`);
   }
   const protect = patternList(options, "protect");
   const badProtect = protect.find((path) => !isAbsolute(path));
   if (badProtect !== undefined) {
-    throw optionError(`protect: expected absolute paths, received ${describeValue(badProtect)}`);
+    throw optionError(`protect: expected absolute paths, received ${receivedValue(badProtect)}`);
   }
   const allowHomeRoot = options.allowHomeRoot ?? false;
   if (typeof allowHomeRoot !== "boolean") {
-    throw optionError(`allowHomeRoot: expected a boolean, received ${describeValue(allowHomeRoot)}`);
+    throw optionError(`allowHomeRoot: expected a boolean, received ${receivedValue(allowHomeRoot)}`);
   }
   return {
     cwd,

@@ -1,4 +1,5 @@
 import { isAbsolute } from "node:path";
+import { expectedReceived } from "@conch/protocol";
 import {
   type Availability,
   type SandboxBackend,
@@ -43,19 +44,19 @@ function normalizeOptions(options: LinuxBackendOptions): LinuxBackendOptions {
   if (env !== undefined && (typeof env !== "object" || env === null)) {
     throw new SandboxError(
       "INVALID_SANDBOX_BACKEND",
-      `Option "env" must be an object, received ${JSON.stringify(env)}`,
+      `invalid options: ${expectedReceived("env", "an object", env)}`,
     );
   }
   if (bwrap !== undefined && (typeof bwrap !== "string" || !isAbsolute(bwrap))) {
     throw new SandboxError(
       "INVALID_SANDBOX_BACKEND",
-      `Option "bwrap" must be an absolute path, received ${JSON.stringify(bwrap)}`,
+      `invalid options: ${expectedReceived("bwrap", "an absolute path", bwrap)}`,
     );
   }
   if (probeCache !== undefined && (typeof probeCache !== "string" || !isAbsolute(probeCache))) {
     throw new SandboxError(
       "INVALID_SANDBOX_BACKEND",
-      `Option "probeCache" must be an absolute path, received ${JSON.stringify(probeCache)}`,
+      `invalid options: ${expectedReceived("probeCache", "an absolute path", probeCache)}`,
     );
   }
   return {

@@ -1,3 +1,4 @@
+import { expectedReceived } from "@conch/protocol";
 /**
  * `argv` run by `shell` (bash) after it closed every descriptor above `keep`: what the calling process
  * inherited without close-on-exec (an `exec 200>>file` in the user's shell, an IDE's pipe, an MCP
@@ -23,7 +24,7 @@ export function withInheritedFdsClosed(
   options: { tty?: boolean } = {},
 ): string[] {
   if (!Number.isInteger(keep) || keep < 2) {
-    throw new Error(`The last descriptor to keep must be an integer of 2 or more, received ${keep}`);
+    throw new Error(expectedReceived("keep (the last descriptor to keep)", "an integer of 2 or more", keep));
   }
   const close = `for f in /proc/self/fd/*; do f=\${f##*/}; ((f > ${keep})) && exec {f}>&-; done`;
   // Not the script's last command, so bash cannot turn it into an exec (which would skip the job).

@@ -1,3 +1,4 @@
+import { expectedReceived } from "@conch/protocol";
 import { assemble, type Instruction } from "./bpf.js";
 import { ARCH_SYSCALLS, DENIED_SYSCALLS, SECCOMP_ARCHES, type SeccompArch } from "./syscalls.js";
 
@@ -170,7 +171,7 @@ function normalizeOptions(options: SeccompFilterOptions): SeccompFilterOptions {
     );
   }
   if (typeof network !== "boolean") {
-    throw new Error(`Option "network" must be a boolean, received ${JSON.stringify(network)}`);
+    throw new Error(`invalid options: ${expectedReceived("network", "a boolean", network)}`);
   }
   return { arch, network };
 }

@@ -29,7 +29,7 @@ describe("captureShellSnapshot, before anything runs", () => {
       "no keep",
       bash,
       { keep: undefined },
-      "invalid request: options.keep: expected a function (name, value) => boolean, received undefined",
+      "invalid request: options.keep: expected a function (name, value) => boolean, received nothing",
     ],
     [
       "env that is not an object",
@@ -41,19 +41,19 @@ describe("captureShellSnapshot, before anything runs", () => {
       "an env value that is not a string",
       bash,
       { env: { HOME: 1 } },
-      "invalid request: options.env.HOME: expected a string, received number 1",
+      "invalid request: options.env.HOME: expected a string, received 1",
     ],
     [
       "a timeout of 0",
       bash,
       { timeoutMs: 0 },
-      "invalid request: options.timeoutMs: expected an integer from 1 to 2147483647 (milliseconds), received number 0",
+      "invalid request: options.timeoutMs: expected an integer from 1 to 2147483647 (milliseconds), received 0",
     ],
     [
       "a fractional timeout",
       bash,
       { timeoutMs: 1.5 },
-      "invalid request: options.timeoutMs: expected an integer from 1 to 2147483647 (milliseconds), received number 1.5",
+      "invalid request: options.timeoutMs: expected an integer from 1 to 2147483647 (milliseconds), received 1.5",
     ],
     [
       "an unknown option",

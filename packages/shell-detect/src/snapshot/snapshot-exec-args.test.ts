@@ -59,7 +59,7 @@ describe("snapshotExecArgs", () => {
     ).toThrow(
       expect.objectContaining({
         code: "INVALID_REQUEST",
-        message: "invalid request: script: expected a string, received number 42",
+        message: "invalid request: script: expected a string, received 42",
       }),
     );
   });

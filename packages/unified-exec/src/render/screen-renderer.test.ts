@@ -245,10 +245,10 @@ describe("ScreenRenderer", () => {
 
   it("rejects invalid sizes, naming the option and the value", () => {
     expect(() => new ScreenRenderer({ cols: 0 })).toThrow(
-      "ScreenRenderer option `cols` must be an integer >= 1, received 0",
+      "ScreenRenderer options: cols: expected an integer >= 1, received 0",
     );
     expect(() => new ScreenRenderer({ scrollback: 1.5 })).toThrow(
-      "ScreenRenderer option `scrollback` must be an integer >= 0, received 1.5",
+      "ScreenRenderer options: scrollback: expected an integer >= 0, received 1.5",
     );
   });
 

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { expectedReceived } from "@conch/protocol";
 import type { IBuffer, IDisposable, IMarker } from "@xterm/headless";
 
 type Xterm = typeof import("@xterm/headless");
@@ -373,9 +374,7 @@ function newlines(bytes: Buffer): number {
 
 function checkInteger(name: string, value: number, min: number): number {
   if (!Number.isInteger(value) || value < min) {
-    throw new RangeError(
-      `ScreenRenderer option \`${name}\` must be an integer >= ${min}, received ${String(value)}`,
-    );
+    throw new RangeError(`ScreenRenderer options: ${expectedReceived(name, `an integer >= ${min}`, value)}`);
   }
   return value;
 }

@@ -4,9 +4,10 @@
 // the sandbox the shell is in a pid namespace of its own; /proc as this process sees it names it, and
 // every pid in its stat, in this process's namespace, so the same reads work.
 import { readFileSync } from "node:fs";
+import { shellNames } from "@conch/protocol";
 
 /** The shell program names whose prompt can end a call's wait. */
-const SHELLS: ReadonlySet<string> = new Set(["bash", "zsh", "sh", "dash", "fish", "ksh", "mksh"]);
+const SHELLS: ReadonlySet<string> = shellNames((shell) => shell.prompts);
 // How deep under the session's root the shell is looked for (bwrap, its init, a login shell's -c).
 const MAX_DEPTH = 8;
 

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { TOOL_LIMITS } from "@conch/protocol";
+import { expectedReceived, TOOL_LIMITS } from "@conch/protocol";
 import { UnifiedExecError, unknownSession } from "../errors.js";
 import { Session, type SessionSpec, type SessionWatcher } from "../session/session.js";
 
@@ -121,19 +121,19 @@ export class SessionStore {
     if (!Number.isSafeInteger(this.#settleMs) || this.#settleMs < 0) {
       throw new UnifiedExecError(
         "INVALID_REQUEST",
-        `settleMs: expected an integer >= 0, received ${this.#settleMs}`,
+        expectedReceived("settleMs", "an integer >= 0", this.#settleMs),
       );
     }
     if (!Number.isSafeInteger(this.#max) || this.#max < 1) {
       throw new UnifiedExecError(
         "INVALID_REQUEST",
-        `maxSessions: expected a positive integer, received ${this.#max}`,
+        expectedReceived("maxSessions", "a positive integer", this.#max),
       );
     }
     if (!Number.isSafeInteger(this.#protected) || this.#protected < 0) {
       throw new UnifiedExecError(
         "INVALID_REQUEST",
-        `protectedRecent: expected an integer >= 0, received ${this.#protected}`,
+        expectedReceived("protectedRecent", "an integer >= 0", this.#protected),
       );
     }
   }
@@ -293,7 +293,7 @@ export class SessionStore {
       if (!Number.isInteger(value) || value < 1 || value > MAX_TERMINAL_SIZE) {
         throw new UnifiedExecError(
           "INVALID_REQUEST",
-          `${name}: expected an integer from 1 to ${MAX_TERMINAL_SIZE}, received ${String(value)}`,
+          expectedReceived(name, `an integer from 1 to ${MAX_TERMINAL_SIZE}`, value),
         );
       }
     }
