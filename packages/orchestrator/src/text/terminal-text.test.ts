@@ -144,6 +144,21 @@ describe("TerminalTextFilter", () => {
     expect(filter.end()).toBe("short");
     expect(filter.takeRemoved()).toBe(1);
   });
+
+  it("passes on the rest of a line that went out in part as it comes, as text or as plain bytes", () => {
+    for (const plain of [false, true]) {
+      const filter = new TerminalTextFilter();
+      const give = (text: string): string =>
+        plain
+          ? Buffer.concat(filter.writePlainAscii(Buffer.from(text)) ?? []).toString("latin1")
+          : filter.write(text);
+      expect(give("x".repeat(20_000)).length).toBe(20_000);
+      // Nothing of the same line is held any more: a \r then starts a new line, and loses nothing.
+      expect(give("tail of it")).toBe("tail of it");
+      expect(filter.write("\rshort")).toBe("\n");
+      expect(filter.end()).toBe("short");
+    }
+  });
 });
 
 describe("isPlainAscii", () => {
@@ -157,7 +172,19 @@ describe("isPlainAscii", () => {
         for (const offset of [0, 1, 2, 3]) {
           // Short runs (the loop's every alignment) and long ones (the WebAssembly blocks and their tail).
           for (const length of [1, 2, 3, 5, 8, 17, 530, 2047]) {
-            for (const at of new Set([0, 1, length >> 1, length - 16, length - 2, length - 1])) {
+            // Every vector of a 64-byte block (at 0, 16, 32 and 48 of it), the halfway point, the tail.
+            for (const at of new Set([
+              0,
+              1,
+              16,
+              33,
+              50,
+              63,
+              length >> 1,
+              length - 16,
+              length - 2,
+              length - 1,
+            ])) {
               if (at < 0 || at >= length) continue;
               const data = backing.subarray(offset, offset + length).fill(0x61);
               data[at] = code;

@@ -109,7 +109,8 @@ const C1_PM = 0x9e;
 const C1_APC = 0x9f;
 
 // A line is held until its end, since a `\r` may still replace it. One longer than this is passed on as
-// it is (memory stays bounded), and a later `\r` then starts a new line instead.
+// it is (memory stays bounded), the rest of it too as it comes, and a later `\r` then starts a new line
+// instead.
 const MAX_HELD_LINE = 16 * 1024;
 // Enough for an erase-in-line's parameter; longer parameters are kept no further.
 const MAX_PARAMS = 8;
@@ -186,6 +187,11 @@ export class TerminalTextFilter {
     const out: Buffer[] = [];
     const lastLineFeed = data.lastIndexOf(LF);
     if (lastLineFeed === -1) {
+      // A line that went out in part goes on out as it comes: nothing held, nothing decoded.
+      if (this.#breakOnReturn && this.#line === "") {
+        out.push(data);
+        return out;
+      }
       if (this.#line.length + data.length <= MAX_HELD_LINE) {
         this.#line += data.toString("latin1");
         return out;
@@ -246,6 +252,10 @@ export class TerminalTextFilter {
     // Searched in the run alone: in `text` a search could scan far past it on every call.
     const run = text.slice(start, end);
     const lastLineFeed = run.lastIndexOf("\n");
+    if (lastLineFeed === -1 && this.#breakOnReturn && this.#line === "") {
+      this.#out += run;
+      return;
+    }
     if (lastLineFeed === -1) {
       this.#line += run;
     } else {
