@@ -95,6 +95,37 @@ describe("the orchestrator's sandbox", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("with a remote backend preferred, runs nothing here and says why, through the door", async () => {
+    const marker = join(work, "remote-marker");
+    let started = 0;
+    const registry = createSandboxRegistry([
+      {
+        name: "agent",
+        platform: process.platform,
+        available: async () => ({ available: true }),
+        host: {
+          start: async () => {
+            started++;
+            throw new Error("the door does not start commands through a host yet");
+          },
+        },
+      },
+      createLinuxBackend(),
+    ]);
+    const orchestrator = new ToolOrchestrator({
+      cwd: work,
+      approvalPolicy: "never",
+      sandbox: { mode: "workspace-write" },
+      sessionSandbox: sessionSandbox({ mode: "workspace-write" }, work, registry, { env }),
+    });
+    const outcome = await orchestrator.run(request(["touch", marker]));
+    expect(outcome.status === "failed" && [outcome.code, outcome.message]).toEqual([
+      "SANDBOX_UNAVAILABLE",
+      "the sandbox agent starts commands on another machine, and this caller starts them only on this one: nothing ran",
+    ]);
+    expect([existsSync(marker), started]).toEqual([false, 0]);
+  });
+
   it("refuses a session sandbox prepared for another mode than its policy", async () => {
     const marker = join(work, "ran");
     const orchestrator = new ToolOrchestrator({

@@ -59,12 +59,90 @@ export type { SpawnSpec };
 
 export type Availability = { available: true } | { available: false; reason: string; fix: string };
 
-export interface SandboxBackend {
+/**
+ * A sandbox backend: where and how a command runs under the rules. A local backend (bwrap, Landlock,
+ * Seatbelt) rewrites the spawn (`transform`) and the command starts on this machine; a remote one (a
+ * command on another host, in a container or a pod, through `conch-agent`) starts it there itself
+ * (`host`). A backend has exactly one of the two.
+ */
+export type SandboxBackend = LocalSandboxBackend | RemoteSandboxBackend;
+
+interface BackendBase {
   /** `bwrap` (Linux), `seatbelt` (macOS), ... — the value of `CONCH_SANDBOX` in the child. */
   readonly name: string;
   readonly platform: NodeJS.Platform;
   /** Whether this backend can sandbox here, and if not, why and how to fix it. Cached by the backend. */
   available(): Promise<Availability>;
+}
+
+export interface LocalSandboxBackend extends BackendBase {
   /** `spec` rewritten to run under `rules`; `options.tty` for PTY sessions (no new session). */
   transform(spec: SpawnSpec, rules: SandboxRules, options?: { tty?: boolean }): Promise<SpawnSpec>;
+  readonly host?: undefined;
+}
+
+export interface RemoteSandboxBackend extends BackendBase {
+  readonly transform?: undefined;
+  /** Where its commands run: the operations of the `conch-exec/1` protocol. */
+  readonly host: ProcessHost;
+}
+
+/**
+ * A place that runs commands for a remote backend, under rules it enforces itself (its own sandbox, or
+ * the pod as the sandbox when its operator says so). Output is numbered, so that a reader that lost
+ * its connection reads on from where it was, and writes carry an id, so that one sent twice is typed
+ * once.
+ */
+export interface ProcessHost {
+  /**
+   * Starts `spec` under `rules`; rejects with `SANDBOX_UNAVAILABLE` when the other side cannot enforce
+   * them (fail closed: nothing runs).
+   */
+  start(request: HostStartRequest): Promise<HostProcess>;
+}
+
+export interface HostStartRequest {
+  readonly spec: SpawnSpec;
+  readonly rules: SandboxRules;
+  /** A terminal (PTY) session, else pipes. */
+  readonly tty: boolean;
+  /** A terminal's size. */
+  readonly size?: { readonly cols: number; readonly rows: number };
+}
+
+/** One numbered piece of a process's output. */
+export interface HostOutputChunk {
+  readonly seq: number;
+  readonly stream: "stdout" | "stderr";
+  readonly data: Uint8Array;
+}
+
+export interface HostExit {
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** The other side saw its sandbox refuse something the command did. */
+  readonly sandboxDenied: boolean;
+}
+
+export interface HostRead {
+  readonly chunks: readonly HostOutputChunk[];
+  /** The `fromSeq` to read on from. */
+  readonly nextSeq: number;
+  /** Bytes the host's bounded buffer dropped before they were read, said as such to the model. */
+  readonly droppedBytes: number;
+  /** Set once the process has exited and every chunk before its exit was read. */
+  readonly exit: HostExit | null;
+}
+
+/** A command a `ProcessHost` started. */
+export interface HostProcess {
+  readonly id: string;
+  /** Output from `fromSeq` on; waits up to `waitMs` (0 by default) for the first chunk or the exit. */
+  read(fromSeq: number, options?: { readonly waitMs?: number }): Promise<HostRead>;
+  /** Writes to its input; the same `writeId` twice writes once. */
+  write(data: Uint8Array, writeId: string): Promise<void>;
+  signal(signal: NodeJS.Signals): Promise<void>;
+  resize(cols: number, rows: number): Promise<void>;
+  /** Ends the process and everything it started; resolves with how it ended. */
+  terminate(): Promise<HostExit>;
 }

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
-import type { SandboxBackend, SandboxRules, SpawnSpec, WritableRoot } from "@conch/sandbox-core";
+import type { LocalSandboxBackend, SandboxRules, SpawnSpec, WritableRoot } from "@conch/sandbox-core";
 
 // sandbox-core's resolver is being rewritten; these tests build the rules it would produce by hand.
 
@@ -68,7 +68,7 @@ export interface Outcome {
 
 /** Runs `argv` under `backend` and `rules` in `cwd`; stdout and stderr merged in arrival order. */
 export async function runSandboxed(
-  backend: SandboxBackend,
+  backend: LocalSandboxBackend,
   sandboxRules: SandboxRules,
   cwd: string,
   argv: string[],

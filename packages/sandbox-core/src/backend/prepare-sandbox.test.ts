@@ -144,6 +144,37 @@ describe("prepareSandbox", () => {
     });
   });
 
+  it("chooses a remote backend it prefers, says so, and starts nothing here through the spawn hook", async () => {
+    const started: unknown[] = [];
+    const host = {
+      start: async (request: unknown) => {
+        started.push(request);
+        throw new Error("never called by prepareSandbox");
+      },
+    };
+    const remote: SandboxBackend = {
+      name: "agent",
+      platform: process.platform,
+      available: async () => ({ available: true }),
+      host,
+    };
+    const local = recording({ available: true });
+    const sandbox = await prepareSandbox(
+      { mode: "workspace-write" },
+      cwd,
+      createSandboxRegistry([remote, local.backend]),
+    );
+    expect([sandbox.name, sandbox.backend, sandbox.host]).toEqual(["agent", remote, host]);
+    const hook = sandbox.spawnHook();
+    expect(hook).not.toBe(null);
+    expect(await errorOf((hook as (spec: SpawnSpec) => Promise<SpawnSpec>)(spec))).toEqual({
+      code: "SANDBOX_UNAVAILABLE",
+      message:
+        "the sandbox agent starts commands on another machine, and this caller starts them only on this one: nothing ran",
+    });
+    expect([started, local.seen, local.probes]).toEqual([[], [], []]);
+  });
+
   it("validates the policy, the options and the registry before probing the backend", async () => {
     const { backend, probes } = recording({ available: true });
     const registry = createSandboxRegistry([backend]);

@@ -6,7 +6,7 @@ import {
   type SandboxWorkspaceOptions,
 } from "../policy/resolve-policy.js";
 import { validatePolicy, validateResolveOptions } from "../policy/validate-policy.js";
-import type { SandboxBackend, SandboxPolicy, SandboxRules, SpawnSpec } from "../types.js";
+import type { ProcessHost, SandboxBackend, SandboxPolicy, SandboxRules, SpawnSpec } from "../types.js";
 import type { SandboxRegistry } from "./registry.js";
 
 /** How `prepareSandbox` resolves the policy besides the cwd (see `SandboxWorkspaceOptions`). */
@@ -29,12 +29,16 @@ export interface PreparedSandbox {
   readonly name: string;
   /** Null for danger-full-access and external-sandbox, whose commands run as they are. */
   readonly backend: SandboxBackend | null;
+  /** Where commands run when the backend is remote (`backend.host`); null for a local one or none. */
+  readonly host: ProcessHost | null;
   /** The policy resolved against the session's cwd, its writable roots held by identity. */
   readonly workspace: SandboxWorkspace;
   /**
    * The `prepare` hook of exec-core's `run` and unified-exec's sessions for one command: it rewrites the
    * spec to run under the rules found now (protected and hidden paths afresh; a writable root that moved
    * throws `WRITABLE_ROOT_CHANGED` here, before anything spawns). Null when the policy runs no sandbox.
+   * For a remote backend the hook rejects with `SANDBOX_UNAVAILABLE`: its commands start through `host`,
+   * never as a spawn here, so a caller that only spawns locally runs nothing.
    */
   spawnHook(options?: SpawnHookOptions): ((spec: SpawnSpec) => Promise<SpawnSpec>) | null;
 }
@@ -71,9 +75,20 @@ export async function prepareSandbox(
   return {
     name: backend?.name ?? "none",
     backend,
+    host: backend?.host ?? null,
     workspace,
     spawnHook(hookOptions = {}) {
       if (backend === null) return null;
+      if (backend.host !== undefined) {
+        const name = backend.name;
+        return () =>
+          Promise.reject(
+            new SandboxError(
+              "SANDBOX_UNAVAILABLE",
+              `the sandbox ${name} starts commands on another machine, and this caller starts them only on this one: nothing ran`,
+            ),
+          );
+      }
       const rules = hookOptions.rules ?? workspace.rules();
       const tty = hookOptions.tty === true;
       return (spec) => backend.transform(spec, rules, { tty });

@@ -71,6 +71,29 @@ describe("createSandboxRegistry", () => {
     });
   });
 
+  it("takes a local backend (transform) or a remote one (host), exactly one of the two", () => {
+    const registry = createSandboxRegistry();
+    const host = { start: async () => Promise.reject(new Error("not here")) };
+    const local = backend("both", "linux");
+    expect(errorOf(() => registry.register({ ...local, host } as never))).toEqual({
+      code: "INVALID_SANDBOX_BACKEND",
+      message:
+        "invalid sandbox backend: both: expected either transform (a local backend) or host (a remote one), received both",
+    });
+    const { transform: _, ...neither } = backend("neither", "linux");
+    expect(errorOf(() => registry.register(neither as never))).toEqual({
+      code: "INVALID_SANDBOX_BACKEND",
+      message:
+        "invalid sandbox backend: neither: expected either transform (a local backend) or host (a remote one), received neither",
+    });
+    expect(errorOf(() => registry.register({ ...neither, host: {} } as never))).toEqual({
+      code: "INVALID_SANDBOX_BACKEND",
+      message: "invalid sandbox backend: host: expected an object with start(), received an object",
+    });
+    registry.register({ ...neither, name: "agent", host });
+    expect(registry.select({ mode: "workspace-write" }, "linux")?.name).toBe("agent");
+  });
+
   it("starts with the backends it is given, and each registry is its own", () => {
     const linux = backend("bwrap", "linux");
     const registry = createSandboxRegistry([linux, backend("seatbelt", "darwin")]);

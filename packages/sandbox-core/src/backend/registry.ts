@@ -1,4 +1,4 @@
-import { receivedValue } from "@conch/protocol";
+import { expectedReceived, receivedValue } from "@conch/protocol";
 import { SandboxError } from "../errors.js";
 import { validatePolicy } from "../policy/validate-policy.js";
 import type { SandboxBackend, SandboxPolicy } from "../types.js";
@@ -34,16 +34,42 @@ function checkBackend(backend: unknown): asserts backend is SandboxBackend {
     );
   }
   const record = backend as Record<string, unknown>;
-  for (const field of ["name", "platform", "available", "transform"]) {
+  for (const field of ["name", "platform"]) {
     const value = record[field];
-    const wantsFunction = field === "available" || field === "transform";
-    const ok = wantsFunction ? typeof value === "function" : typeof value === "string" && value !== "";
-    if (!ok) {
+    if (typeof value !== "string" || value === "") {
       throw new SandboxError(
         "INVALID_SANDBOX_BACKEND",
-        `invalid sandbox backend: ${field}: expected ${wantsFunction ? "a function" : "a non-empty string"}, received ${receivedValue(value)}`,
+        `invalid sandbox backend: ${expectedReceived(field, "a non-empty string", value)}`,
       );
     }
+  }
+  if (typeof record.available !== "function") {
+    throw new SandboxError(
+      "INVALID_SANDBOX_BACKEND",
+      `invalid sandbox backend: ${expectedReceived("available", "a function", record.available)}`,
+    );
+  }
+  // Exactly one way to run: rewritten here (`transform`) or started elsewhere (`host`).
+  const local = record.transform !== undefined;
+  const remote = record.host !== undefined;
+  if (local === remote) {
+    throw new SandboxError(
+      "INVALID_SANDBOX_BACKEND",
+      `invalid sandbox backend: ${record.name}: expected either transform (a local backend) or host (a remote one), received ${local ? "both" : "neither"}`,
+    );
+  }
+  if (local && typeof record.transform !== "function") {
+    throw new SandboxError(
+      "INVALID_SANDBOX_BACKEND",
+      `invalid sandbox backend: ${expectedReceived("transform", "a function", record.transform)}`,
+    );
+  }
+  const host = record.host as Record<string, unknown> | null;
+  if (remote && (typeof host !== "object" || host === null || typeof host.start !== "function")) {
+    throw new SandboxError(
+      "INVALID_SANDBOX_BACKEND",
+      `invalid sandbox backend: ${expectedReceived("host", "an object with start()", record.host)}`,
+    );
   }
 }
 

@@ -2,7 +2,7 @@ import { isAbsolute } from "node:path";
 import { expectedReceived } from "@conch/protocol";
 import {
   type Availability,
-  type SandboxBackend,
+  type LocalSandboxBackend,
   SandboxError,
   type SandboxRules,
   type SpawnSpec,
@@ -175,7 +175,7 @@ async function launcher(env: Record<string, string | undefined>): Promise<Probe 
  * `transform()` refuses (SANDBOX_UNAVAILABLE, with the reason and the fix) when bwrap cannot sandbox, so
  * a command never silently runs unsandboxed.
  */
-export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBackend {
+export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSandboxBackend {
   const checked = normalizeOptions(options);
   const env = checked.env ?? process.env;
   let probe: Promise<Probe> | undefined;
@@ -206,7 +206,7 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): SandboxBa
     })();
     return probe;
   };
-  const backend: SandboxBackend = {
+  const backend: LocalSandboxBackend = {
     name: "bwrap",
     platform: "linux",
     async available(): Promise<Availability> {
