@@ -1,21 +1,18 @@
-import { statSync } from "node:fs";
 import { isIP } from "node:net";
-import { resolve } from "node:path";
-import { CONFIG_SANDBOX_MODES, type ConfigSandboxMode } from "@conch/orchestrator";
-import {
-  APPROVAL_POLICIES,
-  type ApprovalPolicy,
-  expectedReceived,
-  TOOL_PROFILE_NAMES,
-  type ToolProfileName,
-} from "@conch/protocol";
+import { type ServeOptions, serveOptionsFromFlags } from "@conch/mcp";
+import { expectedReceived } from "@conch/protocol";
 import { UsageError } from "./errors.js";
 
 /** What conchd was asked to do: print something and exit, or serve. */
 export type DaemonArgs =
   | { readonly action: "help" }
   | { readonly action: "version" }
-  | { readonly action: "serve"; readonly options: ServeOptions; readonly http?: HttpAddress };
+  | {
+      readonly action: "serve";
+      /** How to serve, as the flags say (the server's options but its version). */
+      readonly options: Omit<ServeOptions, "version">;
+      readonly http?: HttpAddress;
+    };
 
 /** Where `--http` listens. Without `--http`, conchd serves stdio. */
 export interface HttpAddress {
@@ -27,44 +24,10 @@ export interface HttpAddress {
   readonly loopback: boolean;
 }
 
-/**
- * How to serve, as the flags say (the server's options but its version): each field left out falls back
- * to the config (`~/.config/conch/config.toml`, project).
- */
-interface ServeOptions {
-  readonly cwd: string;
-  readonly profile?: ToolProfileName;
-  readonly approvalPolicy?: ApprovalPolicy;
-  readonly sandbox?: ConfigSandboxMode;
-  /** The user config file to read instead of `~/.config/conch/config.toml` (`--config`). */
-  readonly configPath?: string;
-}
-
 const VALUE_OPTIONS = ["cwd", "profile", "approval", "sandbox", "http", "config"] as const;
 type ValueOption = (typeof VALUE_OPTIONS)[number];
 const FLAG_OPTIONS = ["allow-remote"] as const;
 type FlagOption = (typeof FLAG_OPTIONS)[number];
-
-function oneOf<T extends string>(option: string, choices: readonly T[], value: string): T {
-  if ((choices as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(expectedReceived(`--${option}`, `one of ${choices.join(", ")}`, value));
-}
-
-function configFile(value: string): string {
-  const path = resolve(value);
-  if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) {
-    throw new UsageError(`--config: no such file: ${path}`);
-  }
-  return path;
-}
-
-function directory(value: string): string {
-  const cwd = resolve(value);
-  if (statSync(cwd, { throwIfNoEntry: false })?.isDirectory() !== true) {
-    throw new UsageError(`--cwd: no such directory: ${cwd}`);
-  }
-  return cwd;
-}
 
 const HTTP_SHAPE = /^(?:\[([^\]]*)\]|([^:[\]]+)):(\d+)$|^(\d+)$/;
 
@@ -144,19 +107,13 @@ export function parseDaemonArgs(args: readonly string[]): DaemonArgs {
     if (values[name as ValueOption] !== undefined) throw new UsageError(`--${name}: given more than once`);
     values[name as ValueOption] = value;
   }
-  const options: ServeOptions = {
-    cwd: directory(values.cwd ?? process.cwd()),
-    ...(values.profile === undefined
-      ? {}
-      : { profile: oneOf("profile", TOOL_PROFILE_NAMES, values.profile) }),
-    ...(values.approval === undefined
-      ? {}
-      : { approvalPolicy: oneOf("approval", APPROVAL_POLICIES, values.approval) }),
-    ...(values.sandbox === undefined
-      ? {}
-      : { sandbox: oneOf("sandbox", CONFIG_SANDBOX_MODES, values.sandbox) }),
-    ...(values.config === undefined ? {} : { configPath: configFile(values.config) }),
-  };
+  const options = serveOptionsFromFlags(
+    values,
+    () => process.cwd(),
+    (message) => {
+      throw new UsageError(message);
+    },
+  );
   if (values.http === undefined) {
     if (flags.has("allow-remote")) throw new UsageError("--allow-remote: only with --http");
     return { action: "serve", options };

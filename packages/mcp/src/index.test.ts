@@ -8,6 +8,7 @@ describe("@conch/mcp public surface", () => {
       "createDaemon",
       "say",
       "serveOnStdio",
+      "serveOptionsFromFlags",
       "watchParent",
     ]);
   });

@@ -2,5 +2,5 @@
 // serves on stdio and HTTP and `conch mcp` on stdio.
 export { createDaemon, type Daemon, say, watchParent } from "./daemon.js";
 export { CALL_LIMIT_MS } from "./mcp-tools.js";
-export type { ServeOptions } from "./options.js";
+export { type ServeFlags, type ServeOptions, serveOptionsFromFlags } from "./options.js";
 export { serveOnStdio } from "./serve-stdio.js";
