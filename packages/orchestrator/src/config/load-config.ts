@@ -1,4 +1,4 @@
-import { lstat } from "node:fs/promises";
+import { lstatSync } from "node:fs";
 import { homedir as osHomedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { RulesFile } from "@conch/exec-policy";
@@ -62,11 +62,20 @@ export function conchConfigDir(options: ConfigDirOptions = {}): string {
 }
 
 /** Every `<dir>/.conch/config.toml` at or above `cwd`, parsed, nearest first. */
+/** Whether `path` is a symbolic link; false when it is missing or cannot be looked at. */
+function isSymbolicLink(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+  } catch {
+    return false;
+  }
+}
+
 async function findProjectFiles(cwd: string, home: string): Promise<{ dir: string; file: ConfigFile }[]> {
   const found: { dir: string; file: ConfigFile }[] = [];
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     const path = join(dir, ".conch", "config.toml");
-    if ((await lstat(join(dir, ".conch")).catch(() => null))?.isSymbolicLink() === true) {
+    if (isSymbolicLink(join(dir, ".conch"))) {
       throw new OrchestratorError(
         "INVALID_CONFIG",
         `${join(dir, ".conch")}: a symbolic link; Conch reads a project's config only from a real .conch directory (a sandboxed command could have planted the link): replace it with the directory`,

@@ -1,4 +1,4 @@
-import { readdir } from "node:fs/promises";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { RulesFile } from "@conch/exec-policy";
 import { OrchestratorError } from "../errors.js";
@@ -17,7 +17,7 @@ export interface ReadRulesOptions {
 export async function readRulesDir(dir: string, options: ReadRulesOptions): Promise<RulesFile[]> {
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = readdirSync(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // No rules yet is the common case.

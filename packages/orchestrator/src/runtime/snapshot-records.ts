@@ -1,7 +1,7 @@
 // A captured snapshot's description (a ShellSnapshot, plain JSON) kept beside its file, so the next Conch
 // process (each `conch run` is one) uses it instead of starting the user's login shell again.
 
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
 import { lstat, open, readdir, rename, rm } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import type { Shell, ShellSnapshot } from "@conch/shell-detect";
@@ -48,16 +48,18 @@ export async function readRecord(
   name: string,
   shell: Shell,
 ): Promise<ShellSnapshot | undefined> {
+  // The synchronous calls: one small file on every start, where each trip through the thread pool
+  // costs more than the read.
   try {
-    if (!ownPrivate(await lstat(dir))) return undefined;
-    const handle = await open(join(dir, name), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    if (!ownPrivate(lstatSync(dir))) return undefined;
+    const fd = openSync(join(dir, name), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
     try {
-      const stats = await handle.stat();
+      const stats = fstatSync(fd);
       if (!stats.isFile() || !ownPrivate(stats) || stats.size > MAX_RECORD_BYTES) return undefined;
-      const snapshot: unknown = JSON.parse(await handle.readFile("utf8"));
+      const snapshot: unknown = JSON.parse(readFileSync(fd, "utf8"));
       return isSnapshotOf(snapshot, shell, dir) ? snapshot : undefined;
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   } catch {
     // Missing, unreadable or not JSON: captured afresh.
