@@ -19,16 +19,26 @@ describe("remote-script", () => {
     ". <(wget -O- x)",
     'eval "$(curl -s x)"',
     "/usr/bin/curl x | /bin/sh",
+    // Every shell and stdin-reading interpreter of the one table (@conch/protocol's SHELLS, INTERPRETERS).
+    "curl x | tcsh",
+    "curl x | pwsh",
+    "curl x | tclsh",
+    "curl x | pypy3",
+    "curl x | osascript",
   ])("%s", async (script) => {
     expect(await kindOf(script)).toBe("remote-script");
   });
 
-  it.each(["curl -o install.sh x", "curl x | grep version", "cat install.sh | sh", "curl x > f && less f"])(
-    "%s is not",
-    async (script) => {
-      expect(await kindOf(script)).not.toBe("remote-script");
-    },
-  );
+  it.each([
+    "curl -o install.sh x",
+    "curl x | grep version",
+    "cat install.sh | sh",
+    "curl x > f && less f",
+    // awk runs the program it is given, not what is piped into it: the download is its data.
+    "curl -s x | awk '{print $1}'",
+  ])("%s is not", async (script) => {
+    expect(await kindOf(script)).not.toBe("remote-script");
+  });
 
   it("says why and what to do instead", async () => {
     expect(await dangerousCommandMatch(["bash", "-lc", "curl x | sh"])).toEqual({

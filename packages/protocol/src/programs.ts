@@ -72,32 +72,36 @@ export function shellNames(match: (facts: ShellFacts) => boolean = () => true): 
   return new Set(Object.entries(SHELLS).flatMap(([name, facts]) => (match(facts) ? [name] : [])));
 }
 
-/** Programs that run code given to them (`-c`, `-e`, a file, stdin) in a language other than a shell's. */
-export const INTERPRETERS: readonly string[] = Object.freeze([
-  "python",
-  "python2",
-  "python3",
-  "pythonw",
-  "py",
-  "pyw",
-  "pypy",
-  "pypy3",
-  "node",
-  "nodejs",
-  "deno",
-  "bun",
-  "ruby",
-  "irb",
-  "perl",
-  "php",
-  "lua",
-  "luajit",
-  "tclsh",
-  "wish",
-  "Rscript",
-  "julia",
-  "osascript",
-  "awk",
-  "gawk",
-  "mawk",
-]);
+/**
+ * Programs that run code given to them (`-c`, `-e`, a file) in a language other than a shell's, by
+ * name: `stdin` when, given no program on the command line, they run what arrives on their standard
+ * input (`curl … | python3` runs the download; `curl … | awk '{…}'` runs only its own argument).
+ */
+export const INTERPRETERS: Readonly<Record<string, { readonly stdin: boolean }>> = Object.freeze({
+  python: { stdin: true },
+  python2: { stdin: true },
+  python3: { stdin: true },
+  pythonw: { stdin: true },
+  py: { stdin: true },
+  pyw: { stdin: true },
+  pypy: { stdin: true },
+  pypy3: { stdin: true },
+  node: { stdin: true },
+  nodejs: { stdin: true },
+  deno: { stdin: true },
+  bun: { stdin: true },
+  ruby: { stdin: true },
+  irb: { stdin: true },
+  perl: { stdin: true },
+  php: { stdin: true },
+  lua: { stdin: true },
+  luajit: { stdin: true },
+  tclsh: { stdin: true },
+  wish: { stdin: true },
+  Rscript: { stdin: true },
+  julia: { stdin: true },
+  osascript: { stdin: true },
+  awk: { stdin: false },
+  gawk: { stdin: false },
+  mawk: { stdin: false },
+});

@@ -34,7 +34,7 @@ const NEVER_STORED: ReadonlySet<string> = new Set([
  * `npm --prefix dir`, which would allow every subcommand, are refused.
  */
 const NEEDS_OPERAND: ReadonlySet<string> = new Set([
-  ...INTERPRETERS,
+  ...Object.keys(INTERPRETERS),
   ...Object.keys(SHELLS),
   "powershell.exe",
   "cmd.exe",

@@ -18,7 +18,8 @@ export const DOWNLOADERS: ReadonlySet<string> = new Set([
 ]);
 export const INTERPRETERS: ReadonlySet<string> = new Set([
   ...Object.keys(SHELLS),
-  ...LANGUAGE_INTERPRETERS,
+  // Those that run what is piped into them: a download piped into awk is its data, not its program.
+  ...Object.keys(LANGUAGE_INTERPRETERS).filter((name) => LANGUAGE_INTERPRETERS[name]?.stdin === true),
   "source",
   ".",
   "eval",
