@@ -1,7 +1,7 @@
 // The shells and language interpreters, by file name, in one table for every package: the analyser (which
 // scripts it reads, which shells may not know bash's quoting, what a download piped into runs), the
-// approval rules (which prefixes are never stored bare), the session store (which programs show a prompt)
-// and the shell detection all read it here.
+// approval rules (which prefixes are never stored bare) and the session store (which programs show a
+// prompt) read it here; shell-detect's test holds its supported shells to it.
 
 /** What a shell is to Conch. */
 export interface ShellFacts {
