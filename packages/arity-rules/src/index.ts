@@ -21,8 +21,9 @@ export {
   type DangerousKind,
   type DangerousMatch,
 } from "./safety/danger-table.js";
-export { dangerousCommandMatch, reachableCommands } from "./safety/dangerous.js";
+export { dangerousCommandMatch } from "./safety/dangerous.js";
 export { isHarmlessRedirect, isKnownSafeCommand } from "./safety/is-known-safe.js";
+export { reachableCommands } from "./safety/reach.js";
 export type { SafetyOptions } from "./safety/safety-options.js";
 export { type ShellScript, shellScript } from "./safety/shell.js";
 export {

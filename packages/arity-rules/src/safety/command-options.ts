@@ -295,40 +295,48 @@ function fdOptions(words: readonly string[]): CommandOption[] {
 // sqlite3's dot-commands that run a program or pipe to or from one.
 const SQLITE_COMMAND = /(^|\n)\s*\.(sh|sy|once|out|read|import|excel)/i;
 
-function otherOptions(name: string, words: readonly string[]): CommandOption[] {
+/** The options PROGRAMS lists for name. */
+function listedOptions(name: string, words: readonly string[]): CommandOption[] {
   const spec = own(PROGRAMS, name);
-  if (spec === undefined) return [];
-  const found = scan(words, 1, spec);
-  if (name === "zip") {
-    // `-TT CMD` (a two-letter option) and `-TT=CMD`.
-    for (let index = 1; index < words.length; index += 1) {
-      const word = words[index] as string;
-      if (!word.startsWith("-TT")) continue;
-      const attached = word.slice(3).replace(/^=/, "");
-      found.push(
-        attached === ""
-          ? { kind: "script", indexes: [index, index + 1], value: words[index + 1] ?? null }
-          : { kind: "script", indexes: [index], value: attached },
-      );
-    }
-  }
-  if (name === "less") {
-    // `+cmd` runs less commands at start; `!cmd` and `|mcmd` among them run shell commands.
-    for (let index = 1; index < words.length; index += 1) {
-      const word = words[index] as string;
-      if (word.startsWith("+") && /[!|]/.test(word))
-        found.push({ kind: "text", indexes: [index], value: null });
-    }
-  }
-  if (name === "sqlite3") {
-    for (const [index, word] of words.entries()) {
-      if (index > 0 && SQLITE_COMMAND.test(word)) found.push({ kind: "text", indexes: [index], value: null });
-    }
-    return found.filter(
-      (option) => option.kind === "file" || option.value === null || SQLITE_COMMAND.test(option.value),
+  return spec === undefined ? [] : scan(words, 1, spec);
+}
+
+/** zip's `-TT CMD` (a two-letter option) and `-TT=CMD`, besides its listed options. */
+function zipOptions(words: readonly string[]): CommandOption[] {
+  const found = listedOptions("zip", words);
+  for (let index = 1; index < words.length; index += 1) {
+    const word = words[index] as string;
+    if (!word.startsWith("-TT")) continue;
+    const attached = word.slice(3).replace(/^=/, "");
+    found.push(
+      attached === ""
+        ? { kind: "script", indexes: [index, index + 1], value: words[index + 1] ?? null }
+        : { kind: "script", indexes: [index], value: attached },
     );
   }
   return found;
+}
+
+/** less: `+cmd` runs less commands at start; `!cmd` and `|mcmd` among them run shell commands. */
+function lessOptions(words: readonly string[]): CommandOption[] {
+  const found = listedOptions("less", words);
+  for (let index = 1; index < words.length; index += 1) {
+    const word = words[index] as string;
+    if (word.startsWith("+") && /[!|]/.test(word))
+      found.push({ kind: "text", indexes: [index], value: null });
+  }
+  return found;
+}
+
+/** sqlite3: the options and operands that hold a dot-command running or piping through a program. */
+function sqliteOptions(words: readonly string[]): CommandOption[] {
+  const found = listedOptions("sqlite3", words);
+  for (const [index, word] of words.entries()) {
+    if (index > 0 && SQLITE_COMMAND.test(word)) found.push({ kind: "text", indexes: [index], value: null });
+  }
+  return found.filter(
+    (option) => option.kind === "file" || option.value === null || SQLITE_COMMAND.test(option.value),
+  );
 }
 
 /** `gdb … --args PROG ARGS` and `lldb … -- PROG ARGS`: the program debugged, which `run` starts. */
@@ -407,31 +415,51 @@ export function runnerHasCommandOptions(name: string): boolean {
   return RUNNERS_WITH_COMMAND_OPTIONS.has(name);
 }
 
+/** Reads the command options of one program's words (`words[0]` is the program, named `name`). */
+type OptionReader = (words: readonly string[], name: string) => CommandOption[];
+
+function each(names: readonly string[], reader: OptionReader): [string, OptionReader][] {
+  return names.map((name) => [name, reader]);
+}
+
+/**
+ * The programs read by a hook of their own, beyond the plain specs of PROGRAMS (read for any other name).
+ */
+const READERS: ReadonlyMap<string, OptionReader> = new Map([
+  ...each(["tar", "gtar", "bsdtar"], tarOptions),
+  ...Object.entries(SSH).map(([name, spec]): [string, OptionReader] => [
+    name,
+    (words) => sshOptions(name, spec, words),
+  ]),
+  ...each(["sed", "gsed"], sedOptions),
+  ...each(["awk", "gawk", "mawk", "nawk", "original-awk"], awkOptions),
+  ...each([...VIM_NAMES], (words, name) => vimOptions(name, words)),
+  ...each(["gdb", "lldb"], (words, name) => [...listedOptions(name, words), ...debuggedProgram(name, words)]),
+  [
+    "npm",
+    (words) =>
+      words[1] === "exec" || words[1] === "x"
+        ? scan(words, 2, PROGRAMS.npx as OptionSpec)
+        : scan(words, 1, { long: { "--script-shell": long("program", 6) } }),
+  ],
+  ["nix", nixCommand],
+  // at and batch read the commands they schedule from input or a file.
+  ...each(["at", "batch"], () => [{ kind: "text", indexes: [0], value: null }]),
+  ["tmux", tmuxCommands],
+  ["socat", socatOptions],
+  ...each(["fd", "fdfind"], fdOptions),
+  ["zip", zipOptions],
+  ["less", lessOptions],
+  ["sqlite3", sqliteOptions],
+]);
+
 /**
  * The command options of one command (`words[0]` is the program, after runners): see the kinds. Git is
  * read by `gitCommandOptions`.
  */
 export function commandOptions(name: string, words: readonly string[]): CommandOption[] {
-  if (name === "tar" || name === "gtar" || name === "bsdtar") return tarOptions(words);
-  const ssh = own(SSH, name);
-  if (ssh !== undefined) return sshOptions(name, ssh, words);
-  if (name === "sed" || name === "gsed") return sedOptions(words);
-  if (name === "awk" || name === "gawk" || name === "mawk" || name === "nawk" || name === "original-awk") {
-    return awkOptions(words);
-  }
-  if (VIM_NAMES.has(name)) return vimOptions(name, words);
-  if (name === "gdb" || name === "lldb")
-    return [...otherOptions(name, words), ...debuggedProgram(name, words)];
-  if (name === "npm" && (words[1] === "exec" || words[1] === "x"))
-    return scan(words, 2, PROGRAMS.npx as OptionSpec);
-  if (name === "npm") return scan(words, 1, { long: { "--script-shell": long("program", 6) } });
-  if (name === "nix") return nixCommand(words);
-  // at and batch read the commands they schedule from input or a file.
-  if (name === "at" || name === "batch") return [{ kind: "text", indexes: [0], value: null }];
-  if (name === "tmux") return tmuxCommands(words);
-  if (name === "socat") return socatOptions(words);
-  if (name === "fd" || name === "fdfind") return fdOptions(words);
-  return otherOptions(name, words);
+  const reader = READERS.get(name);
+  return reader === undefined ? listedOptions(name, words) : reader(words, name);
 }
 
 // ---- git ----

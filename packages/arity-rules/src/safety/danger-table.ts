@@ -1,4 +1,4 @@
-// What makes a command dangerous once the traversal (dangerous.ts) has found it: each kind, why it is
+// What makes a command dangerous once the walk (walk.ts) has reached it: each kind, why it is
 // dangerous in words a person or a model can act on, and the test of a program's words for it.
 import { posix } from "node:path";
 import { INTERPRETERS as LANGUAGE_INTERPRETERS, SHELLS } from "@conch/protocol";

@@ -5,14 +5,16 @@
 // nested scripts included, is known safe in turn. An sh or dash script must pass under both quoting
 // rules it may run with (see `scriptReadings`). And the command line must be read completely, as
 // `reachableCommands` reads it: no builtin outside the modelled list, no text bash evaluates, no option
-// that gives a program a command.
+// that gives a program a command. The scripts are read by the walk every reading shares (walk.ts); this
+// file is its strictest visitor: anything it cannot prove stops the walk.
 import { whenParserLoaded } from "../analyze/analyze.js";
 import type { Analysis, Operator, Redirect } from "../types.js";
-import { AnalysisBudget } from "./budget.js";
-import { reachNow } from "./dangerous.js";
+import { scriptSource } from "./embedded-scripts.js";
+import { reachNow } from "./reach.js";
 import { isSafeToCallWithExec } from "./safe-commands.js";
 import { type SafetyOptions, wrapperTable } from "./safety-options.js";
-import { scriptReadings, shellScript } from "./shell.js";
+import { shellScript } from "./shell.js";
+import { SKIP, type WalkedCommand, type WalkVisitor, walk, walkRunners } from "./walk.js";
 import { stripWrappers, type WrapperTable } from "./wrappers.js";
 
 // Scripts inside scripts, counted from the argv given; deeper ones are not proven safe.
@@ -64,50 +66,47 @@ export function isHarmlessRedirect(redirect: Redirect): boolean {
  */
 export function isKnownSafeCommand(argv: readonly string[], options?: SafetyOptions): Promise<boolean> {
   return whenParserLoaded(() => {
-    const context = { wrappers: wrapperTable(options), budget: new AnalysisBudget() };
-    if (!isSafeArgv(argv, null, context, 0)) return false;
+    const visitor = new KnownSafeVisitor(wrapperTable(options));
+    if (walk(argv, visitor, walkRunners(options)) !== null || visitor.unproven) return false;
     // Depth was bounded above already (more tightly); `reachableCommands` only stops listing runners.
     const { unread } = reachNow(argv, options);
     return unread.every((part) => part.reason === "too-deep");
   });
 }
 
-interface Context {
-  readonly wrappers: WrapperTable;
-  readonly budget: AnalysisBudget;
-}
+const UNPROVEN = "unproven";
 
-function isSafeArgv(
-  argv: readonly string[],
-  nested: Analysis | null,
-  context: Context,
-  depth: number,
-): boolean {
-  const command = stripWrappers(argv, context.wrappers);
-  if (command === null) return false;
-  if (isSafeToCallWithExec(command)) return true;
-  const invocation = shellScript(command);
-  if (invocation === null || depth >= MAX_SCRIPT_DEPTH) return false;
-  const readings = scriptReadings(invocation.shell, invocation.script);
-  for (const [index, reading] of readings.entries()) {
-    // The analyser's own reading of a nested script is reused only when no wrapper was removed, so it is
-    // certainly the reading of this script.
-    const analysis =
-      index === 0 && nested !== null && command === argv
-        ? nested
-        : context.budget.analyze(reading, invocation.shell === "zsh");
-    if (analysis === null || !isSafeAnalysis(analysis, context, depth + 1)) return false;
-  }
-  return true;
-}
+/** Stops the walk at the first command or script it cannot prove read-only. */
+class KnownSafeVisitor implements WalkVisitor<typeof UNPROVEN> {
+  /** Set when the walk left something unread: a script too large or too deep, an option's command. */
+  unproven = false;
+  readonly #wrappers: WrapperTable;
 
-function isSafeAnalysis(analysis: Analysis, context: Context, depth: number): boolean {
-  if (analysis.opaque.length > 0 || analysis.commands.length === 0) return false;
-  if (!analysis.operators.every((operator) => SAFE_OPERATORS.has(operator))) return false;
-  if (!analysis.redirects.every(isHarmlessRedirect)) return false;
-  for (const command of analysis.commands) {
-    if (!command.redirects.every(isHarmlessRedirect)) return false;
-    if (!isSafeArgv(command.argv, command.nested, context, depth)) return false;
+  constructor(wrappers: WrapperTable) {
+    this.#wrappers = wrappers;
   }
-  return true;
+
+  command({ argv, words, depth }: WalkedCommand): typeof UNPROVEN | typeof SKIP | null {
+    const command = stripWrappers(argv, this.#wrappers);
+    if (command === null) return UNPROVEN;
+    if (isSafeToCallWithExec(command)) return SKIP;
+    const invocation = shellScript(command);
+    if (invocation === null || depth >= MAX_SCRIPT_DEPTH) return UNPROVEN;
+    // The walk goes on into the script only where it reads the same shell and script as this proof:
+    // the same words behind the wrappers, and a script the shell reads as written.
+    const same = words.length === command.length && words.every((word, index) => word === command[index]);
+    return same && scriptSource(invocation.script) === invocation.script ? null : UNPROVEN;
+  }
+
+  script(analysis: Analysis): typeof UNPROVEN | null {
+    if (analysis.opaque.length > 0 || analysis.commands.length === 0) return UNPROVEN;
+    if (!analysis.operators.every((operator) => SAFE_OPERATORS.has(operator))) return UNPROVEN;
+    if (!analysis.redirects.every(isHarmlessRedirect)) return UNPROVEN;
+    const harmless = analysis.commands.every((command) => command.redirects.every(isHarmlessRedirect));
+    return harmless ? null : UNPROVEN;
+  }
+
+  unread(): void {
+    this.unproven = true;
+  }
 }
