@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { type ServeOptions, serveOptionsFromFlags } from "@conch/mcp";
+import { type HttpAddress, type ServeOptions, serveOptionsFromFlags } from "@conch/mcp";
 import { expectedReceived } from "@conch/protocol";
 import { UsageError } from "./errors.js";
 
@@ -11,18 +11,9 @@ export type DaemonArgs =
       readonly action: "serve";
       /** How to serve, as the flags say (the server's options but its version). */
       readonly options: Omit<ServeOptions, "version">;
+      /** Where `--http` listens. Without `--http`, conchd serves stdio. */
       readonly http?: HttpAddress;
     };
-
-/** Where `--http` listens. Without `--http`, conchd serves stdio. */
-export interface HttpAddress {
-  /** An IP address (IPv6 without brackets), or `localhost`. */
-  readonly host: string;
-  /** 0 picks a free port. */
-  readonly port: number;
-  /** Whether only this machine can reach `host`; any other host needed `--allow-remote`. */
-  readonly loopback: boolean;
-}
 
 const VALUE_OPTIONS = ["cwd", "profile", "approval", "sandbox", "http", "config"] as const;
 type ValueOption = (typeof VALUE_OPTIONS)[number];

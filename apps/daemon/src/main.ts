@@ -1,9 +1,9 @@
-import { serveOnStdio } from "@conch/mcp";
 import { isConchError, visibleText } from "@conch/protocol";
 import { parseDaemonArgs } from "./args.js";
 import { StartError, UsageError } from "./errors.js";
 import { HELP } from "./help.js";
 import { serveOnHttp } from "./serve-http.js";
+import { serveStdio } from "./serve-stdio.js";
 import { daemonVersion } from "./version.js";
 
 const EXIT_OK = 0;
@@ -39,7 +39,7 @@ export async function main(args: readonly string[]): Promise<number> {
     }
     const options = { ...parsed.options, version: daemonVersion() };
     if (parsed.http !== undefined) return await serveOnHttp(options, parsed.http);
-    return await serveOnStdio(options);
+    return await serveStdio(options);
   } catch (error) {
     return report(error);
   }

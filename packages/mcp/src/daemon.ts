@@ -38,31 +38,6 @@ function networkReachable(policy: ToolOrchestrator["sandboxPolicy"]): boolean {
   }
 }
 
-// How often conchd checks that the process that started it is still there.
-const PARENT_CHECK_MS = 1000;
-
-/**
- * Calls `stop` once the process that started conchd is gone (conchd is then reparented, and its ppid
- * changes): a client that died without closing stdin, or a supervisor killed with SIGKILL, must not
- * leave conchd and its sessions running. Nothing is watched when conchd was started by init.
- */
-export function watchParent(stop: (why: string) => void): void {
-  const parent = process.ppid;
-  if (parent <= 1) return;
-  const timer = setInterval(() => {
-    if (process.ppid !== parent) {
-      clearInterval(timer);
-      stop("parent gone");
-    }
-  }, PARENT_CHECK_MS);
-  timer.unref();
-}
-
-/** conchd's own line on stderr (stdout may be the MCP stream). */
-export function say(line: string): void {
-  process.stderr.write(`conchd: ${line}\n`);
-}
-
 /**
  * One conchd, whatever its transport: the runtime (one orchestrator, its sessions, approvals and audit
  * log) and a factory of MCP server instances that all serve it.
@@ -78,11 +53,20 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-/**
- * Builds the daemon: its runtime, pending approvals and approval channel. `services` are what else the
- * channel answers (a fresh console login link, when conchd serves a console).
- */
-export async function createDaemon(options: ServeOptions, services: ChannelServices = {}): Promise<Daemon> {
+/** What the process serving a daemon gives it. */
+export interface DaemonHost {
+  /**
+   * Where the daemon's own lines go (config warnings, a failed idle sweep): the app prints them, on
+   * stderr, since stdout may be the MCP stream.
+   */
+  readonly log: (line: string) => void;
+  /** What else the approval channel answers (a fresh console login link, when a console is served). */
+  readonly services?: ChannelServices;
+}
+
+/** Builds the daemon: its runtime, pending approvals and approval channel. */
+export async function createDaemon(options: ServeOptions, host: DaemonHost): Promise<Daemon> {
+  const { log, services = {} } = host;
   const runtime = await createRuntime({
     cwd: options.cwd,
     ...(options.configPath === undefined
@@ -96,7 +80,7 @@ export async function createDaemon(options: ServeOptions, services: ChannelServi
     ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
   });
   // A project's config is the repository's, not the user's: its keys and values are shown escaped.
-  for (const warning of runtime.config.warnings) say(`warning: ${visibleText(warning)}`);
+  for (const warning of runtime.config.warnings) log(`warning: ${visibleText(warning)}`);
   const set = await runtime.toolSet({ callLimitMs: CALL_LIMIT_MS });
   const openWorld = networkReachable(runtime.orchestrator.sandboxPolicy);
   const version = options.version;
@@ -117,7 +101,7 @@ export async function createDaemon(options: ServeOptions, services: ChannelServi
   const ttlS = runtime.config.sessionIdleTtlS;
   const sweep = setInterval(() => {
     runtime.orchestrator.closeIdleSessions(ttlS).catch((error: unknown) => {
-      say(
+      log(
         `error: closing idle sessions: ${visibleText(error instanceof Error ? error.message : String(error))}`,
       );
     });

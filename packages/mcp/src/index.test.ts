@@ -5,11 +5,12 @@ describe("@conch/mcp public surface", () => {
   it("exports exactly these names", () => {
     expect(Object.keys(api).sort()).toEqual([
       "CALL_LIMIT_MS",
+      "MCP_PATH",
       "createDaemon",
-      "say",
+      "createMcpHttp",
+      "replyError",
       "serveOnStdio",
       "serveOptionsFromFlags",
-      "watchParent",
     ]);
   });
 });

@@ -2,10 +2,24 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
-import type { HttpAddress } from "./args.js";
+import {
+  localhostAllowedHostnames,
+  validateHostHeader,
+  validateOriginHeader,
+} from "@modelcontextprotocol/server";
 
 /** The one path conchd serves MCP at. */
 export const MCP_PATH = "/mcp";
+
+/** Where an HTTP server listens (conchd's `--http`). */
+export interface HttpAddress {
+  /** An IP address (IPv6 without brackets), or `localhost`. */
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** Whether only this machine can reach `host`; any other host needed `--allow-remote`. */
+  readonly loopback: boolean;
+}
 
 /** Why a request is answered before it reaches MCP. */
 interface Rejection {
@@ -20,7 +34,6 @@ interface GuardedRequest {
   readonly headers: IncomingHttpHeaders;
 }
 
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"] as const;
 const WILDCARDS = new Set(["0.0.0.0", "::"]);
 // What a Host header may be: a name or IPv4 address, or an IPv6 address in brackets, then a port.
 const AUTHORITY = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
@@ -30,11 +43,11 @@ function urlHostname(host: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
-/** `http://HOST:PORT`'s host and port, or null when `value` is no such authority. */
-function parseAuthority(value: string): { readonly hostname: string; readonly port: number } | null {
+/** The port of `http://HOST:PORT` (80 without one), or null when `value` is no such authority. */
+function authorityPort(value: string): number | null {
   try {
-    const url = new URL(`http://${value}`);
-    return { hostname: url.hostname, port: url.port === "" ? 80 : Number(url.port) };
+    const { port } = new URL(`http://${value}`);
+    return port === "" ? 80 : Number(port);
   } catch {
     return null;
   }
@@ -67,7 +80,9 @@ export interface Guard {
 /**
  * The checks every request passes (see Guard). Bound to loopback, the loopback names (localhost,
  * 127.0.0.1, [::1]) all count as this server's; bound to 0.0.0.0 or ::, so do this machine's addresses.
- * The port must match either way.
+ * The hostnames are checked by the MCP SDK's own helpers (`validateHostHeader`, `validateOriginHeader`);
+ * what they leave out is checked here: the port must match, a Host header must be a bare authority, and
+ * an Origin must be this server's `http:` origin as a browser spells it.
  */
 export function createGuard(
   address: Pick<HttpAddress, "host" | "loopback">,
@@ -77,26 +92,25 @@ export function createGuard(
   const expected = digest(token);
   const bound = urlHostname(address.host);
   const wildcard = WILDCARDS.has(address.host);
-  const isOwn = (hostname: string, givenPort: number): boolean => {
-    if (givenPort !== port) return false;
-    if (hostname === bound) return true;
-    if ((address.loopback || wildcard) && (LOOPBACK_NAMES as readonly string[]).includes(hostname))
-      return true;
-    // Looked up per request: interfaces come and go while conchd runs.
-    return (
-      wildcard &&
-      Object.values(networkInterfaces()).some((list) =>
-        list?.some((entry) => urlHostname(entry.address.split("%")[0] as string) === hostname),
-      )
-    );
+  // Looked up per request: interfaces come and go while conchd runs.
+  const ownHostnames = (): string[] => {
+    const names = [bound];
+    if (address.loopback || wildcard) names.push(...localhostAllowedHostnames());
+    if (wildcard) {
+      for (const list of Object.values(networkInterfaces())) {
+        for (const entry of list ?? []) names.push(urlHostname(entry.address.split("%")[0] as string));
+      }
+    }
+    return names;
   };
   const isOwnOrigin = (origin: string): boolean => {
+    if (origin === "" || !validateOriginHeader(origin, ownHostnames()).ok) return false;
     try {
       const url = new URL(origin);
       return (
         url.protocol === "http:" &&
         url.origin === origin.toLowerCase() &&
-        isOwn(url.hostname, url.port === "" ? 80 : Number(url.port))
+        (url.port === "" ? 80 : Number(url.port)) === port
       );
     } catch {
       // "null" (a sandboxed frame, a file:// page) and anything else unparsable is no one's origin.
@@ -109,8 +123,12 @@ export function createGuard(
     isOwnOrigin,
     checkAddress(request) {
       const host = request.headers.host;
-      const authority = host !== undefined && AUTHORITY.test(host) ? parseAuthority(host) : null;
-      if (authority === null || !isOwn(authority.hostname, authority.port)) {
+      const own =
+        host !== undefined &&
+        AUTHORITY.test(host) &&
+        authorityPort(host) === port &&
+        validateHostHeader(host, ownHostnames()).ok;
+      if (!own) {
         return forbidden(`Forbidden: Host ${JSON.stringify(host ?? "")} is not this server's address`);
       }
       const origin = request.headers.origin;
