@@ -13,6 +13,7 @@ describe("@conch/sandbox-core public surface", () => {
       "SANDBOX_NETWORK_DISABLED_ENV_VAR",
       "SESSION_DENIAL_WINDOW_MS",
       "SandboxError",
+      "checkGitAfterCommand",
       "createSandboxRegistry",
       "createSandboxWorkspace",
       "environmentDenyRead",

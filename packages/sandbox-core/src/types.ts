@@ -53,6 +53,28 @@ export interface SandboxRules {
   /** Reads denied by default (`~/.ssh`, ...) and by config, minus exceptions; none contains a writable root. */
   hidden: HiddenPath[];
   network: boolean;
+  /**
+   * What no bind can keep read-only because it does not exist yet (a git dir's `commondir`, a `.git` a
+   * root may get): read once the command has run, with `checkGitAfterCommand`. Absent: nothing to check.
+   */
+  gitWatch?: GitWatch;
+}
+
+/** What a command's sandbox could not keep read-only, for `checkGitAfterCommand` once it has run. */
+export interface GitWatch {
+  /** The writable roots (canonical): a new `.git` file or worktree may point only inside them. */
+  readonly roots: readonly string[];
+  /** Control paths of the git dirs known before the command that did not exist then. */
+  readonly absent: readonly string[];
+  /** The git dirs known before the command, with the nested git dirs they held. */
+  readonly gitDirs: readonly { readonly path: string; readonly nested: readonly string[] }[];
+  /** `<root>/.git` of each writable root that had none: one that appears is a repository the command made. */
+  readonly newRepositories: readonly string[];
+  /**
+   * The state of an operation in progress that names commands or programs (a rebase's or a
+   * cherry-pick's todo, a merge strategy), as it was before the command: null where there was none.
+   */
+  readonly operations: readonly { readonly path: string; readonly before: string | null }[];
 }
 
 export type { SpawnSpec };

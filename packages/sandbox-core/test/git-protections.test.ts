@@ -35,14 +35,37 @@ function git(dir: string, ...args: string[]): void {
   );
 }
 
-/** The read-only paths inside the workspace, or null when the whole workspace is read-only. */
+// What of a git dir stays read-only: its control paths (config, hooks, ...), shown here as one entry.
+const CONTROL = [
+  "config",
+  "config.worktree",
+  "hooks",
+  "commondir",
+  "gitdir",
+  "objects/info/alternates",
+  "objects/info/http-alternates",
+  "remotes",
+  "branches",
+];
+const ctl = (gitDir: string): string => `${gitDir} (control paths)`;
+
+/**
+ * The read-only paths inside the workspace, each git dir's control paths as one `ctl(gitDir)` entry,
+ * or null when the whole workspace is read-only.
+ */
 function readOnly(extraEnv: Record<string, string> = {}): string[] | null {
   const rules = resolveSandboxPolicy(
     { mode: "workspace-write" },
     { cwd, env: { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin", ...extraEnv } },
   );
   const root = rules.writableRoots.find((entry) => entry.root === cwd);
-  return root === undefined ? null : root.readOnlySubpaths;
+  if (root === undefined) return null;
+  const shown = root.readOnlySubpaths.map((path) => {
+    const name = CONTROL.find((candidate) => path.endsWith(`/${candidate}`));
+    const gitDir = name === undefined ? null : path.slice(0, -name.length - 1);
+    return gitDir !== null && /\.git($|\/)/.test(gitDir) ? ctl(gitDir) : path;
+  });
+  return [...new Set(shown)];
 }
 
 function appendConfig(text: string): void {
@@ -75,32 +98,35 @@ describe("gitProtections: core.hooksPath in every form git's parser reads", () =
     ["a subsection-style spelling", "[CORE]\n\tHOOKSPATH = hooks"],
   ])("%s", (_label, text) => {
     appendConfig(text);
-    expect(readOnly()).toEqual([at(".git"), at("hooks")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("hooks")]);
   });
 
   it("a hooksPath in config.worktree (extensions.worktreeConfig)", () => {
     git(cwd, "config", "extensions.worktreeConfig", "true");
     writeFileSync(at(".git", "config.worktree"), "[core]\n\thooksPath = hooks\n");
-    expect(readOnly()).toEqual([at(".git"), at("hooks")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("hooks")]);
   });
 
   it("a relative hooksPath in the person's global config is relative to this work tree", () => {
     writeFileSync(join(home, ".gitconfig"), "[core]\n\thooksPath = hooks\n");
-    expect(readOnly()).toEqual([at(".git"), at("hooks")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("hooks")]);
   });
 
   it("the same in XDG_CONFIG_HOME's git/config, and in GIT_CONFIG_GLOBAL", () => {
     mkdirSync(join(home, "xdg", "git"), { recursive: true });
     writeFileSync(join(home, "xdg", "git", "config"), "[core]\n\thooksPath = hooks\n");
-    expect(readOnly({ XDG_CONFIG_HOME: join(home, "xdg") })).toEqual([at(".git"), at("hooks")]);
+    expect(readOnly({ XDG_CONFIG_HOME: join(home, "xdg") })).toEqual([ctl(at(".git")), at("hooks")]);
     writeFileSync(join(home, "other.gitconfig"), "[core]\n\thooksPath = hooks\n");
-    expect(readOnly({ GIT_CONFIG_GLOBAL: join(home, "other.gitconfig") })).toEqual([at(".git"), at("hooks")]);
+    expect(readOnly({ GIT_CONFIG_GLOBAL: join(home, "other.gitconfig") })).toEqual([
+      ctl(at(".git")),
+      at("hooks"),
+    ]);
   });
 
   it("a hooksPath in the environment's GIT_CONFIG_COUNT pairs", () => {
     expect(
       readOnly({ GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "core.hooksPath", GIT_CONFIG_VALUE_0: "hooks" }),
-    ).toEqual([at(".git"), at("hooks")]);
+    ).toEqual([ctl(at(".git")), at("hooks")]);
   });
 
   it("a hooks dir that does not exist yet, right in the workspace, makes the workspace read-only", () => {
@@ -111,7 +137,7 @@ describe("gitProtections: core.hooksPath in every form git's parser reads", () =
   it("one that does not exist yet deeper down keeps its deepest existing directory read-only", () => {
     mkdirSync(at("tools"));
     appendConfig("[core]\n\thooksPath = tools/git/hooks");
-    expect(readOnly()).toEqual([at(".git"), at("tools")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("tools")]);
   });
 
   it("a relative global hooksPath outside any repository names nothing", () => {
@@ -128,13 +154,13 @@ describe("gitProtections: included config", () => {
     writeFileSync(at("c.inc"), "[user]\n");
     appendConfig('[include]\n\tpath = ../a.inc\n[includeIf "onbranch:feature"]\n\tpath = ../b.inc');
     appendConfig('[includeIf "gitdir:/nowhere/"]\n\tpath = ../c.inc');
-    expect(readOnly()).toEqual([at(".git"), at("a.inc"), at("b.inc"), at("c.inc")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("a.inc"), at("b.inc"), at("c.inc")]);
   });
 
   it("an include the person's global config names in the workspace, and what it names in turn", () => {
     writeFileSync(at("team.inc"), "[core]\n\thooksPath = hooks\n");
     writeFileSync(join(home, ".gitconfig"), `[include]\n\tpath = ${at("team.inc")}\n`);
-    expect(readOnly()).toEqual([at(".git"), at("hooks"), at("team.inc")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("hooks"), at("team.inc")]);
   });
 });
 
@@ -144,7 +170,7 @@ describe("gitProtections: every link on the way", () => {
     mkdirSync(at("real-hooks"));
     symlinkSync("../real-hooks", at("tools", "hooks"));
     appendConfig("[core]\n\thooksPath = tools/hooks");
-    expect(readOnly()).toEqual([at(".git"), at("real-hooks"), at("tools")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("real-hooks"), at("tools")]);
   });
 
   it("a hooks dir that is a link right in the workspace makes the workspace read-only", () => {
@@ -158,7 +184,7 @@ describe("gitProtections: every link on the way", () => {
     writeFileSync(at("shared.inc"), "[user]\n");
     symlinkSync("../shared.inc", at("conf", "team.inc"));
     appendConfig("[include]\n\tpath = ../conf/team.inc");
-    expect(readOnly()).toEqual([at(".git"), at("conf"), at("shared.inc")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("conf"), at("shared.inc")]);
   });
 
   it("a .git that is a link right in the workspace makes the workspace read-only", () => {
@@ -171,7 +197,7 @@ describe("gitProtections: every link on the way", () => {
     mkdirSync(at("scripts"));
     writeFileSync(at("scripts", "pre-commit.sh"), "#!/bin/sh\n");
     symlinkSync("../../scripts/pre-commit.sh", at(".git", "hooks", "pre-commit"));
-    expect(readOnly()).toEqual([at(".git"), at("scripts", "pre-commit.sh")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("scripts", "pre-commit.sh")]);
   });
 
   it("a hook with another name (a hard link) in the workspace makes the workspace read-only", () => {
@@ -188,7 +214,7 @@ describe("gitProtections: every link on the way", () => {
     symlinkSync("../store/real", at("via", "link"));
     writeFileSync(at(".git"), `gitdir: via/link/repo.git\n`);
     git(cwd, "config", "core.bare", "false");
-    expect(readOnly()).toEqual([at(".git"), at("store", "real", "repo.git"), at("via")]);
+    expect(readOnly()).toEqual([at(".git"), ctl(at("store", "real", "repo.git")), at("via")]);
   });
 
   it("a link outside the workspace to a hooks dir inside it protects the target only", () => {
@@ -196,7 +222,7 @@ describe("gitProtections: every link on the way", () => {
     mkdirSync(outside);
     symlinkSync(at("hooks"), join(outside, "hooks"));
     appendConfig(`[core]\n\thooksPath = ${join(outside, "hooks")}`);
-    expect(readOnly()).toEqual([at(".git"), at("hooks")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("hooks")]);
   });
 });
 
@@ -208,7 +234,8 @@ describe("gitProtections: the repository's worktrees and submodules", () => {
     mkdirSync(at(".husky", "_"), { recursive: true });
     mkdirSync(at("wt", "feat", ".husky", "_"), { recursive: true });
     expect(readOnly()).toEqual([
-      at(".git"),
+      ctl(at(".git")),
+      ctl(at(".git", "worktrees", "feat")),
       at(".husky", "_"),
       at("wt", "feat", ".git"),
       at("wt", "feat", ".husky", "_"),
@@ -223,7 +250,12 @@ describe("gitProtections: the repository's worktrees and submodules", () => {
     git(cwd, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib");
     mkdirSync(at("lib", "hooks"));
     git(at("lib"), "config", "core.hooksPath", "hooks");
-    expect(readOnly()).toEqual([at(".git"), at("lib", ".git"), at("lib", "hooks")]);
+    expect(readOnly()).toEqual([
+      ctl(at(".git")),
+      ctl(at(".git", "modules", "lib")),
+      at("lib", ".git"),
+      at("lib", "hooks"),
+    ]);
   });
 });
 
@@ -242,7 +274,7 @@ describe("gitProtections: programs config names", () => {
     mkdirSync(at("tools"));
     writeFileSync(at("tools", "fsmonitor.sh"), "#!/bin/sh\n");
     appendConfig(text);
-    expect(readOnly()).toEqual([at(".git"), at("tools", "fsmonitor.sh")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("tools", "fsmonitor.sh")]);
   });
 
   it.each([
@@ -265,19 +297,19 @@ describe("gitProtections: programs config names", () => {
   ])("%s", (_label, text, name) => {
     mkdirSync(at("tools", name), { recursive: true });
     appendConfig(text);
-    expect(readOnly()).toEqual([at(".git"), at("tools", name)]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("tools", name)]);
   });
 
   it("a word of a command that names nothing that exists makes no workspace read-only", () => {
     appendConfig('[alias]\n\tl = "!git log --format=%h/%s"\n[core]\n\tfsmonitor = true');
-    expect(readOnly()).toEqual([at(".git")]);
+    expect(readOnly()).toEqual([ctl(at(".git"))]);
   });
 
   it("a submodule's path is its checkout, which stays writable", () => {
     mkdirSync(at("lib"));
     writeFileSync(at(".gitmodules"), "");
     appendConfig('[submodule "lib"]\n\tpath = lib\n\turl = ./lib');
-    expect(readOnly()).toEqual([at(".git")]);
+    expect(readOnly()).toEqual([ctl(at(".git"))]);
   });
 });
 
@@ -294,7 +326,7 @@ describe("gitProtections: git itself", () => {
     chmodSync(at("bin", "git"), 0o755);
     appendConfig("[core]\n\thooksPath = hooks");
     expect(readOnly({ PATH: `${at("bin")}:${process.env.PATH ?? "/usr/bin:/bin"}` })).toEqual([
-      at(".git"),
+      ctl(at(".git")),
       at("hooks"),
     ]);
     expect(existsSync(marker)).toBe(false);
@@ -303,6 +335,6 @@ describe("gitProtections: git itself", () => {
   it.runIf(process.getuid?.() === 0)("a repository owned by another user is read all the same", () => {
     execFileSync("chown", ["-R", "65534:65534", cwd]);
     appendConfig("[core]\n\thooksPath = hooks");
-    expect(readOnly()).toEqual([at(".git"), at("hooks")]);
+    expect(readOnly()).toEqual([ctl(at(".git")), at("hooks")]);
   });
 });

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   realpathSync,
@@ -15,7 +16,6 @@ import { userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSandboxWorkspace, resolveSandboxPolicy, type SandboxError } from "../src/index.js";
-import { protectedPathsOf } from "../src/policy/protected-paths.js";
 
 // Fixtures live outside /tmp when possible: /tmp is itself a writable root and would absorb them.
 const BASE_PARENT = existsSync("/var/tmp") ? "/var/tmp" : realpathSync(".");
@@ -67,6 +67,23 @@ const ww = (extra: Record<string, unknown> = {}) => ({ mode: "workspace-write" a
 let home: string;
 const env = (extra: Record<string, string> = {}) => ({ HOME: home, ...extra });
 const EMPTY_TMP = { kind: "empty", targets: ["/tmp"] };
+// What of a git dir stays read-only: those of its control paths that exist (`GIT_DIR_CONTROL`).
+const CONTROL = [
+  "config",
+  "config.worktree",
+  "hooks",
+  "commondir",
+  "gitdir",
+  "objects/info/alternates",
+  "objects/info/http-alternates",
+  "remotes",
+  "branches",
+];
+const controlOf = (gitDir: string): string[] =>
+  CONTROL.map((name) => join(gitDir, name)).filter(
+    (path) => lstatSync(path, { throwIfNoEntry: false }) !== undefined,
+  );
+const sorted = (paths: string[]): string[] => [...paths].sort();
 
 beforeAll(() => {
   base = realpathSync(mkdtempSync(join(BASE_PARENT, "conch-sandbox-core-")));
@@ -89,6 +106,14 @@ describe("resolveSandboxPolicy: workspace-write", () => {
       tmp: EMPTY_TMP,
       hidden: withAlwaysHidden([]),
       network: false,
+      // No .git: one that appears is read after the command.
+      gitWatch: {
+        roots: [cwd],
+        absent: [],
+        gitDirs: [],
+        newRepositories: [join(cwd, ".git")],
+        operations: [],
+      },
     });
     expect(existsSync(join(cwd, ".conch"))).toBe(false);
   });
@@ -116,7 +141,14 @@ describe("resolveSandboxPolicy: workspace-write", () => {
     writeFileSync(join(cwd, ".agents"), "x");
     const rules = resolveSandboxPolicy(ww({ networkAccess: true }), { cwd, env: env() });
     expect(rules.writableRoots).toEqual([
-      { root: cwd, readOnlySubpaths: [join(cwd, ".agents"), join(cwd, ".conch"), join(cwd, ".git")] },
+      {
+        root: cwd,
+        readOnlySubpaths: sorted([
+          join(cwd, ".agents"),
+          join(cwd, ".conch"),
+          ...controlOf(join(cwd, ".git")),
+        ]),
+      },
     ]);
     expect(rules.network).toBe(true);
     expect(resolveSandboxPolicy(ww({ networkAccess: false }), { cwd, env: env() }).network).toBe(false);
@@ -127,7 +159,9 @@ describe("resolveSandboxPolicy: workspace-write", () => {
     const workspace = createSandboxWorkspace(ww(), { cwd, env: env() });
     expect(workspace.rules().writableRoots).toEqual([{ root: cwd, readOnlySubpaths: [] }]);
     git(cwd, "init", "-q");
-    expect(workspace.rules().writableRoots).toEqual([{ root: cwd, readOnlySubpaths: [join(cwd, ".git")] }]);
+    expect(workspace.rules().writableRoots).toEqual([
+      { root: cwd, readOnlySubpaths: controlOf(join(cwd, ".git")).sort() },
+    ]);
   });
 
   it("adds extra roots (relative to cwd), canonical, skipping missing ones and files", () => {
@@ -221,13 +255,20 @@ describe("resolveSandboxPolicy: workspace-write", () => {
     const outer = dir("nested");
     const cwd = repo("nested", "inner");
     const rules = resolveSandboxPolicy(ww({ writableRoots: [outer, outer] }), { cwd, env: env() });
-    expect(rules.writableRoots).toEqual([{ root: outer, readOnlySubpaths: [join(cwd, ".git")] }]);
+    expect(rules.writableRoots).toEqual([
+      { root: outer, readOnlySubpaths: controlOf(join(cwd, ".git")).sort() },
+    ]);
   });
 
   it("drops a root at or inside a protected path: protection wins", () => {
     const cwd = repo("inside-git");
-    const rules = resolveSandboxPolicy(ww({ writableRoots: [".git", ".git/hooks"] }), { cwd, env: env() });
-    expect(rules.writableRoots).toEqual([{ root: cwd, readOnlySubpaths: [join(cwd, ".git")] }]);
+    const rules = resolveSandboxPolicy(ww({ writableRoots: [".git/hooks", ".git/config"] }), {
+      cwd,
+      env: env(),
+    });
+    expect(rules.writableRoots).toEqual([
+      { root: cwd, readOnlySubpaths: controlOf(join(cwd, ".git")).sort() },
+    ]);
   });
 
   it("refuses a writable root that is or holds the home directory, unless told to accept it", () => {
@@ -269,38 +310,41 @@ describe("resolveSandboxPolicy: workspace-write", () => {
     ]);
   });
 
-  it("follows a worktree's gitdir file to its gitdir and common dir", () => {
+  it("follows a worktree's gitdir file: its git dirs are writable but for their control paths", () => {
     const main = repo("wt", "main");
     git(main, "worktree", "add", "-q", join(base, "wt", "feature"));
     const feature = join(base, "wt", "feature");
-    expect(protectedPathsOf(feature)).toEqual([
-      join(feature, ".git"),
-      join(main, ".git", "worktrees", "feature"),
-      join(main, ".git"),
-    ]);
-    // The main repository is not a root itself, only inside one: without the gitdir file its .git
-    // (hooks, config) would be writable.
+    const gitDir = join(main, ".git");
+    const control = [...controlOf(gitDir), ...controlOf(join(gitDir, "worktrees", "feature"))];
+    // The main repository is not a root itself, only inside one: its control paths stay read-only.
     const rules = resolveSandboxPolicy(ww({ writableRoots: [join(base, "wt")] }), {
       cwd: feature,
       env: env(),
     });
     expect(rules.writableRoots).toEqual([
-      { root: join(base, "wt"), readOnlySubpaths: [join(feature, ".git"), join(main, ".git")] },
+      { root: join(base, "wt"), readOnlySubpaths: sorted([join(feature, ".git"), ...control]) },
     ]);
-    // Outside every writable root the gitdir is read-only anyway and is not listed.
-    expect(resolveSandboxPolicy(ww(), { cwd: feature, env: env() }).writableRoots[0]).toEqual({
-      root: feature,
-      readOnlySubpaths: [join(feature, ".git")],
-    });
+    // Outside every writable root, the worktree's git dirs become writable roots of their own: a commit
+    // in the worktree writes objects and refs into the main repository's .git.
+    expect(resolveSandboxPolicy(ww(), { cwd: feature, env: env() }).writableRoots).toEqual([
+      { root: feature, readOnlySubpaths: [join(feature, ".git")] },
+      { root: gitDir, readOnlySubpaths: control.sort() },
+    ]);
   });
 
   it("resolves a relative gitdir against the .git file's directory (submodule style)", () => {
-    const store = dir("rel", "store.git");
-    const work = dir("rel", "work");
+    const work = repo("rel", "work");
+    const store = join(base, "rel", "store.git");
+    renameSync(join(work, ".git"), store);
     writeFileSync(join(work, ".git"), "gitdir: ../store.git\n");
-    expect(protectedPathsOf(work)).toEqual([join(work, ".git"), store]);
+    expect(resolveSandboxPolicy(ww(), { cwd: work, env: env() }).writableRoots).toEqual([
+      { root: work, readOnlySubpaths: [join(work, ".git")] },
+      { root: store, readOnlySubpaths: controlOf(store).sort() },
+    ]);
     writeFileSync(join(work, ".git"), "gitdir: ../missing.git\n");
-    expect(protectedPathsOf(work)).toEqual([join(work, ".git")]);
+    expect(resolveSandboxPolicy(ww(), { cwd: work, env: env() }).writableRoots).toEqual([
+      { root: work, readOnlySubpaths: [join(work, ".git")] },
+    ]);
   });
 });
 
@@ -556,8 +600,9 @@ describe("resolveSandboxPolicy: what a sandboxed command planted", () => {
     mkdirSync(join(cwd, "gd"));
     execFileSync("mkfifo", [join(cwd, "gd", "commondir")]);
     writeFileSync(join(cwd, ".git"), "gitdir: gd\n");
+    // gd holds no HEAD: git does not take it for a git dir, and what is there is the command's to write.
     expect(resolveSandboxPolicy(ww(), { cwd, env: env() }).writableRoots).toEqual([
-      { root: cwd, readOnlySubpaths: [join(cwd, ".git"), join(cwd, "gd")] },
+      { root: cwd, readOnlySubpaths: [join(cwd, ".git"), join(cwd, "gd", "commondir")] },
     ]);
     rmSync(join(cwd, ".git"));
     execFileSync("mkfifo", [join(cwd, ".git")]);
@@ -577,7 +622,11 @@ describe("resolveSandboxPolicy: what a repository's config points into the work 
     expect(resolveSandboxPolicy(ww(), { cwd, env: env() }).writableRoots).toEqual([
       {
         root: cwd,
-        readOnlySubpaths: [join(cwd, ".git"), join(cwd, ".gitconfig.local"), join(cwd, ".husky")],
+        readOnlySubpaths: sorted([
+          ...controlOf(join(cwd, ".git")),
+          join(cwd, ".gitconfig.local"),
+          join(cwd, ".husky"),
+        ]),
       },
     ]);
   });

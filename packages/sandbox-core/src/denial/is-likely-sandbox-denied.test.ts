@@ -3,13 +3,17 @@ import { isLikelySandboxDenied, SANDBOX_DENIAL_KEYWORDS } from "./is-likely-sand
 
 describe("isLikelySandboxDenied", () => {
   it("needs a non-zero exit and one of the keywords, in any case", () => {
-    expect(SANDBOX_DENIAL_KEYWORDS.length).toBe(7);
+    expect(SANDBOX_DENIAL_KEYWORDS.length).toBe(9);
     for (const keyword of SANDBOX_DENIAL_KEYWORDS) {
       expect(isLikelySandboxDenied(1, `x: ${keyword.toUpperCase()}\n`)).toBe(true);
       expect(isLikelySandboxDenied(0, keyword)).toBe(false);
     }
     expect(isLikelySandboxDenied(1, "touch: cannot touch '/etc/x': Read-only file system")).toBe(true);
     expect(isLikelySandboxDenied(101, "cargo failed: Operation not permitted (os error 1)")).toBe(true);
+    // git's words when the sandbox keeps the repository's config read-only (the rename fails with EBUSY).
+    expect(
+      isLikelySandboxDenied(4, "error: could not write config file .git/config: Device or resource busy"),
+    ).toBe(true);
     expect(isLikelySandboxDenied(1, "tests failed")).toBe(false);
     expect(isLikelySandboxDenied(null, "Permission denied")).toBe(false);
   });

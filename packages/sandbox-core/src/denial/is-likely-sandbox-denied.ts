@@ -7,6 +7,10 @@ export const SANDBOX_DENIAL_KEYWORDS: readonly string[] = [
   "sandbox",
   "landlock",
   "failed to write file",
+  // git, when the repository's config (bound read-only) cannot be changed: the rename over it fails
+  // with EBUSY, which none of the words above name.
+  "could not write config file",
+  "could not lock config file",
 ];
 
 /** In a session, output later than this after spawn is the program's business, not a denial. */

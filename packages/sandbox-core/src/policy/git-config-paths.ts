@@ -4,6 +4,7 @@ import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import {
   GIT_COMMAND_SECTIONS,
   GIT_COMMAND_VARIABLES,
+  GIT_DIR_CONTROL,
   GIT_INCLUDE_IF_SECTION,
   GIT_NON_COMMAND_PATH_SECTIONS,
   GIT_PATH_KEYS,
@@ -305,8 +306,9 @@ function hookNames(dir: string): string[] {
 /**
  * Every path git's config names that decides what the person's next git command in `dir` runs, asked of
  * git itself (every scope it reads: system, global, XDG, `GIT_CONFIG_*`, local, worktree, includes and
- * `includeIf`s whatever their condition says now): each config file read, the repository's config,
- * `config.worktree` and default hooks dir, and the paths the keys of `git-exec-keys.ts` name. git runs on
+ * `includeIf`s whatever their condition says now): each config file read, the control paths of the
+ * repository's git dirs (`GIT_DIR_CONTROL`: config, hooks, commondir, ...), and the paths the keys of
+ * `git-exec-keys.ts` name. git runs on
  * the host, as the person's `git status` would, with only the variables that choose its config: `git
  * config` and `git rev-parse` read files and run no program (no hooks, no fsmonitor).
  */
@@ -343,14 +345,10 @@ export function gitConfigPaths(
   const home = options.env.HOME;
   const paths: GitNamedPath[] = [];
   if (repository !== null) {
-    for (const path of [
-      repository.gitDir,
-      repository.commonDir,
-      join(repository.commonDir, "config"),
-      join(repository.gitDir, "config.worktree"),
-      join(repository.commonDir, "hooks"),
-    ]) {
-      paths.push({ path, kind: "path" });
+    // What in the git dirs decides what git runs or reads (`GIT_DIR_CONTROL`): the rest of them is
+    // git's ordinary work, which the sandbox may do.
+    for (const dir of new Set([repository.gitDir, repository.commonDir])) {
+      for (const name of GIT_DIR_CONTROL) paths.push({ path: join(dir, name), kind: "path" });
     }
   }
   for (const entry of entries) {

@@ -70,3 +70,28 @@ export const GIT_COMMAND_SECTIONS: ReadonlySet<string> = new Set(["alias", "page
  * tree, which the sandboxed command must be able to edit.
  */
 export const GIT_NON_COMMAND_PATH_SECTIONS: ReadonlySet<string> = new Set(["submodule"]);
+
+/**
+ * Paths inside a git directory that decide what git runs or where it reads from:
+ * - `config`, `config.worktree`: settings, among them hooks, aliases, filters, pagers, `core.worktree`;
+ * - `hooks`: the programs git runs at a commit, a checkout, a merge, a push;
+ * - `commondir` (a linked worktree's pointer to the shared repository) and a worktree's `gitdir` (its
+ *   work tree, which `git worktree remove` deletes): git would read config and hooks from, or delete,
+ *   another directory;
+ * - `objects/info/alternates`, `objects/info/http-alternates`: other object stores git reads;
+ * - `remotes/`, `branches/`: remotes in git's oldest format, which `git fetch NAME` reads.
+ * Not here: `info/attributes` picks only drivers that config defines (and the work tree's own
+ * `.gitattributes`, which the command may write anyway, does the same); `info/exclude`, `description`,
+ * `packed-refs`, `shallow`, and the state of a rebase, a merge or a cherry-pick are git's ordinary work.
+ */
+export const GIT_DIR_CONTROL: readonly string[] = [
+  "config",
+  "config.worktree",
+  "hooks",
+  "commondir",
+  "gitdir",
+  "objects/info/alternates",
+  "objects/info/http-alternates",
+  "remotes",
+  "branches",
+];

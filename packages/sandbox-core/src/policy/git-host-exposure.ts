@@ -129,7 +129,7 @@ const SAFE_KEYS = new Set([
 ]);
 
 /** Whether a config key (as `git config --list` prints it, section and name lowercased) is in `SAFE_KEYS`. */
-function isSafeKey(key: string): boolean {
+export function isSafeKey(key: string): boolean {
   const first = key.indexOf(".");
   const last = key.lastIndexOf(".");
   if (first < 0) return false;

@@ -1,8 +1,10 @@
 import { lstatSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { type GitConfigAnswer, type GitNamedPath, gitConfigPaths, hostGit } from "./git-config-paths.js";
+import { GIT_DIR_CONTROL } from "./git-exec-keys.js";
 import { type RelatedRepository, relatedRepositories } from "./git-related-repos.js";
 import { pathChain } from "./path-chain.js";
-import { gitdirPointers, isInside } from "./protected-paths.js";
+import { canonical, gitdirPointers, isInside } from "./protected-paths.js";
 
 /** What stays read-only so that the person's next git command runs only what it runs now. */
 export interface GitProtections {
@@ -28,6 +30,7 @@ const atOrInside = (path: string, root: string): boolean => path === root || isI
 export function gitProtections(
   roots: readonly string[],
   env: Record<string, string | undefined>,
+  watched: ReadonlySet<string> = new Set(),
 ): GitProtections {
   const inRoots = (path: string): boolean => roots.some((root) => atOrInside(path, root));
   const git = hostGit(env.PATH, inRoots);
@@ -62,6 +65,9 @@ export function gitProtections(
     for (const { path, kind } of named.paths) {
       for (const step of pathChain(path)) {
         if (step.why === "missing" && kind === "command" && roots.includes(step.path)) continue;
+        // A control path of a git dir that does not exist yet is checked after the command
+        // (`checkGitAfterCommand`): its git dir stays writable for git's ordinary work.
+        if (step.why === "missing" && isWatched(path, watched)) continue;
         keep(step.path);
         // A file with other names (hard links) is written through any of them, and those are not known:
         // every writable root on its file system is read-only.
@@ -72,6 +78,13 @@ export function gitProtections(
     }
   }
   return { paths: [...paths], roots: [...readOnlyRoots] };
+}
+
+/** Whether `path` (its links unresolved) is one of the watched control paths (canonical). */
+function isWatched(path: string, watched: ReadonlySet<string>): boolean {
+  if (watched.has(path)) return true;
+  const parent = canonical(dirname(path));
+  return parent !== undefined && watched.has(join(parent, basename(path)));
 }
 
 /**
@@ -90,9 +103,13 @@ function repositoryPaths(
     if (top === null) continue;
     const dotGit = `${top === "/" ? "" : top}/.git`;
     const info = lstatSync(dotGit, { throwIfNoEntry: false });
-    if (info !== undefined) paths.push({ path: dotGit, kind: "path" });
+    // A `.git` file or link is kept as it is; a `.git` directory only in its control paths, which git
+    // names with the rest (`gitConfigPaths`), so that git's ordinary writes stay possible.
+    if (info !== undefined && !info.isDirectory()) paths.push({ path: dotGit, kind: "path" });
     if (info?.isFile() === true) {
-      for (const path of gitdirPointers(dotGit)) paths.push({ path, kind: "path" });
+      for (const path of gitdirPointers(dotGit)) {
+        for (const name of GIT_DIR_CONTROL) paths.push({ path: `${path}/${name}`, kind: "path" });
+      }
     }
   }
   const commonDir = answer.status === "paths" ? answer.commonDir : null;

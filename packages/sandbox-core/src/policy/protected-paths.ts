@@ -1,13 +1,4 @@
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute } from "node:path";
 
 /** Names that stay read-only inside every writable root (DESIGN.md §5). */
@@ -103,29 +94,17 @@ export function gitdirPointers(gitFile: string): string[] {
 }
 
 /**
- * The real git directories a `.git` file points to (see `gitdirPointers`). Without them a worktree's
- * hooks and config would stay writable.
+ * Canonical paths that must stay read-only because they exist directly inside `dir` under one of
+ * `names`. A repository's `.git` is not among them: its git dir is protected in its control paths
+ * (`gitDirProtections`), and what its config names is git's to say (`gitProtections`).
  */
-function gitdirTargets(gitFile: string): string[] {
-  return gitdirPointers(gitFile)
-    .map((path) => canonical(path))
-    .filter((path): path is string => path !== undefined);
-}
-
-/**
- * Canonical paths that must stay read-only because of what exists directly inside `dir`. What a
- * repository's config names is git's to say (`gitProtections`).
- */
-export function protectedPathsOf(dir: string, names: readonly string[] = PROTECTED_NAMES): string[] {
+export function protectedPathsOf(dir: string, names: readonly string[]): string[] {
   const paths: string[] = [];
   for (const name of names) {
     const path = `${dir === "/" ? "" : dir}/${name}`;
     if (lstatSync(path, { throwIfNoEntry: false }) === undefined) continue;
     const real = canonical(path);
-    if (real === undefined) continue;
-    paths.push(real);
-    if (name !== ".git") continue;
-    if (statSync(real).isFile()) paths.push(...gitdirTargets(real));
+    if (real !== undefined) paths.push(real);
   }
   return paths;
 }

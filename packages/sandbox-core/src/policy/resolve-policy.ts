@@ -3,9 +3,11 @@ import { homedir, userInfo } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { SandboxMode } from "@conch/protocol";
 import { SandboxError } from "../errors.js";
-import type { SandboxPolicy, SandboxRules, TmpRule, WritableRoot } from "../types.js";
+import type { GitWatch, SandboxPolicy, SandboxRules, TmpRule, WritableRoot } from "../types.js";
 import { environmentDenyRead } from "./environment-deny.js";
+import { gitDirProtections } from "./git-dir-control.js";
 import { gitProtections } from "./git-protections.js";
+import { pathChain } from "./path-chain.js";
 import {
   canonical,
   HOME_PROTECTED_NAMES,
@@ -244,7 +246,7 @@ export function createSandboxWorkspace(
       return {
         mode,
         readableRoots: ["/"],
-        writableRoots: workspaceRoots(rootPaths, homes, protect, env),
+        ...workspaceRoots(rootPaths, homes, protect, env),
         tmp: tmpRule,
         hidden: hiddenPaths(rootPaths),
         network,
@@ -262,24 +264,37 @@ export function createSandboxWorkspace(
 }
 
 /**
- * The writable roots with what stays read-only inside them, found now. A root nested in another is
- * merged into the outer one (its protected paths move with it), so the roots a backend binds are
- * disjoint and every protected path belongs to exactly one of them. A root at or below a protected
- * path is dropped: protection wins; so is one that git's config makes read-only whole (see
- * `gitProtections`).
+ * The writable roots with what stays read-only inside them, found now, and what the sandbox cannot keep
+ * read-only and is checked after the command (`gitWatch`). A root nested in another is merged into the
+ * outer one (its protected paths move with it), so the roots a backend binds are disjoint and every
+ * protected path belongs to exactly one of them. A root at or below a protected path is dropped:
+ * protection wins; so is one that git's config makes read-only whole (see `gitProtections`). A
+ * repository's `.git` is writable but for its control paths (`gitDirProtections`); a linked worktree's
+ * git dirs outside the roots are writable the same way.
  */
 function workspaceRoots(
-  roots: readonly string[],
+  given: readonly string[],
   homes: readonly string[],
   protect: readonly string[],
   env: Record<string, string | undefined>,
-): WritableRoot[] {
+): { writableRoots: WritableRoot[]; gitWatch?: GitWatch } {
   const extras = protect.map(canonical).filter((path): path is string => path !== undefined);
+  const gitDirs = gitDirProtections(given);
+  const roots = [...given, ...gitDirs.extraRoots];
   const writableHomes = homes.filter((home) => roots.some((root) => root === home || isInside(home, root)));
-  const git = gitProtections(roots, env);
+  const git = gitProtections(roots, env, new Set(gitDirs.watch.absent));
+  const inRoots = (path: string): boolean => roots.some((root) => path === root || isInside(path, root));
+  // A control path is kept as any path git names is: with the links on the way (see `pathChain`).
+  const controlled = gitDirs.present.flatMap((path) =>
+    pathChain(path)
+      .map((step) => step.path)
+      .filter(inRoots),
+  );
   const allProtected = unique([
-    ...roots.flatMap((root) => protectedPathsOf(root, PROTECTED_NAMES)),
+    ...roots.flatMap((root) => protectedPathsOf(root, OTHER_PROTECTED_NAMES)),
     ...writableHomes.flatMap((home) => protectedPathsOf(home, HOME_PROTECTED_NAMES)),
+    ...controlled,
+    ...gitDirs.whole,
     ...git.paths,
     ...extras,
   ]).filter((path) => roots.some((root) => isInside(path, root)));
@@ -288,11 +303,18 @@ function workspaceRoots(
   const outer = roots.filter((root) => !covered(root) && !roots.some((other) => isInside(root, other)));
   // A protected path inside another one is already read-only through it.
   const readOnly = allProtected.filter((path) => !allProtected.some((other) => isInside(path, other)));
-  return outer.map((root) => ({
-    root,
-    readOnlySubpaths: readOnly.filter((path) => isInside(path, root)).sort(),
-  }));
+  return {
+    writableRoots: outer.map((root) => ({
+      root,
+      readOnlySubpaths: readOnly.filter((path) => isInside(path, root)).sort(),
+    })),
+    // Nothing is writable under read-only: nothing can appear.
+    ...(given.length === 0 ? {} : { gitWatch: gitDirs.watch }),
+  };
 }
+
+// The protected names but `.git`, whose git dir is protected in its control paths (`gitDirProtections`).
+const OTHER_PROTECTED_NAMES: readonly string[] = PROTECTED_NAMES.filter((name) => name !== ".git");
 
 /** The rules for one command under `policy`, for callers that run one command (see `createSandboxWorkspace`). */
 export function resolveSandboxPolicy(policy: SandboxPolicy, options: SandboxWorkspaceOptions): SandboxRules {
