@@ -2,13 +2,19 @@
 // live session. Each attempt says itself whether the sandbox denied it (step 5's check), where it knows.
 import { Buffer } from "node:buffer";
 import type { EnvPolicy, ExecRequest, ExecResult, SpawnSpec } from "@conch/exec-core";
-import { isLikelySandboxDenied, type PreparedSandbox } from "@conch/sandbox-core";
+import {
+  type GitWatch,
+  isLikelySandboxDenied,
+  type PreparedSandbox,
+  type SandboxRules,
+} from "@conch/sandbox-core";
 import { interactiveShell, type SessionResponse, type SessionStore } from "@conch/unified-exec";
 import { OutputCollector } from "../output/output-collector.js";
 import { type HostReaper, runMarkerOf } from "../sessions/host-reaper.js";
 import type { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
 import type { AuditEvents } from "./audit-events.js";
+import { repairGit } from "./git-repairs.js";
 import { withHostGitGuard } from "./host-git-guard.js";
 import type { SpawnPlan } from "./spawn-plan.js";
 import type { CommandRequest, Execute, RunContext, SessionRequest, SessionRunContext } from "./types.js";
@@ -31,6 +37,11 @@ export interface Attempt {
   denialExcerpt(): string;
   /** Drops what it holds, before it is run again outside the sandbox. */
   discard(): Promise<void>;
+  /**
+   * What Conch did after it in the repository: a git control file the command made, moved aside
+   * (`repairGit`), a line each.
+   */
+  readonly notices: readonly string[];
 }
 
 export interface OneShotAttempt extends Attempt {
@@ -45,6 +56,17 @@ export interface OneShotAttempt extends Attempt {
 
 export interface SessionAttempt extends Attempt {
   readonly response: SessionResponse;
+  /** What to check after each later call of the session (its sandbox's), or null outside one. */
+  readonly gitWatch: GitWatch | null;
+}
+
+/**
+ * The rules a command runs under, found now (throws `WRITABLE_ROOT_CHANGED`), kept so that what they
+ * could not protect is checked once it has run; null when it runs in no local sandbox.
+ */
+function commandRules(sandbox: PreparedSandbox | null): SandboxRules | null {
+  if (sandbox === null || sandbox.backend === null || sandbox.host !== null) return null;
+  return sandbox.workspace.rules();
 }
 
 export interface AttemptOptions {
@@ -64,7 +86,8 @@ export async function runOneShot(
   plan: SpawnPlan,
 ): Promise<OneShotAttempt> {
   // The rules found now, before anything is collected or spawned (throws `WRITABLE_ROOT_CHANGED`).
-  const prepare = sandbox?.spawnHook() ?? null;
+  const rules = commandRules(sandbox);
+  const prepare = sandbox?.spawnHook(rules === null ? {} : { rules }) ?? null;
   // Outside the sandbox, the keeper (as for a session): the command dies with this process.
   const reaper = prepare === null ? options.hostReaper : null;
   let marker: string | undefined;
@@ -121,6 +144,7 @@ export async function runOneShot(
     reaper?.forget(marker);
   }
   const sandboxName = sandbox?.name ?? "none";
+  const notices = repairGit(rules?.gitWatch, request.cwd);
   const denied =
     prepare !== null &&
     !result.timedOut &&
@@ -148,6 +172,7 @@ export async function runOneShot(
     collected,
     sandbox: sandboxName,
     denied,
+    notices,
     failed: result.exitCode !== 0 && !result.timedOut && !result.canceled,
     denialExcerpt: () => {
       const text = collected.sampleText();
@@ -174,7 +199,8 @@ export async function startSession(
   sandbox: PreparedSandbox | null,
   plan: SpawnPlan,
 ): Promise<SessionAttempt> {
-  const prepare = sandbox?.spawnHook({ tty: request.tty }) ?? null;
+  const rules = commandRules(sandbox);
+  const prepare = sandbox?.spawnHook({ tty: request.tty, ...(rules === null ? {} : { rules }) }) ?? null;
   const sandboxName = sandbox?.name ?? "none";
   // Outside the sandbox, the keeper: the session dies with this process (bwrap's --die-with-parent's
   // part), and its ledger names it for the next Conch process should the keeper die first.
@@ -242,10 +268,13 @@ export async function startSession(
     },
     { sessionId: response.sessionId },
   );
+  const gitWatch = rules?.gitWatch ?? null;
   return {
     response,
     sandbox: sandboxName,
     denied,
+    notices: repairGit(gitWatch, request.cwd),
+    gitWatch,
     failed: !response.running && response.exitCode !== null && response.exitCode !== 0,
     denialExcerpt: () => response.output.slice(-DENIAL_EXCERPT_BYTES),
     // A denied session that stays listed (terminal_open) would linger beside its retry.

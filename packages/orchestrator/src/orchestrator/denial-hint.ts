@@ -25,6 +25,33 @@ export function denialHint(mode: SandboxMode, approvalPolicy: ApprovalPolicy, ca
   );
 }
 
+// What git prints when the sandbox keeps it from changing a repository's config (`git config`, `git remote
+// add`, `git branch -u`, `git checkout --track`): the config file is bound read-only, and git's rename of
+// its lock file over it fails. Some of these commands exit 0 all the same.
+const GIT_CONFIG_WRITE_FAILED = /could not (?:write|lock|commit) config file/i;
+
+/** Did git fail to change a config file (in the sandbox: the repository's, which stays read-only)? */
+export function looksLikeGitConfigWrite(output: string): boolean {
+  return GIT_CONFIG_WRITE_FAILED.test(output);
+}
+
+/**
+ * What the model is told when git could not change the repository's config in the sandbox: why that
+ * file stays read-only, that what needed the setting did not happen, and how to ask. `canEscalate` as
+ * for `denialHint`.
+ */
+export function gitConfigHint(approvalPolicy: ApprovalPolicy, canEscalate: boolean): string {
+  const why =
+    "git could not change the repository's config: the sandbox keeps .git/config (and hooks) read-only, " +
+    "because a setting there can make the user's own git run programs later. Whatever needed the setting " +
+    "did not happen (a remote, an upstream, a config value), even if git said otherwise. Commits, " +
+    "branches, tags, rebases and merges need no config change and work in the sandbox.";
+  if (approvalPolicy === "on-request" && canEscalate) {
+    return `${why} To change the config, run the command again with sandbox_permissions "require_escalated" and a justification, and the user will be asked.`;
+  }
+  return `${why} Only the user can change it, outside the sandbox: tell them the command.`;
+}
+
 // What programs print when a connection or a name lookup fails for want of a network: curl (`Could not
 // resolve host`, `Failed to connect to`, `Couldn't connect to server`), wget (`unable to resolve host
 // address`), glibc's resolver messages as Python, git, pip, cargo and ssh pass them on (`Temporary

@@ -12,7 +12,15 @@ import {
 import type { Approvals } from "./approvals.js";
 import type { Attempt } from "./attempts.js";
 import type { AuditEvents } from "./audit-events.js";
-import { denialHint, looksLikeNetworkFailure, noNetworkHint, sandboxCutsNetwork } from "./denial-hint.js";
+import {
+  denialHint,
+  gitConfigHint,
+  looksLikeGitConfigWrite,
+  looksLikeNetworkFailure,
+  noNetworkHint,
+  sandboxCutsNetwork,
+} from "./denial-hint.js";
+import { withRepairs } from "./git-repairs.js";
 import { rejected } from "./outcomes.js";
 import {
   CANCELED_BEFORE_START,
@@ -123,18 +131,36 @@ export async function runPipeline<T extends Attempt>(
       prepared.backend !== null &&
       sandboxCutsNetwork(sandboxPolicy) &&
       failedOffline(first);
+    const canEscalate = request.sandboxPermissions !== undefined;
     const hint = offline
-      ? noNetworkHint(sandboxPolicy.mode, approvalPolicy, request.sandboxPermissions !== undefined)
-      : null;
-    return { status: "done", value: first, escalated: false, denied: false, hint };
+      ? noNetworkHint(sandboxPolicy.mode, approvalPolicy, canEscalate)
+      : sandboxed(prepared) && looksLikeGitConfigWrite(first.denialExcerpt())
+        ? gitConfigHint(approvalPolicy, canEscalate)
+        : null;
+    return {
+      status: "done",
+      value: first,
+      escalated: false,
+      denied: false,
+      hint: withRepairs(hint, first.notices),
+    };
   }
 
   // The sandbox denied it. It may run outside the sandbox only where a person can be asked first, and is
   // asked again even when the command itself was approved (that approval was for the sandbox), unless
   // this very retry was approved for the session.
   if (approvalPolicy === "never" || approvalPolicy === "on-request") {
-    const hint = denialHint(sandboxPolicy.mode, approvalPolicy, request.sandboxPermissions !== undefined);
-    return { status: "done", value: first, escalated: false, denied: true, hint };
+    const canEscalate = request.sandboxPermissions !== undefined;
+    const hint = looksLikeGitConfigWrite(first.denialExcerpt())
+      ? gitConfigHint(approvalPolicy, canEscalate)
+      : denialHint(sandboxPolicy.mode, approvalPolicy, canEscalate);
+    return {
+      status: "done",
+      value: first,
+      escalated: false,
+      denied: true,
+      hint: withRepairs(hint, first.notices),
+    };
   }
   await first.discard();
   const answer = await approvals.approve(
@@ -150,7 +176,15 @@ export async function runPipeline<T extends Attempt>(
   );
   if (answer.status === "rejected") return answer;
   if (signal?.aborted) return rejected("canceled", CANCELED_BEFORE_START, "user");
-  return { status: "done", value: await launch(null, plan), escalated: true, denied: false, hint: null };
+  // What the sandboxed attempt left in the repository was moved aside before the retry: say so.
+  const notices = first.notices;
+  return {
+    status: "done",
+    value: await launch(null, plan),
+    escalated: true,
+    denied: false,
+    hint: withRepairs(null, notices),
+  };
 }
 
 /**
@@ -214,4 +248,9 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Whether a command ran under a sandbox of this machine (not none, not outside it). */
+function sandboxed(prepared: PreparedSandbox | null): boolean {
+  return prepared !== null && prepared.backend !== null;
 }

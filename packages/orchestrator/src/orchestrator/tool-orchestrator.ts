@@ -9,7 +9,12 @@ import { sessionInputNeedsApproval } from "@conch/approval";
 import { run as execRun } from "@conch/exec-core";
 import { type ExecPolicy, loadExecPolicy } from "@conch/exec-policy";
 import { type ApprovalPolicy, expectedReceived, isConchError } from "@conch/protocol";
-import { createSandboxRegistry, type PreparedSandbox, type SandboxPolicy } from "@conch/sandbox-core";
+import {
+  createSandboxRegistry,
+  type GitWatch,
+  type PreparedSandbox,
+  type SandboxPolicy,
+} from "@conch/sandbox-core";
 import type { Shell } from "@conch/shell-detect";
 import { clampYield, type SessionResponse, SessionStore } from "@conch/unified-exec";
 import { OrchestratorError } from "../errors.js";
@@ -20,6 +25,7 @@ import type { SpillStore } from "../spill/spill-store.js";
 import { Approvals, type InputTarget } from "./approvals.js";
 import { type AttemptOptions, type OneShotAttempt, runOneShot, startSession } from "./attempts.js";
 import { AuditEvents, type SessionActor } from "./audit-events.js";
+import { repairGit } from "./git-repairs.js";
 import { type PipelineSteps, runPipeline } from "./pipeline.js";
 import { sessionSandbox } from "./session-sandbox.js";
 import { SpawnPlanner } from "./spawn-plan.js";
@@ -31,6 +37,7 @@ import type {
   RejectedOutcome,
   RunContext,
   SessionOutcome,
+  SessionReply,
   SessionRequest,
   SessionRunContext,
   ToolOrchestratorOptions,
@@ -51,6 +58,8 @@ export class ToolOrchestrator {
   #sessions: SessionState | null = null;
   // Sessions outside the sandbox whose typed input a person approves first, by id.
   readonly #guarded = new Map<number, InputTarget>();
+  /** What each sandboxed session's sandbox could not protect, checked after each of its calls. */
+  readonly #gitWatches = new Map<number, GitWatch>();
   readonly #closingIdle = new Set<Promise<unknown>>();
 
   constructor(options: ToolOrchestratorOptions) {
@@ -172,8 +181,10 @@ export class ToolOrchestrator {
         startSession(this.#attempts, store, monitor, request, context, prepared, plan),
       );
       if (done.status !== "done") return done;
-      const { response, sandbox } = done.value;
+      const { response, sandbox, gitWatch } = done.value;
       if (response.pruned !== null) fates.pruned(response.pruned);
+      // What the session's sandbox could not protect is checked again after each of its calls.
+      if (gitWatch !== null && response.running) this.#gitWatches.set(response.sessionId, gitWatch);
       // A person's yes to start a program outside the sandbox is not a yes to whatever is typed into it
       // later (less's `!cmd`, a shell's next line): that input is asked, input by input. A session without
       // a terminal takes no input but Ctrl-C (its stdin is /dev/null).
@@ -217,12 +228,13 @@ export class ToolOrchestrator {
     chars: string,
     yieldTimeMs: number,
     context: SessionRunContext = {},
-  ): Promise<SessionResponse | RejectedOutcome> {
+  ): Promise<SessionReply | RejectedOutcome> {
     const options = context.signal === undefined ? {} : { signal: context.signal };
     if (chars === "") {
-      return this.sessions
+      const response = await this.sessions
         .write(id, chars, yieldTimeMs, options)
         .catch((error: unknown) => this.#rethrow(id, error));
+      return this.#afterCall(id, response);
     }
     const approved = await this.#inputApproved(tool, id, chars, context);
     if (approved !== null) return approved;
@@ -241,9 +253,28 @@ export class ToolOrchestrator {
    * A session's output since the last call, waiting up to `waitMs` for more (terminal_read). Throws the
    * store's `UNKNOWN_SESSION`, saying what became of the session.
    */
-  async readSession(id: number, waitMs: number, context: SessionRunContext = {}): Promise<SessionResponse> {
+  async readSession(id: number, waitMs: number, context: SessionRunContext = {}): Promise<SessionReply> {
     const options = context.signal === undefined ? {} : { signal: context.signal };
-    return this.sessions.read(id, waitMs, options).catch((error: unknown) => this.#rethrow(id, error));
+    const response = await this.sessions
+      .read(id, waitMs, options)
+      .catch((error: unknown) => this.#rethrow(id, error));
+    return this.#afterCall(id, response);
+  }
+
+  /**
+   * A session's response with what Conch moved aside after it in the repository (`repairGit`): a
+   * sandboxed session may have made a git control file since its last call. Its last call checks once more.
+   */
+  #afterCall(id: number, response: SessionResponse): SessionReply {
+    const notices = repairGit(this.#gitWatches.get(id), this.cwd);
+    if (!response.running) this.#gitWatches.delete(id);
+    return { ...response, notices };
+  }
+
+  /** The last check of a session that is gone (closed, idle, shut down); nobody is left to tell. */
+  #afterEnd(id: number): void {
+    repairGit(this.#gitWatches.get(id), this.cwd);
+    this.#gitWatches.delete(id);
   }
 
   /**
@@ -356,6 +387,7 @@ export class ToolOrchestrator {
   async closeSession(tool: string, id: number, actor: SessionActor = MODEL): Promise<void> {
     const command = this.sessions.list().find((session) => session.id === id)?.command ?? "";
     await this.sessions.close(id).catch((error: unknown) => this.#rethrow(id, error));
+    this.#afterEnd(id);
     this.#sessionState().fates.closed(id, actor.by === "person" ? "by a person" : null);
     this.#audit.sessionKilled(tool, id, command, actor);
   }
@@ -373,6 +405,7 @@ export class ToolOrchestrator {
   /** Kills every live session (daemon shutdown, end of a replay). */
   async terminateSessions(): Promise<void> {
     await this.#sessions?.store.terminateAll();
+    for (const id of [...this.#gitWatches.keys()]) this.#afterEnd(id);
     // Every spill file a text named is complete before the process may end.
     await this.#sessions?.outputs.close();
     // An idle sweep still killing its sessions records them once done: before the audit log is flushed.
@@ -390,6 +423,7 @@ export class ToolOrchestrator {
     try {
       const closed = await closing;
       for (const session of closed) {
+        this.#afterEnd(session.id);
         this.#sessions.fates.closed(session.id, `after ${idleS} s without a call`);
         this.#audit.sessionClosed(session.id, session.command, idleS);
       }

@@ -172,6 +172,14 @@ interface StartedSessionOutcome {
 
 export type SessionOutcome = RejectedOutcome | FailedOutcome | StartedSessionOutcome;
 
+/**
+ * A later call's response of a session (write_stdin, terminal_read), with what Conch did after it in the
+ * repository: a git control file the session made, moved aside, a line each (see `repairGit`).
+ */
+export interface SessionReply extends SessionResponse {
+  readonly notices: readonly string[];
+}
+
 /** Where a login-shell command gets the argv that runs it with the shell's snapshot (ShellSnapshots). */
 export interface ShellSnapshotSource {
   /** How `script` runs in `shell` with its snapshot (captured by `context.run`), or why it cannot. */

@@ -41,7 +41,7 @@ import {
   unknownTerminalText,
 } from "../model-text/terminal-result.js";
 import { formatUnifiedExecResult } from "../model-text/unified-exec-result.js";
-import type { RejectedOutcome, SessionRunContext } from "../orchestrator/types.js";
+import type { RejectedOutcome, SessionReply, SessionRunContext } from "../orchestrator/types.js";
 import { approxTokenCount, joinCut } from "../text/truncate.js";
 import { defineTool } from "./define-tool.js";
 import { escalationFields, noteUnusedJustification } from "./escalation-args.js";
@@ -113,7 +113,7 @@ function withNote(text: string, note: string | null): string {
 /** Codex's exec_command/write_stdin text for one response; `started` by this call. */
 async function unifiedExecResult(
   tool: string,
-  response: SessionResponse,
+  response: SessionResponse | SessionReply,
   started: boolean,
   maxTokens: number,
   context: ToolContext,
@@ -127,7 +127,10 @@ async function unifiedExecResult(
     originalTokenCount: out.originalTokens,
     output: out.text,
   });
-  if (extra.hint) text = appendLine(text, hintNote(extra.hint));
+  // What Conch moved aside in the repository after this call of a sandboxed session.
+  const notices = "notices" in response ? response.notices : [];
+  const hint = [...notices, ...(extra.hint ? [extra.hint] : [])].join(" ");
+  if (hint !== "") text = appendLine(text, hintNote(hint));
   return {
     text,
     result: sessionData(tool, response, {
@@ -249,13 +252,15 @@ function terminalError(tool: string, id: number, error: unknown): ToolCallResult
 
 async function terminalResult(
   tool: string,
-  response: SessionResponse,
+  response: SessionResponse | SessionReply,
   started: boolean,
   context: ToolContext,
 ): Promise<ToolCallResult> {
   const out = await shown(response, started, context.maxOutputTokens, context);
+  const notices = "notices" in response ? response.notices : [];
+  const text = formatTerminalResult(response.sessionId, response, out.text);
   return {
-    text: formatTerminalResult(response.sessionId, response, out.text),
+    text: notices.length === 0 ? text : appendLine(text, hintNote(notices.join(" "))),
     result: {
       ...sessionData(tool, response, { truncated: out.truncated, spill_path: out.spillPath }),
       // A terminal stays addressable until closed, exited or not.
