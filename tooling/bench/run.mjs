@@ -571,6 +571,18 @@ await group("agent tasks", () => {
   });
 });
 
+// Ordinary git work (git-tasks.jsonl) under the default policy: what a person is asked.
+await group("git work", () => {
+  const git = jsonWorker("git-tasks.mjs", ["--json"], { timeout: 300_000 });
+  rows.push({
+    benchmark: `${git.calls} git calls (two commits, an amend, a rebase -i, a branch, a tag; tooling/bench/git-tasks.mjs): approvals`,
+    baseline: "-",
+    conch: `${git.approvals} asked, ${git.failed} failed${git.done ? "" : ", WORK MISSING"}`,
+    ratio: "-",
+    target: "0 approvals",
+  });
+});
+
 // 9. The web console (issue 14), in Debian's chromium; skipped, and said, when it is not installed.
 await group("console", () => {
   if (existsSync(process.env.CONCH_CHROMIUM ?? "/usr/bin/chromium")) {
