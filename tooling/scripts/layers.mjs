@@ -26,6 +26,7 @@ const TABLE = new Map([
   ["@conch/arity-rules", { layer: 1, allowed: ["@conch/protocol"] }],
   ["@conch/exec-core", { layer: 1, allowed: ["@conch/protocol"] }],
   ["@conch/exec-policy", { layer: 1, allowed: ["@conch/protocol"] }],
+  ["@conch/net-proxy", { layer: 1, allowed: ["@conch/protocol"] }],
   ["@conch/approval", { layer: 2, allowed: ["@conch/protocol", "@conch/arity-rules", "@conch/exec-policy"] }],
   ["@conch/sandbox-core", { layer: 2, allowed: ["@conch/protocol"] }],
   ["@conch/unified-exec", { layer: 2, allowed: ["@conch/protocol", "@conch/exec-core"] }],
