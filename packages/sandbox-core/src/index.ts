@@ -16,7 +16,7 @@ export { SANDBOX_ENV_VAR, SANDBOX_NETWORK_DISABLED_ENV_VAR, sandboxEnv } from ".
 export { isSandboxError, SANDBOX_ERROR_CODES, SandboxError, type SandboxErrorCode } from "./errors.js";
 export { fromCodexSandboxPolicy } from "./policy/codex-policy.js";
 export { ENVIRONMENT_DENY_READ, environmentDenyRead } from "./policy/environment-deny.js";
-export { checkGitAfterCommand, type GitRepair } from "./policy/git-dir-control.js";
+export { checkGitAfterCommand, type GitRepair } from "./policy/git-after-command.js";
 export {
   type GitHostExposure,
   type GitHostExposureOptions,

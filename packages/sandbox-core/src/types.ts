@@ -64,6 +64,8 @@ export interface SandboxRules {
 export interface GitWatch {
   /** The writable roots (canonical): a new `.git` file or worktree may point only inside them. */
   readonly roots: readonly string[];
+  /** When the rules were found (`Date.now()`): an entry changed since then is the command's doing. */
+  readonly startedAt: number;
   /** Control paths of the git dirs known before the command that did not exist then. */
   readonly absent: readonly string[];
   /** The git dirs known before the command, with the nested git dirs they held. */
@@ -75,6 +77,12 @@ export interface GitWatch {
    * cherry-pick's todo, a merge strategy), as it was before the command: null where there was none.
    */
   readonly operations: readonly { readonly path: string; readonly before: string | null }[];
+  /** Each root's repository as it was: its git dir, and its index's identity (null: none). */
+  readonly repositories: readonly {
+    readonly root: string;
+    readonly gitDir: string;
+    readonly index: string | null;
+  }[];
 }
 
 export type { SpawnSpec };

@@ -109,10 +109,12 @@ describe("resolveSandboxPolicy: workspace-write", () => {
       // No .git: one that appears is read after the command.
       gitWatch: {
         roots: [cwd],
+        startedAt: expect.any(Number),
         absent: [],
         gitDirs: [],
         newRepositories: [join(cwd, ".git")],
         operations: [],
+        repositories: [],
       },
     });
     expect(existsSync(join(cwd, ".conch"))).toBe(false);

@@ -348,8 +348,10 @@ describeWith("bwrap", "git in the sandbox: nothing the person's git runs can be 
     writeFileSync(join(outside, "alternates"), "the person's own\n");
     const ran = await sandboxed(linked, `rm -rf .git/objects/info && ln -s ${outside} .git/objects/info`);
     expect(ran.code, ran.output).toBe(0);
+    // The link itself is removed (git makes none); what it led to is not touched.
     expect(ran.repairs).toEqual([
       expect.objectContaining({ path: join(linked, ".git", "objects", "info", "alternates"), movedTo: null }),
+      expect.objectContaining({ path: join(linked, ".git", "objects", "info"), removed: true }),
     ]);
     expect(readFileSync(join(outside, "alternates"), "utf8")).toBe("the person's own\n");
     expect(readdirSync(outside)).toEqual(["alternates"]);

@@ -13,6 +13,7 @@ function shown(path: string, cwd: string): string {
 /** One line for one repair. */
 function gitRepairNotice(repair: GitRepair, cwd: string): string {
   const path = shown(repair.path, cwd);
+  if (repair.removed === true) return `Conch removed ${path}, which this command made: ${repair.why}.`;
   if (repair.movedTo === null) return `Conch could not move ${path} aside: ${repair.why}.`;
   if (repair.disabled === true) return `Conch changed ${path} after this command: ${repair.why}.`;
   return `Conch moved ${path}, which this command made, aside to ${shown(repair.movedTo, cwd)}: ${repair.why}.`;
