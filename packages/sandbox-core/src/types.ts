@@ -82,6 +82,8 @@ export interface GitWatch {
     readonly root: string;
     readonly gitDir: string;
     readonly index: string | null;
+    /** The paths of the index's gitlinks (nested repositories), as they were. */
+    readonly gitlinks: readonly string[];
   }[];
 }
 

@@ -9,6 +9,8 @@ import { gitEnv, hostGit, parseListing, runGit } from "./git-config-paths.js";
 import {
   entries,
   GIT_OPERATION_FILES,
+  gitlinksOf,
+  indexSignature,
   isRealDir,
   lstatQuiet,
   MAX_OPERATION_BYTES,
@@ -17,7 +19,7 @@ import {
 } from "./git-dir-control.js";
 import { GIT_DIR_CONTROL } from "./git-exec-keys.js";
 import { isSafeKey } from "./git-host-exposure.js";
-import { canonical, gitdirPointers, isInside } from "./protected-paths.js";
+import { canonical, gitdirPointers, isInside, pointerText } from "./protected-paths.js";
 
 /**
  * A path the command made or changed that would make git run or read something: renamed to `movedTo`,
@@ -34,12 +36,13 @@ export interface GitRepair {
   readonly why: string;
 }
 
-// The whole check reads at most this many directory entries; past it, what is left is said unchecked.
-const MAX_ENTRIES = 200_000;
+// The walks for links read at most this many directory entries; past it, what is left is said unchecked
+// (after every exact check has run).
+const MAX_ENTRIES = 500_000;
+// At most this many config files are given to the host's git; the rest are moved aside unread.
+const MAX_GIT_RUNS = 256;
 // A config a command makes is a few lines; a larger one is not read (git could take seconds) but moved.
 const MAX_CONFIG_BYTES = 64 * 1024;
-// `git ls-files --stage` of a large repository; past this, the gitlinks are not listed.
-const MAX_INDEX_LISTING = 64 * 1024 * 1024;
 // Entries whose ctime is this close before the rules were found may be the command's (coarse clocks).
 const CLOCK_SLACK_MS = 50;
 
@@ -54,6 +57,8 @@ interface Context {
   git: string | null | undefined;
   /** Directory entries read so far (MAX_ENTRIES). */
   budget: number;
+  /** Config files given to the host's git so far (MAX_GIT_RUNS). */
+  gitRuns: number;
 }
 
 /**
@@ -83,28 +88,45 @@ export function checkGitAfterCommand(
     inspected: new Set(),
     git: undefined,
     budget: MAX_ENTRIES,
+    gitRuns: 0,
   };
-  try {
+  // The exact checks first, each on its own (one that fails leaves the others to run), the walks last.
+  const step = (what: string, run: () => void): void => {
+    try {
+      run();
+    } catch (error) {
+      context.repairs.push({
+        path: watch.roots[0] ?? "/",
+        movedTo: null,
+        why: `Conch could not finish ${what} after the command (${(error as Error).message}): look in .git before running git here`,
+      });
+    }
+  };
+  step("reading the operations in progress", () => {
+    for (const { path, before } of watch.operations) inspectOperation(context, path, before);
+  });
+  step("checking the control files", () => {
     for (const path of watch.absent) if (lstatQuiet(path) !== undefined) inspect(context, path);
+  });
+  step("checking new repositories", () => {
+    for (const dotGit of watch.newRepositories) inspectDotGit(context, dotGit);
+  });
+  step("checking the repositories' gitlinks and git dirs", () => {
+    for (const repository of watch.repositories) checkRepository(context, repository);
+    for (const dotGit of watch.newRepositories) checkRoot(context, dirname(dotGit), null);
+  });
+  step("checking new worktrees and submodules", () => {
     for (const { path, nested } of watch.gitDirs) {
       if (!isRealDir(path)) continue;
       const before = new Set(nested);
       for (const dir of nestedGitDirs(path, Number.POSITIVE_INFINITY).dirs) {
         if (!before.has(dir)) inspectGitDir(context, dir);
       }
-      strangeEntries(context, path);
     }
-    for (const dotGit of watch.newRepositories) inspectDotGit(context, dotGit);
-    for (const { path, before } of watch.operations) inspectOperation(context, path, before);
-    for (const repository of watch.repositories) checkRepository(context, repository);
-    for (const dotGit of watch.newRepositories) checkRoot(context, dirname(dotGit), null);
-  } catch (error) {
-    context.repairs.push({
-      path: watch.roots[0] ?? "/",
-      movedTo: null,
-      why: `Conch could not finish checking the repository after the command (${(error as Error).message}): look in .git before running git here`,
-    });
-  }
+  });
+  step("looking for links in the git dirs", () => {
+    for (const { path } of watch.gitDirs) if (isRealDir(path)) strangeEntries(context, path);
+  });
   return context.repairs;
 }
 
@@ -166,28 +188,50 @@ function inspectGitDir(context: Context, gitDir: string, onlyNew = false): void 
   strangeEntries(context, gitDir);
 }
 
+// The directories of a git dir that git reads, and so walks for links; others (a command's own junk)
+// git never looks into.
+const READ_DIRS: ReadonlySet<string> = new Set([
+  "refs",
+  "logs",
+  "worktrees",
+  "modules",
+  "rebase-merge",
+  "rebase-apply",
+  "sequencer",
+  "info",
+  "objects",
+]);
+// Under `objects`, only these are read through (the loose-object directories hold only objects).
+const OBJECT_DIRS: ReadonlySet<string> = new Set(["info", "pack"]);
+
 /**
- * A symlink, FIFO, socket or device made in a git dir since the rules were found: git makes none, and
- * through one the person's git would write (`COMMIT_EDITMSG`, a reflog), delete (`git worktree prune`
- * through `worktrees/<id>`) or wait (a FIFO index) outside the workspace. Walks the git dir and what is
- * in it, nested git dirs included, but of each `objects` directory only its first level.
+ * A symlink, FIFO, socket or device in a git dir, whatever its age: git makes none, and through one the
+ * person's git would write (`COMMIT_EDITMSG`, a reflog), delete (`git worktree prune` through
+ * `worktrees/<id>`) or wait (a FIFO index) outside the workspace. Every entry of the git dir is looked
+ * at, and every entry below the directories git reads (nested git dirs included), but inside `objects`
+ * only `info` and `pack`.
  */
 function strangeEntries(context: Context, gitDir: string): void {
-  const walk = (dir: string, depth: number, descend: boolean): void => {
-    const names = entries(dir);
+  const pending: { dir: string; top: boolean; objects: boolean }[] = [
+    { dir: gitDir, top: true, objects: false },
+  ];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const names = entries(next.dir);
     spend(context, names.length);
     for (const name of names) {
-      const path = join(dir, name);
+      const path = join(next.dir, name);
       const info = lstatQuiet(path);
       if (info === undefined) continue;
       if (!info.isFile() && !info.isDirectory()) {
-        if (isNew(context, info)) remove(context, path);
+        remove(context, path);
         continue;
       }
-      if (info.isDirectory() && descend && depth < 64) walk(path, depth + 1, name !== "objects");
+      if (!info.isDirectory()) continue;
+      if (next.top && !READ_DIRS.has(name)) continue;
+      if (next.objects && !OBJECT_DIRS.has(name)) continue;
+      pending.push({ dir: path, top: false, objects: name === "objects" });
     }
-  };
-  walk(gitDir, 0, true);
+  }
 }
 
 /** The git dir a control path belongs to, and its name there (`objects/info/alternates`). */
@@ -272,8 +316,8 @@ function worktreeCommon(gitDir: string): string | null {
 
 /** The canonical directory a pointer file names (relative to `base`), or undefined. */
 function pointerTarget(path: string, base: string): string | undefined {
-  const text = readSmall(path)?.trim();
-  if (text === undefined || text === "") return undefined;
+  const text = pointerText(readSmall(path), "");
+  if (text === null) return undefined;
   return canonical(isAbsolute(text) ? text : resolve(base, text));
 }
 
@@ -286,6 +330,8 @@ function hostGitOf(context: Context): string | null {
 
 /** The entries of a config file, read by the host's git (which runs nothing to do so), or why not. */
 function configEntries(context: Context, path: string): { key: string; value: string | null }[] | string {
+  if (++context.gitRuns > MAX_GIT_RUNS)
+    return `more than ${MAX_GIT_RUNS} config files appeared, so it was not read`;
   const git = hostGitOf(context);
   if (git === null) return "no git on this machine could read it, so what it sets is not known";
   const run = runGit(
@@ -314,6 +360,26 @@ function unsafeSetting(context: Context, path: string, size: number): string | n
     : `it sets ${unsafe.key}, which can make the person's git run a program or read from elsewhere`;
 }
 
+// The `git apply` options `git am` stores in rebase-apply/apply-opt (`am_load`), none naming a file.
+const AM_APPLY_OPTION =
+  /^(?:-p\d+|-C\d+|--whitespace=[a-z-]+|--directory=.*|--exclude=.*|--include=.*|--reject|--ignore-space-change|--ignore-whitespace|--allow-empty|--quiet|-q)$/s;
+
+/** The words of apply-opt, as git's `sq_dequote_to_strvec` reads them; a word not so quoted is returned as is. */
+function applyOptions(text: string): string[] {
+  const words: string[] = [];
+  const pattern = /\s*('(?:[^']|'\\'')*')/gy;
+  let at = 0;
+  const trimmed = text.replace(/\s+$/, "");
+  while (at < trimmed.length) {
+    pattern.lastIndex = at;
+    const match = pattern.exec(trimmed);
+    if (match === null) return [...words, trimmed.slice(at)];
+    words.push((match[1] as string).slice(1, -1).replaceAll("'\\''", "'"));
+    at = pattern.lastIndex;
+  }
+  return words;
+}
+
 // git's todo commands that run a command: `exec CMD`, `x CMD`.
 const EXEC_LINE = /^[ \t]*(?:exec|x)(?:[ \t]|$)/;
 // The merge strategies built into git; any other name runs a program.
@@ -331,6 +397,17 @@ function inspectOperation(context: Context, path: string, before: string | null,
   }
   if (path.endsWith("todo")) {
     disableExecLines(context, path, before, now);
+    return;
+  }
+  if (path.endsWith("apply-opt")) {
+    const foreign = applyOptions(now).find((option) => !AM_APPLY_OPTION.test(option));
+    if (foreign !== undefined) {
+      moveAside(
+        context,
+        path,
+        `it gives \`git apply\` the option ${JSON.stringify(foreign)}, which \`git am\` never stores (one can write files outside the workspace)`,
+      );
+    }
     return;
   }
   let strategies: (string | null)[];
@@ -390,9 +467,14 @@ function disableExecLines(context: Context, path: string, before: string | null,
  * the person's `git status` recurses into), and the git dir the root's git resolves to now.
  */
 function checkRepository(context: Context, repository: GitWatch["repositories"][number]): void {
-  const info = lstatQuiet(join(repository.gitDir, "index"));
-  const now = info === undefined ? null : `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
-  if (now !== repository.index) checkGitlinks(context, repository.root);
+  if (indexSignature(repository.gitDir) !== repository.index) {
+    // A gitlink the command added (a nested repository the person's `git status` recurses into): its
+    // git dir is read whole, however old what is in it.
+    const before = new Set(repository.gitlinks);
+    for (const path of gitlinksOf(repository.root, repository.gitDir, context.env)) {
+      if (!before.has(path)) inspectDotGit(context, join(repository.root, path, ".git"));
+    }
+  }
   checkRoot(context, repository.root, repository.gitDir);
 }
 
@@ -433,40 +515,6 @@ function checkRoot(context: Context, root: string, expected: string | null): voi
     return;
   }
   inspectGitDir(context, found, true);
-}
-
-/** The gitlinks of `root`'s index whose git dir is not one known before: read as the command's own. */
-function checkGitlinks(context: Context, root: string): void {
-  const git = hostGitOf(context);
-  if (git === null) return;
-  const run = runGit(git, ["ls-files", "--stage", "-z"], root, gitEnv(context.env), MAX_INDEX_LISTING);
-  if (!run.ok) return;
-  const known = new Set(
-    context.watch.gitDirs.flatMap(({ path, nested }) => [path, ...nested]).map((path) => canonical(path)),
-  );
-  for (const entry of run.stdout.split("\0")) {
-    if (!entry.startsWith("160000 ")) continue;
-    const tab = entry.indexOf("\t");
-    if (tab === -1) continue;
-    const dotGit = join(root, entry.slice(tab + 1), ".git");
-    const info = lstatQuiet(dotGit);
-    if (info === undefined) continue;
-    const gitDirs = info.isDirectory() ? [dotGit] : info.isFile() ? gitdirPointers(dotGit).slice(0, 1) : [];
-    if (!info.isDirectory() && !info.isFile()) {
-      moveAside(context, dotGit, "a .git that is a link points git at what the command chose");
-      continue;
-    }
-    for (const gitDir of gitDirs) {
-      const real = canonical(gitDir);
-      if (real === undefined || known.has(real)) continue;
-      if (!inRoots(context.watch, real)) {
-        if (isNew(context, info))
-          moveAside(context, dotGit, "it points git at a git directory outside the writable roots");
-        continue;
-      }
-      inspectGitDir(context, real, true);
-    }
-  }
 }
 
 /**

@@ -7,6 +7,7 @@
 import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import type { GitWatch } from "../types.js";
+import { gitEnv, hostGit, runGit } from "./git-config-paths.js";
 import { GIT_DIR_CONTROL } from "./git-exec-keys.js";
 import { canonical, gitdirPointers, isInside } from "./protected-paths.js";
 
@@ -56,13 +57,15 @@ export const GIT_OPERATION_FILES: readonly string[] = [
   "sequencer/todo",
   "rebase-merge/strategy",
   "sequencer/opts",
+  // `git am`'s options for `git apply`, which can name files it writes (`--build-fake-ancestor=PATH`).
+  "rebase-apply/apply-opt",
 ];
 
 // An operation's state is a few lines per commit; past this it is not read (and a changed one is moved).
 export const MAX_OPERATION_BYTES: number = 1024 * 1024;
 
 /** The index's identity and size, so that one the command changed is known (null: none). */
-function indexSignature(gitDir: string): string | null {
+export function indexSignature(gitDir: string): string | null {
   const info = lstatQuiet(join(gitDir, "index"));
   return info === undefined ? null : `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
 }
@@ -76,26 +79,32 @@ export function nestedGitDirs(
   limit: number = MAX_NESTED,
 ): { dirs: string[]; complete: boolean } {
   const dirs: string[] = [];
-  for (const id of entries(join(gitDir, "worktrees"))) {
-    const path = join(gitDir, "worktrees", id);
-    if (isRealDir(path)) dirs.push(path);
-  }
   const walk = (dir: string, depth: number): void => {
     if (depth > MAX_DEPTH) return;
     for (const name of entries(dir)) {
       const path = join(dir, name);
       if (!isRealDir(path)) continue;
-      if (lstatSync(join(path, "HEAD"), { throwIfNoEntry: false }) !== undefined) {
-        dirs.push(path);
-        walk(join(path, "modules"), depth + 1);
-        for (const id of entries(join(path, "worktrees"))) {
-          if (isRealDir(join(path, "worktrees", id))) dirs.push(join(path, "worktrees", id));
-        }
+      if (lstatQuiet(join(path, "HEAD")) !== undefined) {
+        addGitDir(path, depth + 1);
       } else {
         walk(path, depth + 1);
       }
     }
   };
+  // A git dir's worktrees and submodules, and theirs: a linked worktree has submodules of its own
+  // (`worktrees/<id>/modules/…`).
+  const addGitDir = (path: string, depth: number): void => {
+    dirs.push(path);
+    walk(join(path, "modules"), depth);
+    for (const id of entries(join(path, "worktrees"))) {
+      const worktree = join(path, "worktrees", id);
+      if (isRealDir(worktree)) addGitDir(worktree, depth + 1);
+    }
+  };
+  for (const id of entries(join(gitDir, "worktrees"))) {
+    const path = join(gitDir, "worktrees", id);
+    if (isRealDir(path)) addGitDir(path, 1);
+  }
   walk(join(gitDir, "modules"), 0);
   return { dirs: dirs.slice(0, limit), complete: dirs.length <= limit };
 }
@@ -145,7 +154,10 @@ export interface GitDirProtections {
  * with their control paths (`GIT_DIR_CONTROL`, nested worktrees and submodules included) kept read-only
  * when they exist and watched when they do not; a root without `.git` is watched for one.
  */
-export function gitDirProtections(roots: readonly string[]): GitDirProtections {
+export function gitDirProtections(
+  roots: readonly string[],
+  env: Record<string, string | undefined>,
+): GitDirProtections {
   const present: string[] = [];
   const whole: string[] = [];
   const extraRoots: string[] = [];
@@ -153,7 +165,7 @@ export function gitDirProtections(roots: readonly string[]): GitDirProtections {
   const gitDirs: { path: string; nested: string[] }[] = [];
   const newRepositories: string[] = [];
   const operations: { path: string; before: string | null }[] = [];
-  const repositories: { root: string; gitDir: string; index: string | null }[] = [];
+  const repositories: { root: string; gitDir: string; index: string | null; gitlinks: string[] }[] = [];
   const startedAt = Date.now();
   const seen = new Set<string>();
   const inAnyRoot = (path: string): boolean =>
@@ -183,7 +195,7 @@ export function gitDirProtections(roots: readonly string[]): GitDirProtections {
       newRepositories.push(dotGit);
     } else if (info.isDirectory()) {
       control(dotGit);
-      repositories.push({ root, gitDir: dotGit, index: indexSignature(dotGit) });
+      repositories.push({ root, gitDir: dotGit, index: indexSignature(dotGit), gitlinks: [] });
     } else if (info.isFile()) {
       whole.push(dotGit);
       const targets = gitdirPointers(dotGit)
@@ -192,11 +204,36 @@ export function gitDirProtections(roots: readonly string[]): GitDirProtections {
       for (const target of targets) if (!inAnyRoot(target)) extraRoots.push(target);
       for (const target of targets) control(target);
       const own = targets[0];
-      if (own !== undefined) repositories.push({ root, gitDir: own, index: indexSignature(own) });
+      if (own !== undefined)
+        repositories.push({ root, gitDir: own, index: indexSignature(own), gitlinks: [] });
     } else {
       // A symlink: bwrap cannot pin it, so the git dir it leads to stays read-only whole, as before.
       const real = canonical(dotGit);
       if (real !== undefined) whole.push(real);
+    }
+  }
+  // The repositories the index names (gitlinks): the person's `git status` recurses into each, so its
+  // git dir is kept as a root's is (`.git` in the work tree, or where its gitfile points), and one not
+  // there yet is watched like a root's missing `.git`.
+  for (const repository of repositories) {
+    repository.gitlinks = gitlinksOf(repository.root, repository.gitDir, env);
+    for (const path of repository.gitlinks) {
+      const dotGit = join(repository.root, path, ".git");
+      const info = lstatQuiet(dotGit);
+      if (info === undefined) {
+        if (isRealDir(join(repository.root, path))) newRepositories.push(dotGit);
+      } else if (info.isDirectory()) {
+        control(dotGit);
+      } else if (info.isFile()) {
+        whole.push(dotGit);
+        for (const target of gitdirPointers(dotGit).slice(0, 1)) {
+          const real = canonical(target);
+          if (real !== undefined && isRealDir(real) && inAnyRoot(real)) control(real);
+        }
+      } else {
+        const real = canonical(dotGit);
+        if (real !== undefined) whole.push(real);
+      }
     }
   }
   return {
@@ -213,4 +250,40 @@ export function gitDirProtections(roots: readonly string[]): GitDirProtections {
       repositories,
     },
   };
+}
+
+// What `git ls-files --stage` may print before a repository's gitlinks are no longer looked for.
+const MAX_INDEX_LISTING = 64 * 1024 * 1024;
+// Each repository's gitlinks, by the index they were read from, so an index unchanged is not read again.
+const GITLINKS = new Map<string, { readonly signature: string; readonly gitlinks: string[] }>();
+const MAX_CACHED = 64;
+
+/**
+ * The paths of `root`'s gitlinks (mode 160000 in its index), as the host's git lists them, its
+ * fsmonitor off; none without a git, an index or an answer.
+ */
+export function gitlinksOf(root: string, gitDir: string, env: Record<string, string | undefined>): string[] {
+  const signature = indexSignature(gitDir);
+  if (signature === null) return [];
+  const cached = GITLINKS.get(gitDir);
+  if (cached?.signature === signature) return cached.gitlinks;
+  const git = hostGit(env.PATH, () => false);
+  if (git === null) return [];
+  const run = runGit(
+    git,
+    ["-c", "core.fsmonitor=false", "ls-files", "--stage", "-z"],
+    root,
+    gitEnv(env),
+    MAX_INDEX_LISTING,
+  );
+  if (!run.ok) return [];
+  const gitlinks: string[] = [];
+  for (const entry of run.stdout.split("\0")) {
+    if (!entry.startsWith("160000 ")) continue;
+    const tab = entry.indexOf("\t");
+    if (tab !== -1) gitlinks.push(entry.slice(tab + 1));
+  }
+  if (GITLINKS.size >= MAX_CACHED) GITLINKS.clear();
+  GITLINKS.set(gitDir, { signature, gitlinks });
+  return gitlinks;
 }

@@ -79,18 +79,28 @@ export function readPointer(path: string): string | undefined {
 }
 
 /**
- * The git directories a `.git` file points to, as written: `gitdir: PATH` (relative to the file's
+ * The git directories a `.git` file points to, as git reads it: `gitdir: PATH` (relative to the file's
  * directory; worktrees and submodules), and for worktrees the shared repository named by
  * `<gitdir>/commondir` (relative to the gitdir). Absolute, their links unresolved: each is walked as git
  * walks it (`pathChain`).
  */
 export function gitdirPointers(gitFile: string): string[] {
-  const match = /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(readPointer(gitFile) ?? "");
-  if (match?.[1] === undefined) return [];
-  const gitdir = isAbsolute(match[1]) ? match[1] : `${dirname(gitFile)}/${match[1]}`;
-  const common = readPointer(`${gitdir}/commondir`)?.trim();
-  if (common === undefined || common === "") return [gitdir];
-  return [gitdir, isAbsolute(common) ? common : `${gitdir}/${common}`];
+  const gitdir = pointerText(readPointer(gitFile), "gitdir: ");
+  if (gitdir === null) return [];
+  const absolute = isAbsolute(gitdir) ? gitdir : `${dirname(gitFile)}/${gitdir}`;
+  const common = pointerText(readPointer(`${absolute}/commondir`), "");
+  if (common === null) return [absolute];
+  return [absolute, isAbsolute(common) ? common : `${absolute}/${common}`];
+}
+
+/**
+ * A pointer file's path as git reads it: after `prefix` (`gitdir: ` exactly, at the very start), the
+ * rest of the file less its trailing CR and LF, blanks kept; null when there is none (or a NUL cuts it).
+ */
+export function pointerText(text: string | undefined, prefix: string): string | null {
+  if (text === undefined || !text.startsWith(prefix)) return null;
+  const path = text.slice(prefix.length).replace(/[\r\n]+$/, "");
+  return path === "" || path.includes("\0") ? null : path;
 }
 
 /**

@@ -279,7 +279,7 @@ function workspaceRoots(
   env: Record<string, string | undefined>,
 ): { writableRoots: WritableRoot[]; gitWatch?: GitWatch } {
   const extras = protect.map(canonical).filter((path): path is string => path !== undefined);
-  const gitDirs = gitDirProtections(given);
+  const gitDirs = gitDirProtections(given, env);
   const roots = [...given, ...gitDirs.extraRoots];
   const writableHomes = homes.filter((home) => roots.some((root) => root === home || isInside(home, root)));
   const git = gitProtections(roots, env, new Set(gitDirs.watch.absent));
