@@ -120,9 +120,9 @@ describeWith("bwrap", "conch tool call: a failure for want of network", () => {
     expect(sandboxed.status).toBe(0);
     expect(sandboxed.stdout.replace(/Wall time: [\d.]+ seconds/, "Wall time: T seconds")).toBe(
       "Exit code: 1\nWall time: T seconds\nOutput:\nconnect ECONNREFUSED 127.0.0.1:1\n" +
-        "[The sandbox (workspace-write) has no network, so connections and name lookups fail. Each command " +
-        "runs in a network namespace of its own: a server started by another command or session is not " +
-        "reachable from this one, so start it and use it in one command. To use the network, run the command " +
+        "[The sandbox (workspace-write) has no network, so connections and name lookups fail. This workspace's " +
+        "commands share one network namespace: a server one command or session starts is reachable from the " +
+        "others at 127.0.0.1; the host's own servers are not. To use the network, run the command " +
         'again with sandbox_permissions "require_escalated" and a justification, and the user will be asked; ' +
         "or the user can allow it for every command with network_access = true in ~/.config/conch/config.toml.]\n",
     );

@@ -79,6 +79,8 @@ export function parseHostPattern(text: unknown, field: string): HostPattern {
   if (typeof text !== "string" || text.trim() === "")
     return fail("a host pattern such as registry.npmjs.org");
   let rest = text.trim();
+  if (/[/?#@\\]|:\/\//.test(rest))
+    return fail("a host pattern without a scheme, user or path (registry.npmjs.org)");
   let port: number | null = null;
   const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(rest);
   if (v6 !== null) {

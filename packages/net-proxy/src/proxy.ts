@@ -34,6 +34,11 @@ export type AskAnswer = "allow" | "deny";
 export interface ProxyOptions {
   readonly policy: NetworkPolicy;
   /**
+   * Refuse every request with this reason (the network is off): proxy-aware tools fail at once, with
+   * the reason, instead of waiting on DNS that is not there.
+   */
+  readonly closed?: string;
+  /**
    * Asks about a host that is not listed; the connection waits for the answer at most `askTimeoutMs`
    * (then it is blocked). Without it, an unlisted host is blocked.
    */
@@ -71,6 +76,7 @@ const CLASS_WORDS: Readonly<Record<AddressClass, string>> = {
 
 /** Why the proxy refused, as `x-proxy-error` says it. */
 type RefusalKind =
+  | "blocked-by-policy"
   | "blocked-by-allowlist"
   | "blocked-by-denylist"
   | "blocked-by-address"
@@ -117,6 +123,8 @@ export class NetProxy {
     protocol: ProxyProtocol,
     endpoint: ProxyEndpoint,
   ): Promise<Pick<ProxyEvent, "by" | "reason">> {
+    const closed = this.#options.closed;
+    if (closed !== undefined) throw new Refusal("blocked-by-policy", closed);
     const verdict = this.#options.policy.decide(host, port);
     if (verdict.decision === "deny") throw new Refusal("blocked-by-denylist", verdict.reason);
     if (verdict.decision === "allow") return { by: "policy", reason: verdict.reason };

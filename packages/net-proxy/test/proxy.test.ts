@@ -202,6 +202,21 @@ describe("NetProxy: refusals say why, in the protocol and in the command's recor
   });
 });
 
+describe("NetProxy: the network off", () => {
+  it("refuses every request at once, with the reason, in each protocol", async () => {
+    const closed = 'the network is off (network = "off")';
+    const { endpoint, port } = await proxy(TEST_POLICY(), { closed });
+    const plain = await curl("-i", "-x", `http://127.0.0.1:${port}`, `http://allowed.test:${originPort}/`);
+    expect(plain.stdout).toMatch(/^x-proxy-error: blocked-by-policy\r$/m);
+    const socks = await curl("--socks5-hostname", `127.0.0.1:${port}`, `http://allowed.test:${originPort}/`);
+    expect(socks.code).not.toBe(0);
+    expect(endpoint.refusals()).toEqual([
+      `network: blocked allowed.test:${originPort} (${closed})`,
+      `network: blocked allowed.test:${originPort} (${closed})`,
+    ]);
+  });
+});
+
 describe("NetProxy: a host not listed is asked", () => {
   it("the answer decides, and no answer in time blocks", async () => {
     const answers: string[] = [];

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Approver } from "@conch/approval";
 import { ENV_PINS, type EnvPolicy, inheritedVariableFilter } from "@conch/exec-core";
 import { loadExecPolicy } from "@conch/exec-policy";
+import { NetProxy, NetworkPolicy } from "@conch/net-proxy";
 import type { ApprovalPolicy, ToolProfileName } from "@conch/protocol";
 import type { PreparedSandbox, SandboxPolicy, SandboxRegistry } from "@conch/sandbox-core";
 import { type AuditLog, createAuditLog } from "./audit/audit-log.js";
@@ -54,6 +55,12 @@ export interface CreateRuntimeOptions {
    * run, so a caller should say so where a person sees it.
    */
   readonly onAuditError?: (error: Error, path: string) => void;
+  /**
+   * Whether sandboxed commands without the host's network share one network namespace (a server one
+   * starts answers the others) and reach the proxy there; default true. A process that runs one command
+   * (`conch run`) passes false: that command gets a namespace of its own, and no holder is started.
+   */
+  readonly sharedNetwork?: boolean;
 }
 
 /** The config read, and an orchestrator built from it. */
@@ -99,6 +106,26 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     mode === "workspace-write"
       ? { mode, writableRoots: [...config.writableRoots], networkAccess: config.networkAccess }
       : { mode };
+  // Without the host's network, commands reach Conch's proxy: the allowlist, or nothing (network off),
+  // refused at once with the reason rather than after a DNS timeout.
+  const closed =
+    mode === "read-only"
+      ? "the sandbox (read-only) has no network"
+      : config.network === "allowlist"
+        ? undefined
+        : 'the network is off (network = "off" in the config)';
+  const networkProxy =
+    mode === "danger-full-access" || (mode === "workspace-write" && config.networkAccess)
+      ? null
+      : new NetProxy({
+          policy: NetworkPolicy.from({
+            allow: config.networkAllow,
+            deny: config.networkDeny,
+            allowAddresses: config.networkAllowAddresses,
+            resolve: config.networkResolve,
+          }),
+          ...(closed === undefined ? {} : { closed }),
+        });
   const auditPath = config.auditLog === null ? {} : { path: config.auditLog };
   const onAuditError = options.onAuditError;
   const audit = createAuditLog({
@@ -114,6 +141,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   // before every command (see LinuxBackendOptions.probeCache).
   const sandboxRegistry = platformSandboxRegistry({
     probeCache: join(conchStateDir({ env }), "sandbox-probe.json"),
+    sharedNetwork: options.sharedNetwork ?? true,
   });
   // Prepared once, for the orchestrator and `runtime.sandbox` alike: the workspace is resolved once.
   const prepared = sessionSandbox(sandbox, options.cwd, sandboxRegistry, workspace.options);
@@ -154,6 +182,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     rulesStorePath: storeDir === undefined ? null : join(storeDir, "default.rules"),
     sessionExitGraceMs: config.sessionExitGraceS * 1000,
     settleMs: config.settleMs,
+    networkProxy,
     ...(options.execute === undefined ? {} : { execute: options.execute }),
   });
   const recordings = config.record ? recordingsDir(env) : null;

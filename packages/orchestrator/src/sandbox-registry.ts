@@ -7,6 +7,8 @@ export interface PlatformSandboxOptions {
    * command (LinuxBackendOptions.probeCache); none: probe once per registry.
    */
   readonly probeCache?: string;
+  /** Commands without the host's network share one namespace (LinuxBackendOptions.sharedNetwork). */
+  readonly sharedNetwork?: boolean;
 }
 
 /**
@@ -15,6 +17,11 @@ export interface PlatformSandboxOptions {
  * runtime makes its own registry (there is no process-wide one), and `conch sandbox` makes the same.
  */
 export function platformSandboxRegistry(options: PlatformSandboxOptions = {}): SandboxRegistry {
-  const { probeCache } = options;
-  return createSandboxRegistry([createLinuxBackend(probeCache === undefined ? {} : { probeCache })]);
+  const { probeCache, sharedNetwork } = options;
+  return createSandboxRegistry([
+    createLinuxBackend({
+      ...(probeCache === undefined ? {} : { probeCache }),
+      ...(sharedNetwork === undefined ? {} : { sharedNetwork }),
+    }),
+  ]);
 }

@@ -1,8 +1,10 @@
 // A command that fails for want of network in a sandbox without one is explained in one line, as a
-// sandbox denial is: there is no network, each command has a network namespace of its own, and how to
+// sandbox denial is: there is no network, the workspace's commands share one network namespace, and how to
 // get network. Real bwrap, real connections to closed loopback ports and real name lookups; never
 // explained where the command had the network (danger-full-access, network_access = true).
 import { mkdtemp, realpath, rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ApprovalPolicy, ToolProfileName } from "@conch/protocol";
@@ -54,9 +56,9 @@ const LOOKUP =
 
 const WORKSPACE: SandboxPolicy = { mode: "workspace-write" };
 const FACTS =
-  "has no network, so connections and name lookups fail. Each command runs in a network namespace of its " +
-  "own: a server started by another command or session is not reachable from this one, so start it and " +
-  "use it in one command.";
+  "has no network, so connections and name lookups fail. This workspace's commands share one network " +
+  "namespace: a server one command or session starts is reachable from the others at 127.0.0.1; the host's " +
+  "own servers are not.";
 const ESCALATE =
   '[The sandbox (workspace-write) FACTS To use the network, run the command again with sandbox_permissions "require_escalated" and a justification, and the user will be asked; or the user can allow it for every command with network_access = true in ~/.config/conch/config.toml.]'.replace(
     "FACTS",
@@ -89,7 +91,7 @@ describeWith("bwrap", "a failure for want of network", () => {
     expect(hint).toBe(ESCALATE);
   });
 
-  it("a server started in another session is not reachable; started in the same command, it is", async () => {
+  it("a server started in one session answers a command started later; the host's do not", async () => {
     const set = await tools(WORKSPACE);
     const port = 20_000 + Math.floor(Math.random() * 30_000);
     const serve = `${NODE} -e 'require("net").createServer((s) => s.end("hello\\n")).listen(${port}, "127.0.0.1", () => console.log("listening"))'`;
@@ -97,16 +99,19 @@ describeWith("bwrap", "a failure for want of network", () => {
     expect(server.text).toContain("listening");
     expect(server.result.running).toBe(true);
 
-    const elsewhere = await set.call("exec_command", { cmd: connect(port), login: false });
-    expect(elsewhere.text).toContain(`connect ECONNREFUSED 127.0.0.1:${port}`);
-    expect(split(elsewhere.text)[1]).toBe(ESCALATE);
-    expect(elsewhere.result).toMatchObject({ exit_code: 1, running: false });
+    const elsewhere = await set.call("shell_command", { command: connect(port), login: false });
+    expect(elsewhere.text).toMatch(/^Exit code: 0\nWall time: [\d.]+ seconds\nOutput:\nhello\n$/);
 
-    const together = await set.call("shell_command", {
-      command: `${serve} > .ready & until grep -qs listening .ready; do sleep 0.05; done; ${connect(port)}; kill $!`,
-      login: false,
-    });
-    expect(together.text).toMatch(/^Exit code: 0\nWall time: [\d.]+ seconds\nOutput:\nhello\n$/);
+    const host = createServer((socket) => socket.end("the host's\n"));
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    try {
+      const hostPort = (host.address() as AddressInfo).port;
+      const refused = await set.call("shell_command", { command: connect(hostPort), login: false });
+      expect(refused.text).toContain(`connect ECONNREFUSED 127.0.0.1:${hostPort}`);
+      expect(split(refused.text)[1]).toBe(ESCALATE);
+    } finally {
+      host.close();
+    }
   });
 
   it("a tool that cannot escalate, or a policy that never asks: only the user can allow network", async () => {
@@ -180,8 +185,8 @@ describeWith("bwrap", "a failure for want of network", () => {
         (await tools(policy, approvalPolicy, profile)).tools.map((t) => [t.name, t.description]),
       );
     const facts =
-      "The sandbox (workspace-write) has no network, and each command runs in a network namespace of its " +
-      "own: a server started by one command is not reachable from another, so start and use it in one command.";
+      "The sandbox (workspace-write) has no network. This workspace's commands share one network namespace: a " +
+      "server one command starts is reachable from the others at 127.0.0.1; the host's own servers are not.";
     const ask =
       'A command that needs the network can ask for it with sandbox_permissions "require_escalated".';
     const codex = await described(WORKSPACE, "on-request", "codex");

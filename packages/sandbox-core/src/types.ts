@@ -1,4 +1,5 @@
 // The shapes every sandbox package shares. Anything exported from index.ts is public API.
+import type { Server } from "node:net";
 import type { SandboxMode, SpawnSpec } from "@conch/protocol";
 
 /**
@@ -110,6 +111,12 @@ interface BackendBase {
 export interface LocalSandboxBackend extends BackendBase {
   /** `spec` rewritten to run under `rules`; `options.tty` for PTY sessions (no new session). */
   transform(spec: SpawnSpec, rules: SandboxRules, options?: { tty?: boolean }): Promise<SpawnSpec>;
+  /**
+   * A listener inside the network namespace the backend's commands share when the network is not the
+   * host's (on a loopback port there, accepted by this process): where one command reaches Conch's
+   * network proxy. Absent: each command has a namespace of its own with no way out.
+   */
+  listenInside?(): Promise<Server>;
   readonly host?: undefined;
 }
 

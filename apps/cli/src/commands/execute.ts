@@ -177,7 +177,7 @@ export async function execute(
 ): Promise<number> {
   const timeoutMs = options["timeout-ms"];
   const cwd = commandDirectory(options.cwd, command);
-  const { runtime, close } = await openRuntime(cwd, policy);
+  const { runtime, close } = await openRuntime(cwd, policy, { oneCommand: true });
   const stdoutFd = options.json === true ? undefined : directStdout();
   try {
     return await live(

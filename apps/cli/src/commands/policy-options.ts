@@ -74,6 +74,7 @@ export function policyOptions(options: Record<string, unknown>, command: string)
 export async function openRuntime(
   cwd: string,
   policy: PolicyOptions,
+  options: { readonly oneCommand?: boolean } = {},
 ): Promise<{ runtime: ConchRuntime; close: () => Promise<void> }> {
   let prompt: PromptApprover | null = null;
   let approver: Approver | null = null;
@@ -89,6 +90,8 @@ export async function openRuntime(
   runtime = await createRuntime({
     cwd,
     approver,
+    // One command per process has nobody to share a network namespace with (CreateRuntimeOptions).
+    ...(options.oneCommand === true ? { sharedNetwork: false } : {}),
     ...(policy.approver === "none" ? { noApproverHint: NO_APPROVER_HINT } : {}),
     ...(policy.approvalPolicy === undefined ? {} : { approvalPolicy: policy.approvalPolicy }),
     ...(policy.sandbox === undefined ? {} : { sandbox: policy.sandbox }),

@@ -85,7 +85,7 @@ async function call(args: readonly string[]): Promise<number> {
   }
   const policy = policyOptions(options, "tool call");
   const cwd = commandDirectory(options.cwd, "tool call");
-  const { runtime, close } = await openRuntime(cwd, policy);
+  const { runtime, close } = await openRuntime(cwd, policy, { oneCommand: true });
   try {
     const set = await runtime.toolSet();
     const controller = new AbortController();

@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import { isNetProxyError, NetworkPolicy, parseHostPattern } from "@conch/net-proxy";
 import {
   APPROVAL_POLICIES,
   ENV_INHERIT_POLICIES,
@@ -7,7 +8,7 @@ import {
 } from "@conch/protocol";
 import { parse, TomlError } from "smol-toml";
 import { OrchestratorError } from "../errors.js";
-import { CONFIG_KEYS, CONFIG_SANDBOX_MODES, type ConfigFileValues } from "./config-values.js";
+import { CONFIG_KEYS, CONFIG_SANDBOX_MODES, type ConfigFileValues, NETWORK_MODES } from "./config-values.js";
 import { keyLine } from "./key-lines.js";
 
 /** One config file, read and validated. */
@@ -74,6 +75,17 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
     }
     return [...new Set(value as string[])];
   };
+  // A network entry checked by the proxy's own reading, its message naming the entry.
+  const checked = (key: string, check: () => unknown): void => {
+    try {
+      check();
+    } catch (error) {
+      if (!isNetProxyError(error)) throw error;
+      throw new OrchestratorError("INVALID_CONFIG", `${path}:${keyLine(text, key)}: ${error.message}`, {
+        cause: error,
+      });
+    }
+  };
   const pathList = (key: string, value: unknown): string[] => [
     ...new Set(strings(key, value, "path").map((item) => resolveConfigPath(item, paths))),
   ];
@@ -93,6 +105,34 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       case "network_access":
         values.networkAccess = boolean(key, value);
         break;
+      case "network":
+        values.network = oneOf(key, NETWORK_MODES, value);
+        break;
+      case "network_allow":
+      case "network_deny": {
+        const patterns = strings(key, value, "host pattern");
+        for (const [index, pattern] of patterns.entries()) {
+          checked(key, () => parseHostPattern(pattern, `${key}[${index}]`));
+        }
+        if (key === "network_allow") values.networkAllow = patterns;
+        else values.networkDeny = patterns;
+        break;
+      }
+      case "network_allow_addresses": {
+        const addresses = strings(key, value, "IP address");
+        checked(key, () => NetworkPolicy.from({ allowAddresses: addresses }));
+        values.networkAllowAddresses = addresses;
+        break;
+      }
+      case "network_resolve": {
+        if (typeof value !== "object" || value === null || Array.isArray(value)) {
+          fail(key, 'a table of host = "address"', value);
+        }
+        const table = value as Record<string, unknown>;
+        checked(key, () => NetworkPolicy.from({ resolve: table }));
+        values.networkResolve = table as Record<string, string>;
+        break;
+      }
       case "env_inherit":
         values.envInherit = oneOf(key, ENV_INHERIT_POLICIES, value);
         break;

@@ -21,12 +21,25 @@ export const CONFIG_SANDBOX_MODES: readonly ConfigSandboxMode[] = SANDBOX_MODES.
   (mode): mode is ConfigSandboxMode => mode !== "external-sandbox",
 );
 
+/**
+ * What commands may reach (`network`), strictest first: `off`, no route out (proxy-aware tools are
+ * refused at once, with the reason); `allowlist`, the hosts `network_allow` lists, through Conch's
+ * proxy; `on`, the host's network (as `network_access = true`).
+ */
+export const NETWORK_MODES: readonly ["off", "allowlist", "on"] = ["off", "allowlist", "on"];
+export type NetworkMode = (typeof NETWORK_MODES)[number];
+
 /** What one config file sets, keys in camelCase, paths absolute. */
 export interface ConfigFileValues {
   approvalPolicy?: ApprovalPolicy;
   sandbox?: ConfigSandboxMode;
   writableRoots?: string[];
   networkAccess?: boolean;
+  network?: NetworkMode;
+  networkAllow?: string[];
+  networkDeny?: string[];
+  networkAllowAddresses?: string[];
+  networkResolve?: Record<string, string>;
   envInherit?: EnvInheritPolicy;
   envExclude?: string[];
   envAllow?: string[];
@@ -56,6 +69,11 @@ export const CONFIG_KEYS: readonly string[] = [
   "sandbox",
   "writable_roots",
   "network_access",
+  "network",
+  "network_allow",
+  "network_deny",
+  "network_allow_addresses",
+  "network_resolve",
   "env_inherit",
   "env_exclude",
   "env_allow",

@@ -60,6 +60,11 @@ describe("loadConfig", () => {
       sandbox: "workspace-write",
       writableRoots: [],
       networkAccess: false,
+      network: "off",
+      networkAllow: [],
+      networkDeny: [],
+      networkAllowAddresses: [],
+      networkResolve: {},
       envInherit: "all",
       envExclude: [],
       envAllow: [],
@@ -122,6 +127,11 @@ describe("loadConfig", () => {
       sandbox: "danger-full-access",
       writableRoots: [join(home, "cache"), join(home, "tmp"), "/abs"],
       networkAccess: true,
+      network: "on",
+      networkAllow: [],
+      networkDeny: [],
+      networkAllowAddresses: [],
+      networkResolve: {},
       envInherit: "core",
       envExclude: ["*_TOKEN", "AWS_*"],
       envAllow: ["DATABASE_URL"],
@@ -207,6 +217,11 @@ describe("loadConfig", () => {
       sandbox: "read-only",
       writableRoots: ["/abs", join(project, "build"), join(project, "dist")],
       networkAccess: false,
+      network: "off",
+      networkAllow: [],
+      networkDeny: [],
+      networkAllowAddresses: [],
+      networkResolve: {},
       envInherit: "none",
       envExclude: ["*_TOKEN", "NPM_*"],
       envAllow: [],
@@ -453,10 +468,68 @@ describe("loadConfig", () => {
     expect(isOrchestratorError(error)).toBe(true);
   });
 
+  it('reads the network keys, each bad entry named; network_access = true is network = "on"', async () => {
+    await write(
+      userFile,
+      [
+        'network = "allowlist"',
+        'network_allow = ["registry.npmjs.org", "*.pythonhosted.org", "github.com:443"]',
+        'network_deny = ["evil.example"]',
+        'network_allow_addresses = ["127.0.0.1"]',
+        'network_resolve = { "registry.test" = "127.0.0.1" }',
+      ].join("\n"),
+    );
+    expect(await load()).toMatchObject({
+      network: "allowlist",
+      networkAccess: false,
+      networkAllow: ["registry.npmjs.org", "*.pythonhosted.org", "github.com:443"],
+      networkDeny: ["evil.example"],
+      networkAllowAddresses: ["127.0.0.1"],
+      networkResolve: { "registry.test": "127.0.0.1" },
+    });
+    await write(userFile, "network_access = true\n");
+    expect(await load()).toMatchObject({ network: "on", networkAccess: true });
+    for (const [line, message] of [
+      ['network = "some"', 'network: expected one of "off", "allowlist", "on", received "some"'],
+      [
+        'network_allow = ["ok.test", "*.com"]',
+        "network_allow[1]: expected a wildcard over a name with a dot",
+      ],
+      ['network_deny = ["http://x.test"]', "network_deny[0]: expected a host pattern without a scheme"],
+      ['network_allow_addresses = ["localhost"]', "network_allow_addresses[0]: expected an IP address"],
+      ['network_resolve = { "x.test" = "nope" }', "network_resolve.x.test: expected an IP address"],
+    ]) {
+      await write(userFile, `${line}\n`);
+      expect((await loadError()).message).toContain(`${userFile}:1: ${message}`);
+    }
+  });
+
+  it("a project narrows the network: a stricter mode and more denied hosts, never more allowed", async () => {
+    await write(userFile, 'network = "allowlist"\nnetwork_allow = ["registry.npmjs.org"]\n');
+    await write(
+      projectFile,
+      'network_allow = ["evil.example"]\nnetwork_deny = ["registry.npmjs.org"]\nnetwork_resolve = { "a.test" = "127.0.0.1" }\nnetwork = "on"\n',
+    );
+    const config = await load();
+    expect(config).toMatchObject({
+      network: "allowlist",
+      networkAllow: ["registry.npmjs.org"],
+      networkDeny: ["registry.npmjs.org"],
+      networkResolve: {},
+    });
+    expect(config.warnings).toEqual([
+      `${projectFile}:1: network_allow = ["evil.example"] ignored: only the user config can allow hosts`,
+      `${projectFile}:3: network_resolve = an object ignored: only the user config can name addresses`,
+      `${projectFile}:4: network = "on" ignored: looser than the user config's "allowlist"`,
+    ]);
+    await write(projectFile, 'network = "off"\n');
+    expect(await load()).toMatchObject({ network: "off", networkAccess: false });
+  });
+
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, received an unknown key`,
     );
   });
 

@@ -9,7 +9,12 @@ import {
   type ToolProfileName,
 } from "@conch/protocol";
 import type { ConfigFile } from "./config-file.js";
-import { CONFIG_SANDBOX_MODES, type ConfigSandboxMode } from "./config-values.js";
+import {
+  CONFIG_SANDBOX_MODES,
+  type ConfigSandboxMode,
+  NETWORK_MODES,
+  type NetworkMode,
+} from "./config-values.js";
 import { keyLine } from "./key-lines.js";
 
 /** Every setting, defaults filled in, paths absolute. */
@@ -18,6 +23,15 @@ export interface ConfigSettings {
   readonly sandbox: ConfigSandboxMode;
   readonly writableRoots: readonly string[];
   readonly networkAccess: boolean;
+  /** What commands may reach (`network`); `network_access = true` alone means `on`. */
+  readonly network: NetworkMode;
+  /** `network_allow`, `network_deny`: host patterns (`@conch/net-proxy`'s grammar). */
+  readonly networkAllow: readonly string[];
+  readonly networkDeny: readonly string[];
+  /** Non-public addresses an allowed name may resolve to (user config only). */
+  readonly networkAllowAddresses: readonly string[];
+  /** Names resolved by the config instead of DNS (user config only). */
+  readonly networkResolve: Readonly<Record<string, string>>;
   readonly envInherit: EnvInheritPolicy;
   readonly envExclude: readonly string[];
   /** Variables passed even when an exclude pattern (or the URL-with-password check) would drop them. */
@@ -69,6 +83,11 @@ export function defaultSettings(configDir: string): ConfigSettings {
     sandbox: "workspace-write",
     writableRoots: [],
     networkAccess: false,
+    network: "off",
+    networkAllow: [],
+    networkDeny: [],
+    networkAllowAddresses: [],
+    networkResolve: {},
     envInherit: "all",
     envExclude: [],
     envAllow: [],
@@ -95,7 +114,10 @@ export function defaultSettings(configDir: string): ConfigSettings {
 /** The user file over the defaults: the user may set anything. */
 export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | null): ConfigSettings {
   const { trustProjectRules: _replaced, ...values } = user?.values ?? {};
-  return { ...defaults, ...values };
+  const settings = { ...defaults, ...values };
+  // `network_access = true` is `network = "on"` unless `network` says otherwise.
+  const network = values.network ?? (values.networkAccess === true ? "on" : defaults.network);
+  return { ...settings, network, networkAccess: network === "on" };
 }
 
 /** `path` with every symlink of its longest existing prefix resolved, so containment cannot be faked. */
@@ -165,6 +187,18 @@ export async function applyProjectConfig(
   else if (values.networkAccess === true && !user.networkAccess) {
     ignore("network_access", true, looser("network_access", false));
   }
+  // A project narrows the network: a stricter mode, more hosts denied; never more hosts or addresses.
+  let network = tighter("network", NETWORK_MODES, user.network, values.network);
+  if (!networkAccess && network === "on") network = user.network === "on" ? "off" : user.network;
+  if (values.networkAllow !== undefined && values.networkAllow.length > 0) {
+    ignore("network_allow", values.networkAllow, "only the user config can allow hosts");
+  }
+  for (const [key, given] of [
+    ["network_allow_addresses", values.networkAllowAddresses],
+    ["network_resolve", values.networkResolve],
+  ] as const) {
+    if (given !== undefined) ignore(key, given, "only the user config can name addresses");
+  }
 
   const writableRoots = [...user.writableRoots];
   const realProjectDir = await realpathLoose(projectDir);
@@ -218,7 +252,12 @@ export async function applyProjectConfig(
     approvalPolicy: tighter("approval_policy", APPROVAL_POLICIES, user.approvalPolicy, values.approvalPolicy),
     sandbox: tighter("sandbox", CONFIG_SANDBOX_MODES, user.sandbox, values.sandbox),
     writableRoots,
-    networkAccess,
+    networkAccess: networkAccess && network === "on",
+    network,
+    networkAllow: user.networkAllow,
+    networkDeny: [...new Set([...user.networkDeny, ...(values.networkDeny ?? [])])],
+    networkAllowAddresses: user.networkAllowAddresses,
+    networkResolve: user.networkResolve,
     envInherit: tighter("env_inherit", ENV_INHERIT_POLICIES, user.envInherit, values.envInherit),
     envExclude: [...new Set([...user.envExclude, ...(values.envExclude ?? [])])],
     envAllow: user.envAllow,

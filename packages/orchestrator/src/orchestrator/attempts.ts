@@ -1,7 +1,9 @@
 // Step 4 of the one door: one run of a command, in the given sandbox or none, as a one-shot process or a
 // live session. Each attempt says itself whether the sandbox denied it (step 5's check), where it knows.
 import { Buffer } from "node:buffer";
+import type { AddressInfo } from "node:net";
 import type { EnvPolicy, ExecRequest, ExecResult, SpawnSpec } from "@conch/exec-core";
+import type { NetProxy, ProxyEndpoint } from "@conch/net-proxy";
 import {
   type GitWatch,
   isLikelySandboxDenied,
@@ -56,6 +58,8 @@ export interface OneShotAttempt extends Attempt {
 
 export interface SessionAttempt extends Attempt {
   readonly response: SessionResponse;
+  /** Its way to the network proxy, for the refusals of its later calls; null without one. */
+  readonly proxyEndpoint: ProxyEndpoint | null;
   /** What to check after each later call of the session (its sandbox's), or null outside one. */
   readonly gitWatch: GitWatch | null;
 }
@@ -76,6 +80,78 @@ export interface AttemptOptions {
   readonly execute: Execute;
   readonly spill: SpillStore | null;
   readonly audit: AuditEvents;
+  /** Conch's network proxy for commands without the host's network (`ToolOrchestratorOptions`). */
+  readonly networkProxy: NetProxy | null;
+}
+
+/**
+ * A command's way to the network proxy: an endpoint of its own in the namespace the workspace's
+ * commands share, and the variables that make proxy-aware tools use it. Null when it has the host's
+ * network, no sandbox, or the backend gives no way out (the command then has none at all).
+ */
+async function proxyEndpoint(
+  proxy: NetProxy | null,
+  sandbox: PreparedSandbox | null,
+  rules: SandboxRules | null,
+  label: string,
+): Promise<{ endpoint: ProxyEndpoint; env: Record<string, string> } | null> {
+  const backend = sandbox?.backend;
+  if (proxy === null || rules === null || rules.network || backend == null || !("listenInside" in backend)) {
+    return null;
+  }
+  const listen = backend.listenInside;
+  if (listen === undefined) return null;
+  const server = await listen.call(backend);
+  const endpoint = proxy.endpoint(label);
+  endpoint.attach(server);
+  return { endpoint, env: proxyEnv((server.address() as AddressInfo).port) };
+}
+
+/**
+ * The proxy variables, both cases, for the tools that read one or the other (curl reads only the
+ * lower-case http_proxy), npm's, yarn's and pip's own; loopback goes direct (the namespace's own servers).
+ */
+function proxyEnv(port: number): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`;
+  const direct = "localhost,127.0.0.1,::1";
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    ALL_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    all_proxy: url,
+    NO_PROXY: direct,
+    no_proxy: direct,
+    npm_config_proxy: url,
+    npm_config_https_proxy: url,
+    YARN_HTTP_PROXY: url,
+    YARN_HTTPS_PROXY: url,
+    PIP_PROXY: url,
+  };
+}
+
+// What the model can do about a refused host, after each refusal line: a host the allowlist does not
+// list can be added by the user; otherwise only a run with the host's network helps.
+const ADD_ADVICE =
+  'ask the user to add it to network_allow, or retry with sandbox_permissions "require_escalated"';
+const ESCALATE_ADVICE = 'retry with sandbox_permissions "require_escalated" to ask the user';
+
+/** An endpoint's refusals from `from` on, a line each, with what to do: `network: blocked HOST:PORT (…)`. */
+export function networkRefusals(endpoint: ProxyEndpoint | undefined | null, from = 0): string[] {
+  return (endpoint?.refusals() ?? []).slice(from).map((line) => {
+    const advice = line.includes("not in network_allow") ? ADD_ADVICE : ESCALATE_ADVICE;
+    return `${line.slice(0, -1)}; ${advice})`;
+  });
+}
+
+/** `prepare` with the proxy variables added to the spec it is given. */
+function withEnv(
+  prepare: ((spec: SpawnSpec) => Promise<SpawnSpec>) | null,
+  env: Record<string, string> | undefined,
+): ((spec: SpawnSpec) => Promise<SpawnSpec>) | null {
+  if (prepare === null || env === undefined) return prepare;
+  return (spec) => prepare({ ...spec, env: { ...spec.env, ...env } });
 }
 
 export async function runOneShot(
@@ -87,7 +163,8 @@ export async function runOneShot(
 ): Promise<OneShotAttempt> {
   // The rules found now, before anything is collected or spawned (throws `WRITABLE_ROOT_CHANGED`).
   const rules = commandRules(sandbox);
-  const prepare = sandbox?.spawnHook(rules === null ? {} : { rules }) ?? null;
+  const network = await proxyEndpoint(options.networkProxy, sandbox, rules, request.tool);
+  const prepare = withEnv(sandbox?.spawnHook(rules === null ? {} : { rules }) ?? null, network?.env);
   // Outside the sandbox, the keeper (as for a session): the command dies with this process.
   const reaper = prepare === null ? options.hostReaper : null;
   let marker: string | undefined;
@@ -142,9 +219,10 @@ export async function runOneShot(
   } finally {
     // Its whole tree is gone once the run returns: nothing of it is left for the ledger to name.
     reaper?.forget(marker);
+    network?.endpoint.close();
   }
   const sandboxName = sandbox?.name ?? "none";
-  const notices = repairGit(rules?.gitWatch, request.cwd);
+  const notices = [...networkRefusals(network?.endpoint), ...repairGit(rules?.gitWatch, request.cwd)];
   const denied =
     prepare !== null &&
     !result.timedOut &&
@@ -200,7 +278,11 @@ export async function startSession(
   plan: SpawnPlan,
 ): Promise<SessionAttempt> {
   const rules = commandRules(sandbox);
-  const prepare = sandbox?.spawnHook({ tty: request.tty, ...(rules === null ? {} : { rules }) }) ?? null;
+  const network = await proxyEndpoint(options.networkProxy, sandbox, rules, request.tool);
+  const prepare = withEnv(
+    sandbox?.spawnHook({ tty: request.tty, ...(rules === null ? {} : { rules }) }) ?? null,
+    network?.env,
+  );
   const sandboxName = sandbox?.name ?? "none";
   // Outside the sandbox, the keeper: the session dies with this process (bwrap's --die-with-parent's
   // part), and its ledger names it for the next Conch process should the keeper die first.
@@ -273,12 +355,14 @@ export async function startSession(
     response,
     sandbox: sandboxName,
     denied,
-    notices: repairGit(gitWatch, request.cwd),
+    notices: [...networkRefusals(network?.endpoint), ...repairGit(gitWatch, request.cwd)],
     gitWatch,
+    proxyEndpoint: network?.endpoint ?? null,
     failed: !response.running && response.exitCode !== null && response.exitCode !== 0,
     denialExcerpt: () => response.output.slice(-DENIAL_EXCERPT_BYTES),
     // A denied session that stays listed (terminal_open) would linger beside its retry.
     discard: async () => {
+      network?.endpoint.close();
       if (sessions.has(response.sessionId)) await sessions.close(response.sessionId);
     },
   };

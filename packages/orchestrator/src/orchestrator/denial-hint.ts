@@ -111,9 +111,9 @@ export function noNetworkHint(
         "~/.config/conch/config.toml."
       : `Only the user can allow network, for every command, with ${config} in ~/.config/conch/config.toml.`;
   return (
-    `The sandbox (${mode}) has no network, so connections and name lookups fail. Each command runs in a ` +
-    "network namespace of its own: a server started by another command or session is not reachable from " +
-    `this one, so start it and use it in one command. ${ask}`
+    `The sandbox (${mode}) has no network, so connections and name lookups fail. This workspace's commands ` +
+    "share one network namespace: a server one command or session starts is reachable from the others at " +
+    `127.0.0.1; the host's own servers are not. ${ask}`
   );
 }
 
@@ -131,7 +131,7 @@ export function noNetworkDescription(
       ? ' A command that needs the network can ask for it with sandbox_permissions "require_escalated".'
       : "";
   return (
-    ` The sandbox (${mode}) has no network, and each command runs in a network namespace of its own: a ` +
-    `server started by one command is not reachable from another, so start and use it in one command.${ask}`
+    ` The sandbox (${mode}) has no network. This workspace's commands share one network namespace: a ` +
+    `server one command starts is reachable from the others at 127.0.0.1; the host's own servers are not.${ask}`
   );
 }

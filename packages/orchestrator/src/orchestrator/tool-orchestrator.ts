@@ -8,6 +8,7 @@ import { realpathSync } from "node:fs";
 import { sessionInputNeedsApproval } from "@conch/approval";
 import { run as execRun } from "@conch/exec-core";
 import { type ExecPolicy, loadExecPolicy } from "@conch/exec-policy";
+import type { ProxyEndpoint } from "@conch/net-proxy";
 import { type ApprovalPolicy, expectedReceived, isConchError } from "@conch/protocol";
 import {
   createSandboxRegistry,
@@ -23,7 +24,13 @@ import { SessionFates } from "../sessions/session-fates.js";
 import { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
 import { Approvals, type InputTarget } from "./approvals.js";
-import { type AttemptOptions, type OneShotAttempt, runOneShot, startSession } from "./attempts.js";
+import {
+  type AttemptOptions,
+  networkRefusals,
+  type OneShotAttempt,
+  runOneShot,
+  startSession,
+} from "./attempts.js";
 import { AuditEvents, type SessionActor } from "./audit-events.js";
 import { repairGit } from "./git-repairs.js";
 import { type PipelineSteps, runPipeline } from "./pipeline.js";
@@ -60,6 +67,8 @@ export class ToolOrchestrator {
   readonly #guarded = new Map<number, InputTarget>();
   /** What each sandboxed session's sandbox could not protect, checked after each of its calls. */
   readonly #gitWatches = new Map<number, GitWatch>();
+  /** Each sandboxed session's way to the network proxy, and how many of its refusals were said. */
+  readonly #proxyEndpoints = new Map<number, { readonly endpoint: ProxyEndpoint; reported: number }>();
   readonly #closingIdle = new Set<Promise<unknown>>();
 
   constructor(options: ToolOrchestratorOptions) {
@@ -107,6 +116,7 @@ export class ToolOrchestrator {
       execute: options.execute ?? execRun,
       spill: this.#spill,
       audit: this.#audit,
+      networkProxy: options.networkProxy ?? null,
     };
   }
 
@@ -181,10 +191,20 @@ export class ToolOrchestrator {
         startSession(this.#attempts, store, monitor, request, context, prepared, plan),
       );
       if (done.status !== "done") return done;
-      const { response, sandbox, gitWatch } = done.value;
+      const { response, sandbox, gitWatch, proxyEndpoint } = done.value;
       if (response.pruned !== null) fates.pruned(response.pruned);
       // What the session's sandbox could not protect is checked again after each of its calls.
       if (gitWatch !== null && response.running) this.#gitWatches.set(response.sessionId, gitWatch);
+      if (proxyEndpoint !== null) {
+        if (response.running) {
+          this.#proxyEndpoints.set(response.sessionId, {
+            endpoint: proxyEndpoint,
+            reported: proxyEndpoint.refusals().length,
+          });
+        } else {
+          proxyEndpoint.close();
+        }
+      }
       // A person's yes to start a program outside the sandbox is not a yes to whatever is typed into it
       // later (less's `!cmd`, a shell's next line): that input is asked, input by input. A session without
       // a terminal takes no input but Ctrl-C (its stdin is /dev/null).
@@ -266,15 +286,26 @@ export class ToolOrchestrator {
    * sandboxed session may have made a git control file since its last call. Its last call checks once more.
    */
   #afterCall(id: number, response: SessionResponse): SessionReply {
-    const notices = repairGit(this.#gitWatches.get(id), this.cwd);
-    if (!response.running) this.#gitWatches.delete(id);
+    const notices = [...this.#newRefusals(id), ...repairGit(this.#gitWatches.get(id), this.cwd)];
+    if (!response.running) this.#afterEnd(id);
     return { ...response, notices };
+  }
+
+  /** The network refusals of session `id` not said yet, a line each. */
+  #newRefusals(id: number): string[] {
+    const proxy = this.#proxyEndpoints.get(id);
+    if (proxy === undefined) return [];
+    const fresh = networkRefusals(proxy.endpoint, proxy.reported);
+    proxy.reported += fresh.length;
+    return fresh;
   }
 
   /** The last check of a session that is gone (closed, idle, shut down); nobody is left to tell. */
   #afterEnd(id: number): void {
     repairGit(this.#gitWatches.get(id), this.cwd);
     this.#gitWatches.delete(id);
+    this.#proxyEndpoints.get(id)?.endpoint.close();
+    this.#proxyEndpoints.delete(id);
   }
 
   /**
@@ -405,7 +436,8 @@ export class ToolOrchestrator {
   /** Kills every live session (daemon shutdown, end of a replay). */
   async terminateSessions(): Promise<void> {
     await this.#sessions?.store.terminateAll();
-    for (const id of [...this.#gitWatches.keys()]) this.#afterEnd(id);
+    for (const id of new Set([...this.#gitWatches.keys(), ...this.#proxyEndpoints.keys()]))
+      this.#afterEnd(id);
     // Every spill file a text named is complete before the process may end.
     await this.#sessions?.outputs.close();
     // An idle sweep still killing its sessions records them once done: before the audit log is flushed.

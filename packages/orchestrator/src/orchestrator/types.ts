@@ -1,6 +1,7 @@
 import type { Approver } from "@conch/approval";
 import type { EnvPolicy, ExecRequest, ExecResult, OutputDelta, RunOptions } from "@conch/exec-core";
 import type { ExecPolicy } from "@conch/exec-policy";
+import type { NetProxy } from "@conch/net-proxy";
 import type { ApprovalPolicy, ConchErrorCode, RejectionKind, SandboxPermissions } from "@conch/protocol";
 import type { PreparedSandbox, SandboxPolicy } from "@conch/sandbox-core";
 import type { Shell } from "@conch/shell-detect";
@@ -239,5 +240,11 @@ export interface ToolOrchestratorOptions {
    * `settle_ms`; a shell back at its prompt returns sooner); 0 waits the whole window. Default 100.
    */
   readonly settleMs?: number;
+  /**
+   * Where sandboxed commands without the host's network reach the network: Conch's proxy (`network =
+   * "allowlist"`, or one closed to everything for `"off"`), through an endpoint of each command's own in
+   * the namespace the workspace's commands share. None: such commands have no way out at all.
+   */
+  readonly networkProxy?: NetProxy | null;
   readonly execute?: Execute;
 }

@@ -18,6 +18,7 @@ import { canonicalPath, isAtOrInside } from "./paths.js";
 import { hiddenFilePlaceholder } from "./placeholder.js";
 import { probeKey, readCachedProbe, writeCachedProbe } from "./probe-cache.js";
 import { readProcSurface } from "./proc-entries.js";
+import { SharedNetwork } from "./shared-network.js";
 
 export interface LinuxBackendOptions {
   /** Where PATH is read from when no system bwrap or bash exists; defaults to `process.env`. */
@@ -34,10 +35,16 @@ export interface LinuxBackendOptions {
    * backend probes once.
    */
   probeCache?: string;
+  /**
+   * Whether commands without the host's network share one network namespace, kept by a holder process
+   * of this backend (`SharedNetwork`), and `listenInside` opens listeners there; default true. False:
+   * each such command gets a namespace of its own (one command per process, nothing to share).
+   */
+  sharedNetwork?: boolean;
 }
 
 function normalizeOptions(options: LinuxBackendOptions): LinuxBackendOptions {
-  const { env, bwrap, probeCache } = Object.assign(
+  const { env, bwrap, probeCache, sharedNetwork } = Object.assign(
     Object.create(null) as object,
     options,
   ) as LinuxBackendOptions;
@@ -59,10 +66,17 @@ function normalizeOptions(options: LinuxBackendOptions): LinuxBackendOptions {
       `invalid options: ${expectedReceived("probeCache", "an absolute path", probeCache)}`,
     );
   }
+  if (sharedNetwork !== undefined && typeof sharedNetwork !== "boolean") {
+    throw new SandboxError(
+      "INVALID_SANDBOX_BACKEND",
+      `invalid options: ${expectedReceived("sharedNetwork", "a boolean", sharedNetwork)}`,
+    );
+  }
   return {
     ...(env === undefined ? {} : { env }),
     ...(bwrap === undefined ? {} : { bwrap }),
     ...(probeCache === undefined ? {} : { probeCache }),
+    ...(sharedNetwork === undefined ? {} : { sharedNetwork }),
   };
 }
 
@@ -206,6 +220,15 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
     })();
     return probe;
   };
+  // The namespace the commands share when the network is not the host's, made on first use.
+  let shared: Promise<SharedNetwork> | undefined;
+  const sharedNetwork = (): Promise<SharedNetwork> => {
+    shared ??= SharedNetwork.start(env).catch((error: unknown) => {
+      shared = undefined;
+      throw error;
+    });
+    return shared;
+  };
   const backend: LocalSandboxBackend = {
     name: "bwrap",
     platform: "linux",
@@ -218,8 +241,15 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
       if (!probed.available) {
         throw new SandboxError("SANDBOX_UNAVAILABLE", `cannot sandbox: ${probed.reason}; fix: ${probed.fix}`);
       }
-      checkRules(rules, [probed.bwrap, probed.shell, ...probed.launcher.slice(0, 1)], probed.shell);
+      const network = rules.network || checked.sharedNetwork === false ? null : await sharedNetwork();
+      const enter = network === null ? [] : network.enter();
+      checkRules(
+        rules,
+        [probed.bwrap, probed.shell, ...probed.launcher.slice(0, 1), ...enter.slice(0, 1)],
+        probed.shell,
+      );
       const filter = buildSeccompFilter({ arch: seccompArchOf(process.arch), network: rules.network });
+      const root = process.getuid?.() === 0;
       const args = bwrapArgs(rules, {
         cwd: spec.cwd,
         tty: transformOptions.tty === true,
@@ -228,18 +258,25 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
         proc: readProcSurface(),
         devices: privateDeviceNodes(),
         deviceDir: DEVICE_DIR,
+        ...(network === null ? {} : { sharedNetwork: true }),
+        ...(network === null || root
+          ? {}
+          : { identity: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } }),
       });
       // bwrap closes the seccomp descriptor once read; the caller's own extra descriptors stay.
       const command = withInheritedFdsClosed(probed.shell, 2 + spec.extraFds.length, spec.argv, {
         tty: transformOptions.tty === true,
       });
       return {
-        argv: [...probed.launcher, probed.bwrap, ...args, ...command],
+        argv: [...enter, ...probed.launcher, probed.bwrap, ...args, ...command],
         cwd: spec.cwd,
         env: { ...spec.env, ...sandboxEnv(backend.name, rules) },
         extraFds: [...spec.extraFds, filter],
       };
     },
   };
+  if (checked.sharedNetwork !== false) {
+    backend.listenInside = async () => (await sharedNetwork()).listen();
+  }
   return backend;
 }

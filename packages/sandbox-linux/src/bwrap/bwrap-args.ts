@@ -22,6 +22,10 @@ export interface BwrapArgsOptions {
   devices: ReadonlyMap<string, string> | null;
   /** The directory holding `devices`, kept read-only wherever a writable mount shows it. */
   deviceDir: string;
+  /** The command starts in the workspace's shared network namespace (`SharedNetwork`): no new one. */
+  sharedNetwork?: boolean;
+  /** The uid and gid the command runs as (set when bwrap starts as root of another user namespace). */
+  identity?: { readonly uid: number; readonly gid: number };
 }
 
 /** A host directory bound writable at `target` in the sandbox. */
@@ -123,7 +127,13 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): strin
   }
 
   args.push("--unshare-user", "--unshare-pid", "--unshare-uts", "--disable-userns");
-  if (!rules.network) args.push("--unshare-net");
+  // Without the host's network: the workspace's shared namespace when the command starts in one (it was
+  // entered before bwrap), else one of its own.
+  if (!rules.network && options.sharedNetwork !== true) args.push("--unshare-net");
+  // Entered as the root of the shared namespace's user namespace, bwrap would make the command uid 0 there.
+  if (options.identity !== undefined) {
+    args.push("--uid", String(options.identity.uid), "--gid", String(options.identity.gid));
+  }
   args.push("--die-with-parent");
   if (!options.tty) args.push("--new-session");
   args.push("--cap-drop", "ALL", "--chdir", options.cwd, "--seccomp", String(options.seccompFd), "--");
