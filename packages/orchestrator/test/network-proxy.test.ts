@@ -105,6 +105,8 @@ describeWith("bwrap", "the network through Conch's proxy", () => {
         login: false,
       });
       expect(viewed.text).toContain("network: blocked registry.npmjs.org:443");
+      // npm retries; the refusal is said once.
+      expect(viewed.text.split("network: blocked").length).toBe(2);
     }
   });
 });

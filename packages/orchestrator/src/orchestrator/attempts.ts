@@ -139,7 +139,8 @@ const ESCALATE_ADVICE = 'retry with sandbox_permissions "require_escalated" to a
 
 /** An endpoint's refusals from `from` on, a line each, with what to do: `network: blocked HOST:PORT (…)`. */
 export function networkRefusals(endpoint: ProxyEndpoint | undefined | null, from = 0): string[] {
-  return (endpoint?.refusals() ?? []).slice(from).map((line) => {
+  // A client that retries meets the same refusal again: said once.
+  return [...new Set((endpoint?.refusals() ?? []).slice(from))].map((line) => {
     const advice = line.includes("not in network_allow") ? ADD_ADVICE : ESCALATE_ADVICE;
     return `${line.slice(0, -1)}; ${advice})`;
   });

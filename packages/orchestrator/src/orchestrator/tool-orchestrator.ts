@@ -296,7 +296,7 @@ export class ToolOrchestrator {
     const proxy = this.#proxyEndpoints.get(id);
     if (proxy === undefined) return [];
     const fresh = networkRefusals(proxy.endpoint, proxy.reported);
-    proxy.reported += fresh.length;
+    proxy.reported = proxy.endpoint.refusals().length;
     return fresh;
   }
 
