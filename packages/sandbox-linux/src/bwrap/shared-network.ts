@@ -59,7 +59,9 @@ export class SharedNetwork {
     this.#pid = pid;
     this.#nsenter = nsenter;
     child.on("message", (message: Message, handle: unknown) => this.#answer(message, handle));
-    child.on("exit", () => this.#fail(new Error("the process holding the shared network namespace exited")));
+    child.on("disconnect", () =>
+      this.#fail(new Error("the process holding the shared network namespace exited")),
+    );
   }
 
   /**
@@ -83,9 +85,16 @@ export class SharedNetwork {
     }
     const root = process.getuid?.() === 0;
     const namespaces = root ? ["--net"] : ["--user", "--map-root-user", "--net"];
+    // Started in the background of a shell that exits at once: the holder is no descendant of this
+    // process (whose process tree is its commands'), in a session of its own, and still ends with it
+    // (its IPC channel closes, and it exits).
     const child = spawn(
-      unshare,
+      "/bin/sh",
       [
+        "-c",
+        '"$@" & exit 0',
+        "sh",
+        unshare,
         ...namespaces,
         "--",
         "/bin/sh",
@@ -99,7 +108,7 @@ export class SharedNetwork {
         stdio: ["ignore", "ignore", "pipe", "ipc"],
         // Conch's own code: no extra CA file to read at each start, nothing of the caller's Node options.
         env: { PATH: "/usr/bin:/bin" },
-        detached: false,
+        detached: true,
       },
     );
     let stderr = "";
@@ -119,13 +128,14 @@ export class SharedNetwork {
         clearTimeout(timer);
         resolve(error);
       });
-      child.once("exit", (code) => {
+      // The shell exits at once; the holder it left in the background answers, or its channel closes.
+      child.once("disconnect", () => {
         clearTimeout(timer);
-        resolve(new Error(`it exited with ${code}: ${stderr.trim() || "no output"}`));
+        resolve(new Error(`it exited: ${stderr.trim() || "no output"}`));
       });
     });
     if (ready instanceof Error || ready.t !== "ready" || typeof ready.pid !== "number") {
-      child.kill("SIGKILL");
+      if (child.connected) child.disconnect();
       const why = ready instanceof Error ? ready.message : `it said ${JSON.stringify(ready)}`;
       throw new SandboxError(
         "SANDBOX_UNAVAILABLE",
@@ -135,6 +145,8 @@ export class SharedNetwork {
     // It must not keep Conch alive, and it ends with it (its IPC channel closes).
     child.unref();
     (child.channel as { unref?: () => void } | undefined)?.unref?.();
+    child.stderr?.removeAllListeners("data");
+    child.stderr?.destroy();
     return new SharedNetwork(child, ready.pid, nsenter);
   }
 
@@ -176,7 +188,7 @@ export class SharedNetwork {
 
   /** Stops the holder: the namespace goes once the last command in it has ended. */
   close(): void {
-    this.#child.kill("SIGKILL");
+    if (this.#child.connected) this.#child.disconnect();
   }
 
   #answer(message: Message, handle: unknown): void {
