@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Approver } from "@conch/approval";
 import { ENV_PINS, type EnvPolicy, inheritedVariableFilter } from "@conch/exec-core";
-import { loadExecPolicy } from "@conch/exec-policy";
+import { compileNetworkDomains, loadExecPolicy } from "@conch/exec-policy";
 import { NetProxy, NetworkPolicy } from "@conch/net-proxy";
 import type { ApprovalPolicy, ToolProfileName } from "@conch/protocol";
 import type { PreparedSandbox, SandboxPolicy, SandboxRegistry } from "@conch/sandbox-core";
@@ -101,6 +101,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   const config = options.config ?? (await loadConfig({ cwd: options.cwd, env }));
   // Parsed from the texts the config read (and, for a project, trusted): the files are not read again.
   const policy = loadExecPolicy(config.rules);
+  const ruled = compileNetworkDomains(policy);
   const mode = options.sandbox ?? config.sandbox;
   const sandbox: SandboxPolicy =
     mode === "workspace-write"
@@ -119,8 +120,9 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
       ? null
       : new NetProxy({
           policy: NetworkPolicy.from({
-            allow: config.networkAllow,
-            deny: config.networkDeny,
+            // The `network_rule`s of the rules files count as config entries of their own.
+            allow: [...config.networkAllow, ...ruled.allowed],
+            deny: [...config.networkDeny, ...ruled.denied],
             allowAddresses: config.networkAllowAddresses,
             resolve: config.networkResolve,
           }),

@@ -3,7 +3,7 @@
 // 127.0.0.1 of the host), every refusal is a line in the call's result, and with the network off a
 // proxy-aware client is refused at once instead of waiting on DNS. Real bwrap, curl, node and npm.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { NetProxy, NetworkPolicy, type ProxyOptions } from "@conch/net-proxy";
 import type { SandboxPolicy } from "@conch/sandbox-core";
 import { describeWith } from "@conch/test-config";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { createRuntime } from "../src/create-runtime.js";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
 import type { ToolSet } from "../src/tools/tool-set.js";
 import { bwrapSandbox } from "./bwrap-sandbox.js";
@@ -107,6 +108,51 @@ describeWith("bwrap", "the network through Conch's proxy", () => {
       expect(viewed.text).toContain("network: blocked registry.npmjs.org:443");
       // npm retries; the refusal is said once.
       expect(viewed.text.split("network: blocked").length).toBe(2);
+    }
+  });
+
+  it("the runtime: network = allowlist from the config, and a network_rule of a rules file adds a host", async () => {
+    // Beside the workspace, not in it (a home inside a writable root is refused).
+    const home = `${work}-home`;
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_STATE_HOME: join(home, ".state"),
+    };
+    await mkdir(join(home, ".config", "conch", "rules"), { recursive: true });
+    await writeFile(
+      join(home, ".config", "conch", "config.toml"),
+      [
+        'network = "allowlist"',
+        'network_allow = ["registry.test"]',
+        'network_allow_addresses = ["127.0.0.1"]',
+        'network_resolve = { "registry.test" = "127.0.0.1", "ruled.test" = "127.0.0.1", "other.test" = "127.0.0.1" }',
+      ].join("\n"),
+    );
+    await writeFile(
+      join(home, ".config", "conch", "rules", "net.rules"),
+      'network_rule(host="ruled.test", protocol="http", decision="allow")\n',
+    );
+    const runtime = await createRuntime({ cwd: work, env });
+    try {
+      const set = await runtime.toolSet();
+      for (const host of ["registry.test", "ruled.test"]) {
+        const allowed = await set.call("shell_command", {
+          command: `curl -sS --max-time 10 http://${host}:${originPort}/x`,
+          login: false,
+        });
+        expect(allowed.text, host).toMatch(/registry says hi \/x\n$/);
+      }
+      const other = await set.call("shell_command", {
+        command: `curl -sS --max-time 10 http://other.test:${originPort}/x`,
+        login: false,
+      });
+      expect(other.text).toContain(`network: blocked other.test:${originPort} (not in network_allow`);
+    } finally {
+      await runtime.orchestrator.terminateSessions();
+      await runtime.close();
+      await rm(home, { recursive: true, force: true });
     }
   });
 });
