@@ -267,6 +267,11 @@ export function gitlinksOf(root: string, gitDir: string, env: Record<string, str
   if (signature === null) return [];
   const cached = GITLINKS.get(gitDir);
   if (cached?.signature === signature) return cached.gitlinks;
+  if (!mayHoldGitlinks(join(gitDir, "index"))) {
+    if (GITLINKS.size >= MAX_CACHED) GITLINKS.clear();
+    GITLINKS.set(gitDir, { signature, gitlinks: [] });
+    return [];
+  }
   const git = hostGit(env.PATH, () => false);
   if (git === null) return [];
   const run = runGit(
@@ -286,4 +291,28 @@ export function gitlinksOf(root: string, gitDir: string, env: Record<string, str
   if (GITLINKS.size >= MAX_CACHED) GITLINKS.clear();
   GITLINKS.set(gitDir, { signature, gitlinks });
   return gitlinks;
+}
+
+// A gitlink's entry in the index holds its mode, 0o160000, as four big-endian bytes.
+const GITLINK_MODE = Buffer.from([0x00, 0x00, 0xe0, 0x00]);
+// The split-index extension's signature.
+const SPLIT_INDEX = Buffer.from("link");
+// An index this large is not read here: git lists it.
+const MAX_INDEX_SCAN = 64 * 1024 * 1024;
+
+/**
+ * Whether an index may name a gitlink: every gitlink entry holds the mode's four bytes, so an index
+ * without them holds none (and git need not be asked, which a one-command process would pay each time).
+ * Unreadable or too large: may.
+ */
+function mayHoldGitlinks(index: string): boolean {
+  const info = lstatQuiet(index);
+  if (info === undefined || !info.isFile() || info.size > MAX_INDEX_SCAN) return true;
+  try {
+    const index_ = readFileSync(index);
+    // A split index keeps entries in a shared index file: git lists them.
+    return index_.includes(GITLINK_MODE) || index_.includes(SPLIT_INDEX);
+  } catch {
+    return true;
+  }
 }
