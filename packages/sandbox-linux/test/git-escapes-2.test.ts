@@ -2,84 +2,16 @@
 // gitfiles read as git reads them, links staged where the walk did not look, git am's options, and a
 // check made to run out of budget or time. Each is checked on the host by the person's real git.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { checkGitAfterCommand, createSandboxWorkspace, type GitRepair } from "@conch/sandbox-core";
+import { checkGitAfterCommand, createSandboxWorkspace } from "@conch/sandbox-core";
 import { describeWith } from "@conch/test-config";
-import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { createLinuxBackend } from "../src/index.js";
-import { type Outcome, runSandboxed } from "./sandbox-helpers.js";
+import { expect, it } from "vitest";
+import { gitHarness } from "./git-harness.js";
+import { runSandboxed } from "./sandbox-helpers.js";
 
-const backend = createLinuxBackend();
-const base = mkdtempSync("/var/tmp/conch-git-escapes-2-");
-const home = join(base, "home");
-const marks = join(base, "marks");
-const IDENTITY = {
-  GIT_AUTHOR_NAME: "a",
-  GIT_AUTHOR_EMAIL: "a@example.com",
-  GIT_COMMITTER_NAME: "a",
-  GIT_COMMITTER_EMAIL: "a@example.com",
-};
-function gitEnv(): Record<string, string> {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_NOSYSTEM: "1", ...IDENTITY };
-}
-function hostGit(cwd: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "init.defaultBranch=main", ...args], {
-    cwd,
-    env: gitEnv(),
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    timeout: 20000,
-  });
-}
-/** Like hostGit, but a failing git is fine: only whether a program ran matters. */
-function tryHostGit(cwd: string, ...args: string[]): void {
-  try {
-    hostGit(cwd, ...args);
-  } catch {
-    // ignore
-  }
-}
-function planted(name: string): string {
-  return `#!/bin/sh\ntouch ${join(marks, name)}\n`;
-}
-interface Ran extends Outcome {
-  readonly repairs: GitRepair[];
-  readonly threw?: string;
-}
-async function sandboxed(cwd: string, script: string): Promise<Ran> {
-  const workspace = createSandboxWorkspace(
-    { mode: "workspace-write", writableRoots: [] },
-    { cwd, env: { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" } },
-  );
-  const rules = workspace.rules();
-  const outcome = await runSandboxed(backend, rules, cwd, ["bash", "-c", script], gitEnv());
-  try {
-    const repairs = rules.gitWatch === undefined ? [] : checkGitAfterCommand(rules.gitWatch, gitEnv());
-    return { ...outcome, repairs };
-  } catch (error) {
-    return { ...outcome, repairs: [], threw: String(error) };
-  }
-}
-function newRepository(name: string): string {
-  const repo = join(base, name);
-  mkdirSync(repo);
-  hostGit(repo, "init", "-q");
-  writeFileSync(join(repo, "a.txt"), "one\n");
-  hostGit(repo, "add", "a.txt");
-  hostGit(repo, "commit", "-q", "-m", "first");
-  return repo;
-}
-const marked = (): string[] => readdirSync(marks);
-
-beforeAll(() => {
-  mkdirSync(home);
-  mkdirSync(marks);
-});
-beforeEach(() => {
-  for (const name of readdirSync(marks)) rmSync(join(marks, name));
-});
-afterAll(() => rmSync(base, { recursive: true, force: true }));
+const { backend, base, home, marks, gitEnv, hostGit, tryHostGit, planted, sandboxed, newRepository, marked } =
+  gitHarness("/var/tmp/conch-git-escapes-2-");
 
 const fsm = (repo: string, name: string): string =>
   `printf '${planted(name)}' > ${join(repo, ".fsm")} && chmod +x ${join(repo, ".fsm")}`;
