@@ -14,7 +14,7 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createLinuxBackend } from "../src/index.js";
 import { type Outcome, runSandboxed } from "./sandbox-helpers.js";
 
-export interface Ran extends Outcome {
+interface Ran extends Outcome {
   readonly repairs: GitRepair[];
   /** What the check threw, which it must never do. */
   readonly threw?: string;
