@@ -36,6 +36,24 @@ export interface ApprovalRequest {
    * (less's `!`, a shell's next line) runs on the host.
    */
   input?: SessionInputQuestion;
+  /**
+   * Set when what is asked is not a command but a connection its command opens through Conch's network
+   * proxy to a host the configuration does not list (`argv`, `cwd` and `tty` are that command's).
+   * "Run once" allows the host for the rest of that command, "for this session" for every command while
+   * Conch runs, "always" stores a `network_rule` for the host: `proposedRule` is then that rules-file
+   * line as its one element (`networkRuleLine`), or null when nothing may be stored.
+   */
+  network?: NetworkQuestion;
+}
+
+/** A connection to a host the configuration does not list. */
+export interface NetworkQuestion {
+  readonly host: string;
+  readonly port: number;
+  /** How the command asked for it: plain HTTP, HTTPS (CONNECT) or SOCKS5. */
+  readonly protocol: "http" | "https" | "socks5";
+  /** Why it is not allowed unasked (the configuration's words). */
+  readonly why: string;
 }
 
 /** Text the model asks to type into a live session outside the sandbox. */

@@ -22,6 +22,8 @@ describe("@conch/approval public surface", () => {
       "explainCommand",
       "explainedApprovalRequirement",
       "isApprovalError",
+      "networkRuleLine",
+      "networkTarget",
       "proposedRuleText",
       "sessionInputNeedsApproval",
       "shellQuote",

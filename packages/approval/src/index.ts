@@ -8,6 +8,7 @@ export {
   type ApprovalAnswerer,
   type ApprovalRequest,
   type Approver,
+  type NetworkQuestion,
   ScriptedApprover,
   type SessionInputQuestion,
 } from "./approver.js";
@@ -26,6 +27,8 @@ export {
 export {
   type ApprovalField,
   approvalFields,
+  networkRuleLine,
+  networkTarget,
   proposedRuleText,
   sessionInputNeedsApproval,
   shellQuote,

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { mkdir, open, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
-import { invalidRules } from "./problem.js";
+import { normalizeNetworkHost, parseNetworkProtocol } from "./network.js";
+import { invalidRules, RuleProblem } from "./problem.js";
 
 // Appends run one at a time per file within this process; each one replaces the file by rename, so a
 // reader sees the old file or the new one, never a half-written one.
@@ -148,6 +149,59 @@ export async function appendAllowRuleToFile(path: string, prefix: readonly strin
     await mkdir(dirname(target), { recursive: true });
     const { text, mode } = await readIfExists(target);
     const updated = toml ? appendToTomlFile(path, text, prefix) : appendToRulesFile(text, prefix);
+    if (updated === null) return false;
+    await writeAtomically(target, updated, mode);
+    return true;
+  });
+}
+
+/** The `.rules` line for an allowed host: `network_rule(host="h", protocol="https", decision="allow")`. */
+function networkRulesLine(host: string, protocol: string): string {
+  return `network_rule(host=${JSON.stringify(host)}, protocol=${JSON.stringify(protocol)}, decision="allow")`;
+}
+
+/**
+ * Adds an `allow` network rule for `host` on disk only, as `appendAllowRuleToFile` does for a prefix: a
+ * `network_rule(...)` line in a `.rules` file, a `[[network_rule]]` table in a `.toml` one, atomically,
+ * false when the file has that rule already. `protocol` is the proxy's word (`http`, `https`, `socks5`,
+ * stored as `socks5_tcp`); `host` must be one a rules file accepts (a specific host or IP literal), else
+ * `INVALID_RULES` and nothing changes.
+ */
+export async function appendNetworkRuleToFile(
+  path: string,
+  rule: { readonly host: string; readonly protocol: string },
+): Promise<boolean> {
+  const spelled = rule.protocol === "socks5" ? "socks5_tcp" : rule.protocol;
+  let host: string;
+  try {
+    host = normalizeNetworkHost(rule.host);
+    parseNetworkProtocol(spelled);
+  } catch (error) {
+    if (error instanceof RuleProblem) throw invalidRules(path, null, error.message, error);
+    throw error;
+  }
+  const absolute = resolve(path);
+  const target = await writtenPath(absolute);
+  const toml = absolute.toLowerCase().endsWith(".toml");
+  return serialized(target, async () => {
+    await mkdir(dirname(target), { recursive: true });
+    const { text, mode } = await readIfExists(target);
+    let updated: string | null;
+    if (toml) {
+      const existing = parseToml(path, text).network_rule;
+      const same =
+        Array.isArray(existing) &&
+        existing.some((entry: unknown) => {
+          const table = entry as { host?: unknown; protocol?: unknown; decision?: unknown };
+          return table.host === host && table.protocol === spelled && table.decision === "allow";
+        });
+      const block = `[[network_rule]]\nhost = ${tomlString(host)}\nprotocol = ${tomlString(spelled)}\ndecision = "allow"\n`;
+      updated = same ? null : text.trim() === "" ? block : `${separated(text)}\n${block}`;
+      if (updated !== null) parseToml(path, updated);
+    } else {
+      const line = networkRulesLine(host, spelled);
+      updated = text.split(/\r?\n/).includes(line) ? null : `${separated(text)}${line}\n`;
+    }
     if (updated === null) return false;
     await writeAtomically(target, updated, mode);
     return true;

@@ -1,5 +1,5 @@
 // Anything exported here is public API of @conch/exec-policy.
-export { appendAllowRuleToFile } from "./amend.js";
+export { appendAllowRuleToFile, appendNetworkRuleToFile } from "./amend.js";
 export { DECISIONS, type Decision, strictestDecision } from "./decision.js";
 export {
   EXEC_POLICY_ERROR_CODES,

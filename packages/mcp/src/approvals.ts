@@ -9,6 +9,7 @@ import {
   type Approver,
   approvalFields,
   approvalQuestionKey,
+  networkTarget,
   type PendingApprovals,
   proposedRuleText,
 } from "@conch/approval";
@@ -88,27 +89,32 @@ function approvalForm(
     );
   }
   const rule = proposedRuleText(request);
+  const { network } = request;
   const choices: { const: Choice; title: string }[] = [
-    { const: "approve", title: "Run once" },
+    { const: "approve", title: network === undefined ? "Run once" : "Allow for this command" },
     { const: "approve_session", title: "Allow for this session" },
     ...(rule === null
       ? []
       : [
           {
             const: "approve_always" as const,
-            title: `Always allow: run \`${rule} ...\` unasked from now on`,
+            title:
+              network === undefined
+                ? `Always allow: run \`${rule} ...\` unasked from now on`
+                : `Always allow ${visibleText(network.host)}: store \`${rule}\``,
           },
         ]),
     { const: "deny", title: "Deny" },
   ];
+  const question =
+    network !== undefined
+      ? `conchd: a command of ${visibleText(client)} connects to ${visibleText(networkTarget(network.host, network.port))}, which network_allow does not list; the connection waits for your answer. Allow it?`
+      : request.input === undefined
+        ? `conchd: ${visibleText(client)} asks to run this command. Approve it?`
+        : `conchd: ${visibleText(client)} asks to type this into a terminal outside the sandbox. Approve it?`;
   return {
     mode: "form",
-    message: [
-      request.input === undefined
-        ? `conchd: ${visibleText(client)} asks to run this command. Approve it?`
-        : `conchd: ${visibleText(client)} asks to type this into a terminal outside the sandbox. Approve it?`,
-      ...rows,
-    ].join("\n"),
+    message: [question, ...rows].join("\n"),
     requestedSchema: {
       type: "object",
       properties: {
@@ -227,6 +233,54 @@ function elicitingApprover(
   };
 }
 
+/**
+ * A connection's question: the network proxy holds the connection until a person answers (or the wait
+ * ends: `signal`), so it is asked where an answer can come while the call or session runs: the client's
+ * form when it can show one (a 2025-era request still in flight), and always on the pending list (the
+ * console, `conch approve`). The first answer counts; the other route's question is withdrawn.
+ */
+function networkApprover(
+  ctx: ServerContext,
+  client: CallClient,
+  policy: ApprovalPolicy,
+  pending: PendingApprovals,
+): Approver {
+  return {
+    async request(request, options = {}) {
+      const signal = options.signal ?? ctx.mcpReq.signal;
+      const form = new AbortController();
+      const onAbort = (): void => form.abort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      const canAsk = client.canElicit && !client.modern;
+      const elsewhere = pending.open(request, client.name, canAsk ? "elicitation" : "out-of-band");
+      const stopped = new Promise<ApprovalAnswer>((resolve) => {
+        const stop = (): void =>
+          resolve({ decision: "abort", outcome: "not-approved", decidedBy: "out-of-band" });
+        if (signal.aborted) stop();
+        else signal.addEventListener("abort", stop, { once: true });
+      });
+      const asked: Promise<ApprovalAnswer> = canAsk
+        ? ctx.mcpReq
+            .elicitInput(approvalForm(request, policy, client.name, elsewhere.id), { signal: form.signal })
+            .then((result): ApprovalAnswer => {
+              if (result.action === "accept") return acceptedAnswer(result.content, request);
+              if (result.action === "decline") return { decision: "denied", decidedBy: "elicitation" };
+              return notApproved("the person dismissed the question without answering");
+            })
+            // The form could not be shown (the call has returned): the pending list still can be answered.
+            .catch(() => new Promise<ApprovalAnswer>(() => {}))
+        : new Promise<ApprovalAnswer>(() => {});
+      try {
+        return await Promise.race([asked, elsewhere.answered, stopped]);
+      } finally {
+        form.abort();
+        elsewhere.close();
+        signal.removeEventListener("abort", onAbort);
+      }
+    },
+  };
+}
+
 /** The command a 2026-07-28 round asked about, signed into requestState: minted only once asked. */
 interface RoundState {
   readonly key: string;
@@ -330,23 +384,31 @@ export function createCallApprovals(options: {
     serverOptions: { requestState: { verify: codec.verify } },
     forCall(ctx, server) {
       const client = clientOf(ctx, server);
+      const connections = networkApprover(ctx, client, options.policy, options.pending);
+      // A connection's question goes its own way; a command's, by the client's kind.
+      const routed = (commands: Approver): Approver => ({
+        request: (request, given) =>
+          request.network === undefined
+            ? commands.request(request, given)
+            : connections.request(request, given),
+      });
       if (!client.canElicit) {
-        const approver: Approver = {
+        const approver: Approver = routed({
           request: async (request) =>
             options.pending.ask(request, client.name, (id) => pendingText(request, id)),
-        };
+        });
         return { approver, client: client.name, inputRequired: async () => null };
       }
       if (!client.modern) {
         return {
-          approver: elicitingApprover(ctx, client, options.policy, timeoutMs, options.pending),
+          approver: routed(elicitingApprover(ctx, client, options.policy, timeoutMs, options.pending)),
           client: client.name,
           inputRequired: async () => null,
         };
       }
       const round = new RoundApprover(ctx, timeoutMs, options.pending, client.name);
       return {
-        approver: round,
+        approver: routed(round),
         client: client.name,
         async inputRequired() {
           if (round.asked === null) return null;

@@ -11,7 +11,10 @@ export {
   parseHostPattern,
 } from "./policy.js";
 export {
+  type Ask,
   type AskAnswer,
+  type AskRequest,
+  type EndpointOptions,
   NetProxy,
   ProxyEndpoint,
   type ProxyEvent,

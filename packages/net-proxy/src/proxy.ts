@@ -28,8 +28,36 @@ export interface ProxyEvent {
   bytesIn: number;
 }
 
-/** A person's answer for a host the configuration does not list. */
-export type AskAnswer = "allow" | "deny";
+/**
+ * The answer about a host the configuration does not list: a person's yes or no, no answer from the
+ * person asked (`no-answer`: a dismissed form, a lapsed question), or nobody could be asked (`not-asked`:
+ * the approval policy is `never`, or there is no one to ask). Anything but `allow` blocks it.
+ */
+export type AskAnswer = "allow" | "deny" | "no-answer" | "not-asked";
+
+/** The question about a host the configuration does not list. */
+export interface AskRequest {
+  readonly host: string;
+  readonly port: number;
+  readonly protocol: ProxyProtocol;
+  /** The label of the endpoint whose command asked. */
+  readonly endpoint: string;
+  /** Why the configuration does not allow it unasked (`not in network_allow`). */
+  readonly why: string;
+  /** Aborts when the connection stops waiting (`askTimeoutMs`): withdraw the question. */
+  readonly signal: AbortSignal;
+}
+
+/** Asks about an unlisted host; anything but "allow" (or a rejection) blocks it. */
+export type Ask = (request: AskRequest) => Promise<AskAnswer>;
+
+/** What an endpoint adds to the proxy's options: its own way of asking, and its own audit. */
+export interface EndpointOptions {
+  /** Asks for this endpoint's command instead of the proxy's `ask`. */
+  readonly ask?: Ask;
+  /** Told of each decision: a refusal at once, an allowed connection once it closed (with its bytes). */
+  readonly onEvent?: (event: ProxyEvent) => void;
+}
 
 export interface ProxyOptions {
   readonly policy: NetworkPolicy;
@@ -42,12 +70,7 @@ export interface ProxyOptions {
    * Asks about a host that is not listed; the connection waits for the answer at most `askTimeoutMs`
    * (then it is blocked). Without it, an unlisted host is blocked.
    */
-  readonly ask?: (request: {
-    host: string;
-    port: number;
-    protocol: ProxyProtocol;
-    endpoint: string;
-  }) => Promise<AskAnswer>;
+  readonly ask?: Ask;
   readonly askTimeoutMs?: number;
   /** Name resolution (all addresses); `dns.lookup` by default. For tests. */
   readonly lookup?: (host: string) => Promise<string[]>;
@@ -94,14 +117,29 @@ class Refusal extends Error {
 /** The proxy, shared by a workspace's commands; each command reaches it through an endpoint of its own. */
 export class NetProxy {
   readonly #options: ProxyOptions;
+  // Hosts a person allowed for as long as this proxy serves (`host:port`, canonical).
+  readonly #granted = new Set<string>();
 
   constructor(options: ProxyOptions) {
     this.#options = options;
   }
 
   /** A new endpoint named `label` (the command or session it serves), with its own record of events. */
-  endpoint(label: string): ProxyEndpoint {
-    return new ProxyEndpoint(label, this);
+  endpoint(label: string, options: EndpointOptions = {}): ProxyEndpoint {
+    return new ProxyEndpoint(label, this, options);
+  }
+
+  /**
+   * Allows `host` (on `port`, or any port) for every endpoint from now on, as a person's answer does:
+   * the configuration's deny list still wins, and the address checks still apply.
+   */
+  grant(host: string, port: number | null = null): void {
+    this.#granted.add(grantKey(host, port));
+  }
+
+  /** Granted on this proxy (`grant`). */
+  granted(host: string, port: number): boolean {
+    return this.#granted.has(grantKey(host, port)) || this.#granted.has(grantKey(host, null));
   }
 
   /** Serves one client connection of `endpoint`. */
@@ -128,17 +166,33 @@ export class NetProxy {
     const verdict = this.#options.policy.decide(host, port);
     if (verdict.decision === "deny") throw new Refusal("blocked-by-denylist", verdict.reason);
     if (verdict.decision === "allow") return { by: "policy", reason: verdict.reason };
-    const ask = this.#options.ask;
+    if (this.granted(host, port) || endpoint.granted(host, port)) {
+      return { by: "user", reason: "allowed by the user" };
+    }
+    const ask = endpoint.ask ?? this.#options.ask;
     if (ask === undefined) throw new Refusal("blocked-by-allowlist", verdict.reason);
     const timeoutMs = this.#options.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const answer = await Promise.race([
-      ask({ host, port, protocol, endpoint: endpoint.label }).catch((): AskAnswer => "deny"),
-      new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    // One question per host and port at a time: the connections a tool opens at once wait for it together.
+    const answer = await endpoint.question(host, port, () => {
+      const waited = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      return Promise.race([
+        ask({
+          host,
+          port,
+          protocol,
+          endpoint: endpoint.label,
+          why: verdict.reason,
+          signal: waited.signal,
+        }).catch((): AskAnswer => "deny"),
+        new Promise<"timeout">((resolve) => {
+          timer = setTimeout(() => {
+            waited.abort();
+            resolve("timeout");
+          }, timeoutMs);
+        }),
+      ]).finally(() => clearTimeout(timer));
+    });
     if (answer === "allow") return { by: "user", reason: "allowed by the user" };
     if (answer === "timeout") {
       throw Object.assign(
@@ -149,7 +203,9 @@ export class NetProxy {
         { by: "timeout" as const },
       );
     }
-    throw Object.assign(new Refusal("blocked-by-allowlist", `${verdict.reason}; the user said no`), {
+    if (answer === "not-asked") throw new Refusal("blocked-by-allowlist", verdict.reason);
+    const said = answer === "deny" ? "the user said no" : "the user did not answer";
+    throw Object.assign(new Refusal("blocked-by-allowlist", `${verdict.reason}; ${said}`), {
       by: "user" as const,
     });
   }
@@ -268,7 +324,7 @@ export class NetProxy {
     } else {
       upstream.write(Buffer.concat([Buffer.from(request.forwardHead, "latin1"), rest]));
     }
-    relay(socket, upstream, event);
+    relay(socket, upstream, event, endpoint);
   }
 
   async #socks(socket: Socket, first: Buffer, endpoint: ProxyEndpoint): Promise<void> {
@@ -330,7 +386,7 @@ export class NetProxy {
     socket.write(reply(0x00));
     const leftover = reader.rest();
     if (leftover.length > 0) opened.upstream.write(leftover);
-    relay(socket, opened.upstream, opened.event);
+    relay(socket, opened.upstream, opened.event, endpoint);
   }
 }
 
@@ -338,12 +394,49 @@ export class NetProxy {
 export class ProxyEndpoint {
   readonly label: string;
   readonly events: ProxyEvent[] = [];
+  /** How this endpoint's command asks about an unlisted host, if it has its own way. */
+  readonly ask: Ask | undefined;
   readonly #proxy: NetProxy;
   readonly #servers = new Set<Server>();
+  readonly #onEvent: ((event: ProxyEvent) => void) | undefined;
+  readonly #granted = new Set<string>();
+  readonly #questions = new Map<string, Promise<AskAnswer | "timeout">>();
 
-  constructor(label: string, proxy: NetProxy) {
+  constructor(label: string, proxy: NetProxy, options: EndpointOptions = {}) {
     this.label = label;
     this.#proxy = proxy;
+    this.ask = options.ask;
+    this.#onEvent = options.onEvent;
+  }
+
+  /** Allows `host` (on `port`, or any) for this endpoint's command from now on. */
+  grant(host: string, port: number | null = null): void {
+    this.#granted.add(grantKey(host, port));
+  }
+
+  granted(host: string, port: number): boolean {
+    return this.#granted.has(grantKey(host, port)) || this.#granted.has(grantKey(host, null));
+  }
+
+  /**
+   * The answer to the question about `host:port`: asked now, or the one being asked already (the
+   * connections a tool opens at once wait together). A "no" or no answer stands for the rest of this
+   * endpoint's command: a client's retries are not asked again.
+   */
+  question(
+    host: string,
+    port: number,
+    ask: () => Promise<AskAnswer | "timeout">,
+  ): Promise<AskAnswer | "timeout"> {
+    const key = grantKey(host, port);
+    const asking = this.#questions.get(key);
+    if (asking !== undefined) return asking;
+    const asked = ask().then((answer) => {
+      if (answer === "allow") this.#questions.delete(key);
+      return answer;
+    });
+    this.#questions.set(key, asked);
+    return asked;
   }
 
   /** Serves a client connection of this endpoint's command. */
@@ -370,6 +463,12 @@ export class ProxyEndpoint {
 
   record(event: ProxyEvent): void {
     this.events.push(event);
+    if (event.decision === "blocked") this.#onEvent?.(event);
+  }
+
+  /** An allowed connection closed: its bytes are final. */
+  finished(event: ProxyEvent): void {
+    this.#onEvent?.(event);
   }
 
   /** The blocked requests, one line each, as the command's result says them. */
@@ -386,6 +485,10 @@ export class ProxyEndpoint {
   }
 }
 
+function grantKey(host: string, port: number | null): string {
+  return `${host} ${port ?? "*"}`;
+}
+
 function hostPort(host: string, port: number): string {
   return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
 }
@@ -394,9 +497,16 @@ async function defaultLookup(host: string): Promise<string[]> {
   return (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 }
 
-/** Pipes both ways, counting bytes into `event`. */
-function relay(client: Socket, upstream: Socket, event: ProxyEvent): void {
+/** Pipes both ways, counting bytes into `event`; tells `endpoint` once both sides closed. */
+function relay(client: Socket, upstream: Socket, event: ProxyEvent, endpoint: ProxyEndpoint): void {
   client.setTimeout(0);
+  let open = 2;
+  const closed = (): void => {
+    open -= 1;
+    if (open === 0) endpoint.finished(event);
+  };
+  client.once("close", closed);
+  upstream.once("close", closed);
   upstream.on("error", () => client.destroy());
   client.on("error", () => upstream.destroy());
   upstream.on("data", (chunk: Buffer) => {

@@ -247,6 +247,92 @@ describe("NetProxy: a host not listed is asked", () => {
   });
 });
 
+describe("NetProxy: questions, grants and what an endpoint is told", () => {
+  const policy = (): NetworkPolicy =>
+    NetworkPolicy.from({
+      deny: ["denied.test"],
+      allowAddresses: ["127.0.0.1"],
+      resolve: { "new.test": "127.0.0.1", "denied.test": "127.0.0.1" },
+    });
+
+  it("connections opened at once wait for one question; a no stands for the endpoint's later ones", async () => {
+    let asked = 0;
+    let answer: (value: "allow" | "deny") => void = () => {};
+    const asking = await proxy(policy(), {
+      ask: () => {
+        asked++;
+        return new Promise((resolve) => {
+          answer = resolve;
+        });
+      },
+    });
+    const url = `http://new.test:${originPort}/`;
+    const both = Promise.all([
+      curl("-i", "-x", `http://127.0.0.1:${asking.port}`, url),
+      curl("-i", "-x", `http://127.0.0.1:${asking.port}`, url),
+    ]);
+    while (asked === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Both connections are waiting by now or soon; the one question is answered once.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    answer("deny");
+    const [first, second] = await both;
+    expect(first.stdout).toContain("the user said no");
+    expect(second.stdout).toContain("the user said no");
+    const again = await curl("-i", "-x", `http://127.0.0.1:${asking.port}`, url);
+    expect(again.stdout).toContain("the user said no");
+    expect(asked).toBe(1);
+  });
+
+  it("no answer in time aborts the question's signal", async () => {
+    let signal: AbortSignal | null = null;
+    const silent = await proxy(policy(), {
+      askTimeoutMs: 150,
+      ask: (request) => {
+        signal = request.signal;
+        return new Promise(() => {});
+      },
+    });
+    const late = await curl("-i", "-x", `http://127.0.0.1:${silent.port}`, `http://new.test:${originPort}/`);
+    expect(late.stdout).toContain("nobody answered within 150 ms");
+    expect((signal as AbortSignal | null)?.aborted).toBe(true);
+  });
+
+  it("a grant allows unasked, the deny list still wins; an endpoint's own ask and events", async () => {
+    const shared = new NetProxy({ policy: policy(), ask: async () => "deny" });
+    const events: string[] = [];
+    const endpoint = shared.endpoint("mine", {
+      ask: async () => "allow",
+      onEvent: (event) =>
+        events.push(`${event.host} ${event.decision} by ${event.by} in>0:${event.bytesIn > 0}`),
+    });
+    const server = await endpoint.listen();
+    open.push({ endpoint, server });
+    const port = (server.address() as AddressInfo).port;
+    const yes = await curl("-x", `http://127.0.0.1:${port}`, `http://new.test:${originPort}/own`);
+    expect(yes.stdout).toBe(`hello from origin /own (host new.test:${originPort})`);
+    const other = shared.endpoint("other");
+    const otherServer = await other.listen();
+    open.push({ endpoint: other, server: otherServer });
+    const otherPort = (otherServer.address() as AddressInfo).port;
+    const no = await curl("-i", "-x", `http://127.0.0.1:${otherPort}`, `http://new.test:${originPort}/`);
+    expect(no.stdout).toContain("the user said no");
+    shared.grant("new.test", originPort);
+    shared.grant("denied.test");
+    const granted = await curl("-x", `http://127.0.0.1:${otherPort}`, `http://new.test:${originPort}/g`);
+    expect(granted.stdout).toBe(`hello from origin /g (host new.test:${originPort})`);
+    const denied = await curl(
+      "-i",
+      "-x",
+      `http://127.0.0.1:${otherPort}`,
+      `http://denied.test:${originPort}/`,
+    );
+    expect(denied.stdout).toContain("x-proxy-error: blocked-by-denylist");
+    // The allowed connection is told once it closed, with its bytes; a refusal at once.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(events).toEqual(["new.test allowed by user in>0:true"]);
+  });
+});
+
 describe("addressClass", () => {
   it.each([
     ["127.0.0.1", "loopback"],

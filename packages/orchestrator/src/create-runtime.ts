@@ -58,7 +58,9 @@ export interface CreateRuntimeOptions {
   /**
    * Whether sandboxed commands without the host's network share one network namespace (a server one
    * starts answers the others) and reach the proxy there; default true. A process that runs one command
-   * (`conch run`) passes false: that command gets a namespace of its own, and no holder is started.
+   * (`conch run`) passes false: that command gets a namespace of its own, and no holder is started;
+   * except under `network = "allowlist"`, where the only way to the allowed hosts is the proxy, which
+   * lives in a shared namespace (the holder's start is the price of the network the person asked for).
    */
   readonly sharedNetwork?: boolean;
 }
@@ -143,7 +145,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   // before every command (see LinuxBackendOptions.probeCache).
   const sandboxRegistry = platformSandboxRegistry({
     probeCache: join(conchStateDir({ env }), "sandbox-probe.json"),
-    sharedNetwork: options.sharedNetwork ?? true,
+    sharedNetwork: options.sharedNetwork !== false || (networkProxy !== null && closed === undefined),
   });
   // Prepared once, for the orchestrator and `runtime.sandbox` alike: the workspace is resolved once.
   const prepared = sessionSandbox(sandbox, options.cwd, sandboxRegistry, workspace.options);

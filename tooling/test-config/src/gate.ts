@@ -15,6 +15,10 @@ export const NEEDS = [
   "git",
   "less",
   "chromium",
+  "npm",
+  "pip",
+  "ssh",
+  "java",
 ] as const;
 export type Need = (typeof NEEDS)[number];
 
@@ -116,6 +120,25 @@ const PROBES: Readonly<Record<Need, Probe>> = {
     platforms: "any",
     missing: programMissing("less", ["--version"]),
     fix: "apt-get install less",
+    optional: true,
+  },
+  npm: { platforms: "any", missing: programMissing("npm", ["--version"]), fix: "install Node.js with npm" },
+  pip: {
+    platforms: "any",
+    missing: programMissing("python3", ["-m", "pip", "--version"]),
+    fix: "apt-get install python3-pip",
+    optional: true,
+  },
+  ssh: {
+    platforms: "any",
+    missing: programMissing("ssh", ["-V"]),
+    fix: "apt-get install openssh-client",
+    optional: true,
+  },
+  java: {
+    platforms: "any",
+    missing: programMissing("java", ["-version"]),
+    fix: "apt-get install default-jdk-headless",
     optional: true,
   },
   chromium: {

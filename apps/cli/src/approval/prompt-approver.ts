@@ -5,9 +5,10 @@ import {
   type ApprovalRequest,
   type Approver,
   approvalFields,
+  networkTarget,
   proposedRuleText,
 } from "@conch/approval";
-import type { ApprovalPolicy, ReviewDecision } from "@conch/protocol";
+import { type ApprovalPolicy, type ReviewDecision, visibleText } from "@conch/protocol";
 
 // What the model wrote and what the command printed can make a row of the prompt look like another:
 // each value is shown escaped (approvalFields), one of several lines each behind a gutter, and a row too
@@ -54,14 +55,27 @@ function wrapRow(row: string, width: number): string[] {
 
 /** The question, as printed before the answer line; rows wrapped to `columns` when it is known. */
 function approvalPrompt(request: ApprovalRequest, policy: ApprovalPolicy, columns: number | null): string {
+  const { network } = request;
   const question =
-    request.input === undefined
-      ? "conch: approve this command?"
-      : "conch: let the agent type this into a terminal outside the sandbox?";
+    network !== undefined
+      ? `conch: let this command connect to ${visibleText(networkTarget(network.host, network.port))}? (not in network_allow; the connection waits)`
+      : request.input === undefined
+        ? "conch: approve this command?"
+        : "conch: let the agent type this into a terminal outside the sandbox?";
   const rows = ["", question, ...approvalFields(request, policy).flatMap(row)];
-  rows.push("  [y] yes  [s] yes, and don't ask again this session");
+  rows.push(
+    network === undefined
+      ? "  [y] yes  [s] yes, and don't ask again this session"
+      : "  [y] yes, for this command  [s] yes, for this session",
+  );
   const rule = proposedRuleText(request);
-  if (rule !== null) rows.push(`  [a] always: run \`${rule} ...\` unasked from now on`);
+  if (rule !== null) {
+    rows.push(
+      network === undefined
+        ? `  [a] always: run \`${rule} ...\` unasked from now on`
+        : `  [a] always: store \`${rule}\``,
+    );
+  }
   rows.push("  [n] no");
   const shown =
     columns === null ? rows : rows.flatMap((line) => wrapRow(line, Math.max(columns, MIN_ROW_WIDTH)));

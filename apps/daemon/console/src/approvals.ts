@@ -70,12 +70,18 @@ function card(entry: PendingApproval): HTMLElement {
   return el(
     "article",
     { class: "approval", "data-approval": entry.id, "aria-label": `Approval ${entry.id}` },
-    el("h3", {}, `Approval ${entry.id}`),
+    el(
+      "h3",
+      {},
+      entry.network === null
+        ? `Approval ${entry.id}`
+        : `Approval ${entry.id}: a connection to ${oneLine(entry.network.host)}:${entry.network.port}`,
+    ),
     rows,
     el(
       "div",
       { class: "actions" },
-      button("Approve once", "approve"),
+      button(entry.network === null ? "Approve once" : "Allow for this command", "approve"),
       button("Allow for session", "approve_session"),
       ...(entry.rule === null
         ? []
@@ -86,7 +92,13 @@ function card(entry: PendingApproval): HTMLElement {
     ),
     ...(entry.rule === null
       ? []
-      : [el("p", { id: `rule-${entry.id}` }, `Always allow stores the rule: ${entry.rule} …`)]),
+      : [
+          el(
+            "p",
+            { id: `rule-${entry.id}` },
+            `Always allow stores the rule: ${entry.rule}${entry.network === null ? " …" : ""}`,
+          ),
+        ]),
     status,
   );
 }

@@ -34,6 +34,11 @@ function what(entry: AuditEntry): string {
     const by = entry.by === "person" ? "person typed" : "model typed";
     return entry.signal !== undefined ? `${by} signal ${text(entry.signal)}` : `${by}: ${text(entry.text)}`;
   }
+  if (entry.type === "network") {
+    const bytes =
+      entry.decision === "allowed" ? `, ${text(entry.bytesOut)} B out, ${text(entry.bytesIn)} B in` : "";
+    return `network ${text(entry.host)}:${text(entry.port)} (${text(entry.protocol)}): ${text(entry.reason)}${bytes}`;
+  }
   if (entry.type === "session-closed")
     return `${text(entry.command)} (${text(entry.reason)}${entry.by === undefined ? "" : ` by ${text(entry.by)}`})`;
   return Array.isArray(entry.argv) ? entry.argv.map(text).join(" ") : text(entry.script);

@@ -24,6 +24,8 @@ export interface PendingApproval {
   readonly tty: boolean;
   /** Who asked: the MCP client's name, as it gave it (untrusted). */
   readonly client: string;
+  /** For a connection rather than a command: where to (see ApprovalRequest.network), else null. */
+  readonly network: { readonly host: string; readonly port: number; readonly protocol: string } | null;
   /** The question's rows exactly as every prompt shows them (`approvalFields`): escaped. */
   readonly fields: readonly ApprovalField[];
   /** The rule "always allow" would store, as shown (`proposedRuleText`); null when none may be stored. */
@@ -80,7 +82,7 @@ export interface PendingApprovalsOptions {
 
 /**
  * Which question a request asks, whichever route asks it: the same argv, cwd, permissions, sandbox, tty,
- * reason and typed input (text, the line it adds to, and session) ask the same question. What a denied run printed (`sandboxDenial`) is not part of it: a
+ * reason, typed input (text, the line it adds to, and session) and connection (host, port, protocol) ask the same question. What a denied run printed (`sandboxDenial`) is not part of it: a
  * retry outside the sandbox is the same question however its output varied.
  */
 export function approvalQuestionKey(request: ApprovalRequest): string {
@@ -94,6 +96,9 @@ export function approvalQuestionKey(request: ApprovalRequest): string {
     request.input === undefined
       ? null
       : [request.input.sessionId, request.input.line ?? "", request.input.text],
+    request.network === undefined
+      ? null
+      : [request.network.host, request.network.port, request.network.protocol],
   ]);
 }
 
@@ -202,14 +207,15 @@ export class PendingApprovals {
 
   /**
    * Lists a question the client's form is asking now (a 2025-era elicitation), until `close`: a person
-   * who answers it here first resolves `answered` instead.
+   * who answers it here first resolves `answered` instead. With route `out-of-band`, a question only a
+   * person here can answer while its caller waits (a connection the network proxy holds).
    */
-  open(request: ApprovalRequest, client: string): LiveQuestion {
+  open(request: ApprovalRequest, client: string, route: PendingRoute = "elicitation"): LiveQuestion {
     let resolve: (answer: ApprovalAnswer) => void = () => {};
     const answered = new Promise<ApprovalAnswer>((settle) => {
       resolve = settle;
     });
-    const entry = this.#add(request, client, "elicitation", resolve);
+    const entry = this.#add(request, client, route, resolve);
     return {
       id: entry.shown.id,
       answered,
@@ -253,6 +259,10 @@ export class PendingApprovals {
       sandboxPermissions: request.sandboxPermissions,
       tty: request.tty,
       client,
+      network:
+        request.network === undefined
+          ? null
+          : { host: request.network.host, port: request.network.port, protocol: request.network.protocol },
       fields: approvalFields(request, this.#policy),
       rule: proposedRuleText(request),
       route,

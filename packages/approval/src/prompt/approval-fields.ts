@@ -6,7 +6,7 @@
 // input are one line each, a line break in them shown as `\u{0a}`.
 import type { ApprovalPolicy, SandboxMode } from "@conch/protocol";
 import { visibleText } from "@conch/protocol";
-import type { ApprovalRequest } from "../approver.js";
+import type { ApprovalRequest, NetworkQuestion } from "../approver.js";
 
 /** One row of the question: a label (`command`, `cwd`, `why`, …) and its escaped value. */
 export interface ApprovalField {
@@ -60,6 +60,9 @@ function unsandboxed(request: ApprovalRequest): boolean {
 }
 
 function why(request: ApprovalRequest, policy: ApprovalPolicy): string {
+  if (request.network !== undefined) {
+    return `the command connects to a host that is not in network_allow (${request.network.why}); the sandbox's network goes through Conch's proxy, which waits for this answer`;
+  }
   if (request.input !== undefined) {
     return `the model types this into session ${request.input.sessionId}, which runs outside the sandbox: what the program does with it (a shell's next line, less's or vi's \`!\`) runs on the host`;
   }
@@ -84,6 +87,10 @@ function why(request: ApprovalRequest, policy: ApprovalPolicy): string {
  */
 export function approvalFields(request: ApprovalRequest, policy: ApprovalPolicy): ApprovalField[] {
   const fields: ApprovalField[] = [];
+  if (request.network !== undefined) {
+    const { host, port, protocol } = request.network;
+    fields.push({ label: "network", value: oneLine(`${networkTarget(host, port)} (${protocol})`) });
+  }
   if (request.input !== undefined) {
     fields.push(
       { label: "input", value: oneLine(request.input.text) },
@@ -108,11 +115,13 @@ export function approvalFields(request: ApprovalRequest, policy: ApprovalPolicy)
     fields.push({ label: "model", value: oneLine(request.justification) });
   fields.push({ label: "cwd", value: oneLine(request.cwd) });
   const sandbox =
-    request.input !== undefined ||
-    request.sandboxPermissions === "require_escalated" ||
-    request.sandboxDenial !== undefined
-      ? "none: it would run outside the sandbox"
-      : request.sandboxMode;
+    request.network !== undefined
+      ? `${request.sandboxMode}: the command runs in the sandbox; only this connection is asked`
+      : request.input !== undefined ||
+          request.sandboxPermissions === "require_escalated" ||
+          request.sandboxDenial !== undefined
+        ? "none: it would run outside the sandbox"
+        : request.sandboxMode;
   fields.push({ label: "sandbox", value: sandbox });
   if (request.tty && unsandboxed(request)) {
     const asked = sessionInputNeedsApproval(request.sandboxMode, policy)
@@ -128,7 +137,24 @@ export function approvalFields(request: ApprovalRequest, policy: ApprovalPolicy)
   return fields;
 }
 
-/** The prefix rule "always" would store, as a person reads it, or null when none may be stored. */
+/** `host:port`, an IPv6 literal in brackets. */
+export function networkTarget(host: string, port: number): string {
+  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * What "always" would store, as a person reads it, or null when nothing may be stored: a prefix rule's
+ * words, or for a connection the `network_rule` line (the host, any port).
+ */
 export function proposedRuleText(request: ApprovalRequest): string | null {
+  if (request.network !== undefined) {
+    return request.proposedRule === null ? null : visibleText(networkRuleLine(request.network));
+  }
   return request.proposedRule === null ? null : visibleText(request.proposedRule.map(shellQuote).join(" "));
+}
+
+/** The rules-file line "always" stores for a connection: the host, any port, the protocol asked. */
+export function networkRuleLine(network: NetworkQuestion): string {
+  const protocol = network.protocol === "socks5" ? "socks5_tcp" : network.protocol;
+  return `network_rule(host=${JSON.stringify(network.host)}, protocol=${JSON.stringify(protocol)}, decision="allow")`;
 }

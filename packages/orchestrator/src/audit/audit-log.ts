@@ -48,6 +48,8 @@ type AuditDecisionEvent = AuditCommand &
     readonly decision: string;
     readonly decidedBy: AuditDecider;
     readonly sandbox: string;
+    /** For a connection the command asked for rather than the command: `host:port`. */
+    readonly network?: string;
   };
 
 type AuditExecutionEvent = AuditCommand &
@@ -100,7 +102,33 @@ type AuditSessionClosedEvent = AuditCommon & {
     | { readonly reason: "closed"; readonly by: AuditActor; readonly idleS?: undefined }
   );
 
-export type AuditEvent = AuditDecisionEvent | AuditExecutionEvent | AuditInputEvent | AuditSessionClosedEvent;
+/**
+ * One connection a sandboxed command asked Conch's network proxy for: where to, what was decided, by
+ * whom (`policy`: the configuration; `user`, `elicitation`, `out-of-band`: a person; `timeout`: nobody
+ * answered in time), and for an allowed one the bytes each way once it closed.
+ */
+type AuditNetworkEvent = AuditCommon & {
+  readonly type: "network";
+  readonly tool: string;
+  readonly cwd: string;
+  /** The session whose command it was, for a command that runs as a live session. */
+  readonly sessionId?: number;
+  readonly host: string;
+  readonly port: number;
+  readonly protocol: string;
+  readonly decision: "allowed" | "blocked";
+  readonly decidedBy: string;
+  readonly reason: string;
+  readonly bytesOut: number;
+  readonly bytesIn: number;
+};
+
+export type AuditEvent =
+  | AuditDecisionEvent
+  | AuditExecutionEvent
+  | AuditInputEvent
+  | AuditSessionClosedEvent
+  | AuditNetworkEvent;
 
 /**
  * Characters of one input an audit line keeps whole, before escaping (far beyond anything typed); a
@@ -295,6 +323,22 @@ function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown>
       ...input,
     };
   }
+  if (event.type === "network") {
+    const count = (value: unknown): number | null => (Number.isSafeInteger(value) ? (value as number) : null);
+    return {
+      ...head,
+      cwd: text(event.cwd),
+      ...(Number.isSafeInteger(event.sessionId) ? { sessionId: event.sessionId } : {}),
+      host: text(event.host),
+      port: count(event.port),
+      protocol: text(event.protocol),
+      decision: event.decision === "allowed" ? "allowed" : "blocked",
+      decidedBy: text(event.decidedBy),
+      reason: text(event.reason),
+      bytesOut: count(event.bytesOut),
+      bytesIn: count(event.bytesIn),
+    };
+  }
   const command = Array.isArray(event.argv) ? { argv: event.argv.map(text) } : { script: text(event.script) };
   if (event.type === "decision") {
     return {
@@ -306,6 +350,7 @@ function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown>
       decision: text(event.decision),
       decidedBy: (AUDIT_DECIDERS as readonly unknown[]).includes(event.decidedBy) ? event.decidedBy : null,
       sandbox: text(event.sandbox),
+      ...(typeof event.network === "string" ? { network: event.network } : {}),
     };
   }
   return {

@@ -9,11 +9,14 @@ import {
   ESCALATION_EXPLANATION,
   type ExplainedRequirement,
   explainedApprovalRequirement,
+  type NetworkQuestion,
+  networkRuleLine,
+  networkTarget,
   type ProgramLookup,
   type RequirementExplanation,
   storablePrefixRule,
 } from "@conch/approval";
-import type { ExecPolicy } from "@conch/exec-policy";
+import { appendNetworkRuleToFile, type ExecPolicy } from "@conch/exec-policy";
 import type { ApprovalPolicy, SandboxPermissions } from "@conch/protocol";
 import type { SandboxPolicy } from "@conch/sandbox-core";
 import type { AuditEvents } from "./audit-events.js";
@@ -52,6 +55,16 @@ const INPUT_EXPLANATION: RequirementExplanation = {
   why: "the session runs outside the sandbox, and what is typed into it runs on the host: each input needs a person's yes",
   advice:
     "Run what you need as a command of its own, in the sandbox, or tell the user what you would type and why.",
+  notAsked: null,
+};
+
+/** How long a person's yes to a connection lasts: this command, while Conch runs, or always (stored). */
+export type NetworkGrant = "command" | "session" | "always";
+
+/** Why a connection is asked, for the model when nobody can be. */
+const NETWORK_EXPLANATION: RequirementExplanation = {
+  why: "the command connects to a host that is not in network_allow",
+  advice: "Ask the user to add the host to network_allow, or to allow it when asked.",
   notAsked: null,
 };
 
@@ -200,6 +213,90 @@ export class Approvals {
       });
     }
     return { status: "approved" };
+  }
+
+  /**
+   * A person's answer about a connection a sandboxed command opens to a host the configuration does not
+   * list (the proxy waits for it): how long the yes lasts, or null for anything but a yes. Asked like a
+   * command, through the call's approver; never under `never`, and never without someone to ask. An
+   * "always" appends the host's `network_rule` to the rules file (a file that cannot be written costs the
+   * "always", said in the audit line, not this connection). Recorded as a decision of `request.tool`.
+   */
+  async approveNetwork(
+    request: CommandRequest,
+    question: NetworkQuestion,
+    call: {
+      readonly signal: AbortSignal;
+      readonly approver?: Approver | undefined;
+      readonly tty?: boolean;
+    },
+  ): Promise<{ grant: NetworkGrant | null; answer: "allow" | "deny" | "no-answer" | "not-asked" }> {
+    const { audit, rulesStorePath, approvalPolicy } = this.#options;
+    const approver = call.approver ?? this.#options.approver;
+    const target = networkTarget(question.host, question.port);
+    const requirement = {
+      type: "needs-approval",
+      reason: `network access to ${question.host}:${question.port}`,
+      proposedRule: null,
+      bypassSandbox: false,
+    } as const;
+    if (approver === null || approvalPolicy === "never") {
+      audit.decision(request, requirement, "denied", "policy", target);
+      return { grant: null, answer: "not-asked" };
+    }
+    const line = networkRuleLine(question);
+    const ask: ApprovalRequest = {
+      argv: request.argv,
+      cwd: request.cwd,
+      reason: requirement.reason,
+      proposedRule: rulesStorePath === null ? null : [line],
+      sandboxMode: this.#options.sandboxPolicy.mode,
+      sandboxPermissions: "use_default",
+      tty: call.tty === true,
+      network: question,
+      explanation: NETWORK_EXPLANATION,
+      ...(request.justification === undefined ? {} : { justification: request.justification }),
+      ...(request.description === undefined ? {} : { description: request.description }),
+    };
+    let answer: ApprovalAnswer;
+    try {
+      const given = await approver.request(ask, { signal: call.signal });
+      answer = typeof given === "string" ? { decision: given } : given;
+    } catch {
+      answer = { decision: "denied", outcome: "not-approved" };
+    }
+    const decidedBy = answer.decidedBy ?? "user";
+    const { decision } = answer;
+    const approved =
+      answer.outcome !== "pending" &&
+      (decision === "approved" || decision === "approved_for_session" || decision === "approved_always");
+    audit.decision(
+      request,
+      requirement,
+      answer.outcome === "pending" || answer.outcome === "not-approved" ? "not-approved" : decision,
+      decidedBy,
+      target,
+    );
+    if (!approved) {
+      const unanswered = answer.outcome === "pending" || answer.outcome === "not-approved";
+      return { grant: null, answer: unanswered || decision === "abort" ? "no-answer" : "deny" };
+    }
+    if (decision === "approved_always" && rulesStorePath !== null) {
+      await appendNetworkRuleToFile(rulesStorePath, {
+        host: question.host,
+        protocol: question.protocol,
+      }).catch((error: unknown) => {
+        audit.decision(
+          request,
+          requirement,
+          `approved_always (not stored: ${(error as Error).message})`,
+          decidedBy,
+          target,
+        );
+      });
+      return { grant: "always", answer: "allow" };
+    }
+    return { grant: decision === "approved" ? "command" : "session", answer: "allow" };
   }
 
   /**

@@ -3,7 +3,7 @@
 import { Buffer } from "node:buffer";
 import type { AddressInfo } from "node:net";
 import type { EnvPolicy, ExecRequest, ExecResult, SpawnSpec } from "@conch/exec-core";
-import type { NetProxy, ProxyEndpoint } from "@conch/net-proxy";
+import type { AskAnswer, AskRequest, NetProxy, ProxyEndpoint } from "@conch/net-proxy";
 import {
   type GitWatch,
   isLikelySandboxDenied,
@@ -15,6 +15,7 @@ import { OutputCollector } from "../output/output-collector.js";
 import { type HostReaper, runMarkerOf } from "../sessions/host-reaper.js";
 import type { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
+import type { Approvals } from "./approvals.js";
 import type { AuditEvents } from "./audit-events.js";
 import { repairGit } from "./git-repairs.js";
 import { withHostGitGuard } from "./host-git-guard.js";
@@ -82,19 +83,30 @@ export interface AttemptOptions {
   readonly audit: AuditEvents;
   /** Conch's network proxy for commands without the host's network (`ToolOrchestratorOptions`). */
   readonly networkProxy: NetProxy | null;
+  /** Who is asked about a host the configuration does not list; null: nobody (it is blocked). */
+  readonly approvals: Approvals | null;
 }
 
 /**
  * A command's way to the network proxy: an endpoint of its own in the namespace the workspace's
  * commands share, and the variables that make proxy-aware tools use it. Null when it has the host's
- * network, no sandbox, or the backend gives no way out (the command then has none at all).
+ * network, no sandbox, or the backend gives no way out (the command then has none at all). A host the
+ * configuration does not list is asked about through the call's approver (`Approvals.approveNetwork`);
+ * each decision, and each allowed connection once closed, is an audit line.
  */
 async function proxyEndpoint(
-  proxy: NetProxy | null,
+  options: AttemptOptions,
   sandbox: PreparedSandbox | null,
   rules: SandboxRules | null,
-  label: string,
-): Promise<{ endpoint: ProxyEndpoint; env: Record<string, string> } | null> {
+  request: CommandRequest,
+  context: RunContext,
+  tty: boolean,
+): Promise<{
+  endpoint: ProxyEndpoint;
+  env: (base: Readonly<Record<string, string>>) => Record<string, string>;
+  session: { id: number | null };
+} | null> {
+  const proxy = options.networkProxy;
   const backend = sandbox?.backend;
   if (proxy === null || rules === null || rules.network || backend == null || !("listenInside" in backend)) {
     return null;
@@ -102,18 +114,70 @@ async function proxyEndpoint(
   const listen = backend.listenInside;
   if (listen === undefined) return null;
   const server = await listen.call(backend);
-  const endpoint = proxy.endpoint(label);
+  const session: { id: number | null } = { id: null };
+  const { approvals } = options;
+  const endpoint = proxy.endpoint(request.tool, {
+    onEvent: (event) => options.audit.network(request, event, session.id),
+    ...(approvals === null
+      ? {}
+      : {
+          ask: async (asked: AskRequest): Promise<AskAnswer> => {
+            const { host, port, protocol } = asked;
+            // A one-shot's call may be cancelled while its connection waits; a session's first call
+            // ends long before its later connections, so only the wait itself bounds those.
+            const signal =
+              session.id === null && context.signal !== undefined
+                ? AbortSignal.any([asked.signal, context.signal])
+                : asked.signal;
+            const { grant, answer } = await approvals.approveNetwork(
+              request,
+              { host, port, protocol, why: asked.why },
+              { signal, tty, ...(context.approver === undefined ? {} : { approver: context.approver }) },
+            );
+            if (grant === "command") endpoint.grant(host, port);
+            else if (grant === "session") proxy.grant(host, port);
+            else if (grant === "always") proxy.grant(host);
+            return answer;
+          },
+        }),
+  });
   endpoint.attach(server);
-  return { endpoint, env: proxyEnv((server.address() as AddressInfo).port) };
+  const port = (server.address() as AddressInfo).port;
+  return { endpoint, env: (base) => proxyEnv(port, base), session };
+}
+
+/**
+ * What ssh runs to reach `$1:$2` through the proxy at `port` (HTTP CONNECT), with nothing but bash:
+ * `/dev/tcp` to the endpoint, the CONNECT, the proxy's answer (a refusal is said on stderr and ends it),
+ * then bytes both ways. Kept in an environment variable so that no quoting of it passes through git's
+ * and ssh's shells.
+ */
+function sshProxyScript(port: number): string {
+  return [
+    `exec 3<>/dev/tcp/127.0.0.1/${port} || exit 1`,
+    String.raw`printf 'CONNECT %s:%s HTTP/1.1\r\nHost: %s:%s\r\n\r\n' "$1" "$2" "$1" "$2" >&3`,
+    "IFS= read -r status <&3",
+    String.raw`case "$status" in "HTTP/1."?" 200"*) ;; *) printf 'conch: the network proxy refused %s:%s (%s)\n' "$1" "$2" "$` +
+      String.raw`{status%$'\r'}" >&2; exit 1 ;; esac`,
+    String.raw`while IFS= read -r line <&3; do [ "$` + String.raw`{line%$'\r'}" = "" ] && break; done`,
+    "cat <&3 & exec cat >&3",
+  ].join("\n");
 }
 
 /**
  * The proxy variables, both cases, for the tools that read one or the other (curl reads only the
  * lower-case http_proxy), npm's, yarn's and pip's own; loopback goes direct (the namespace's own servers).
+ * git over ssh goes through the proxy too (GIT_SSH_COMMAND, a ProxyCommand added to the command's own),
+ * and the JVM's HTTP clients (JAVA_TOOL_OPTIONS, added to the command's own).
  */
-function proxyEnv(port: number): Record<string, string> {
+function proxyEnv(port: number, base: Readonly<Record<string, string>>): Record<string, string> {
   const url = `http://127.0.0.1:${port}`;
   const direct = "localhost,127.0.0.1,::1";
+  const java = [
+    `-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=${port}`,
+    `-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=${port}`,
+    "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
+  ].join(" ");
   return {
     HTTP_PROXY: url,
     HTTPS_PROXY: url,
@@ -128,11 +192,16 @@ function proxyEnv(port: number): Record<string, string> {
     YARN_HTTP_PROXY: url,
     YARN_HTTPS_PROXY: url,
     PIP_PROXY: url,
+    CONCH_SSH_PROXY: sshProxyScript(port),
+    GIT_SSH_COMMAND: `${base.GIT_SSH_COMMAND ?? "ssh"} -o 'ProxyCommand=bash -c "$CONCH_SSH_PROXY" conch-ssh-proxy %h %p'`,
+    JAVA_TOOL_OPTIONS: base.JAVA_TOOL_OPTIONS === undefined ? java : `${base.JAVA_TOOL_OPTIONS} ${java}`,
   };
 }
 
-// What the model can do about a refused host, after each refusal line: a host the allowlist does not
-// list can be added by the user; otherwise only a run with the host's network helps.
+// What the model can do about a refused host, after each refusal line: a person who said no meant it; a
+// host nobody was asked about can be added by the user; otherwise only a run with the host's network helps.
+const REFUSED_ADVICE = "do not retry it unless the user asks you to";
+const UNANSWERED_ADVICE = "ask the user to allow it when asked, or to add it to network_allow, then retry";
 const ADD_ADVICE =
   'ask the user to add it to network_allow, or retry with sandbox_permissions "require_escalated"';
 const ESCALATE_ADVICE = 'retry with sandbox_permissions "require_escalated" to ask the user';
@@ -141,18 +210,42 @@ const ESCALATE_ADVICE = 'retry with sandbox_permissions "require_escalated" to a
 export function networkRefusals(endpoint: ProxyEndpoint | undefined | null, from = 0): string[] {
   // A client that retries meets the same refusal again: said once.
   return [...new Set((endpoint?.refusals() ?? []).slice(from))].map((line) => {
-    const advice = line.includes("not in network_allow") ? ADD_ADVICE : ESCALATE_ADVICE;
+    const advice = line.includes("the user said no")
+      ? REFUSED_ADVICE
+      : line.includes("did not answer") || line.includes("nobody answered")
+        ? UNANSWERED_ADVICE
+        : line.includes("not in network_allow")
+          ? ADD_ADVICE
+          : ESCALATE_ADVICE;
     return `${line.slice(0, -1)}; ${advice})`;
   });
 }
 
-/** `prepare` with the proxy variables added to the spec it is given. */
+/**
+ * For a sandboxed command with no way out at all (no network, and no proxy: a one-command CLI under
+ * `network = "off"`): tools that retry a failed request for a minute are told not to (npm waits 70 s on
+ * a name that cannot resolve; pip and cargo retry too), unless the command's env says otherwise. The
+ * failure they report names the host.
+ */
+const NO_ROUTE_ENV: Readonly<Record<string, string>> = {
+  npm_config_fetch_retries: "0",
+  PIP_RETRIES: "0",
+  CARGO_NET_RETRY: "0",
+};
+
+/**
+ * `prepare` with the proxy variables added to the spec it is given (`env`, over the command's), or with
+ * no route out, NO_ROUTE_ENV under the command's own.
+ */
 function withEnv(
   prepare: ((spec: SpawnSpec) => Promise<SpawnSpec>) | null,
-  env: Record<string, string> | undefined,
+  env: ((base: Readonly<Record<string, string>>) => Record<string, string>) | undefined,
+  rules: SandboxRules | null,
 ): ((spec: SpawnSpec) => Promise<SpawnSpec>) | null {
-  if (prepare === null || env === undefined) return prepare;
-  return (spec) => prepare({ ...spec, env: { ...spec.env, ...env } });
+  if (prepare === null) return prepare;
+  if (env !== undefined) return (spec) => prepare({ ...spec, env: { ...spec.env, ...env(spec.env) } });
+  if (rules === null || rules.network) return prepare;
+  return (spec) => prepare({ ...spec, env: { ...NO_ROUTE_ENV, ...spec.env } });
 }
 
 export async function runOneShot(
@@ -164,8 +257,8 @@ export async function runOneShot(
 ): Promise<OneShotAttempt> {
   // The rules found now, before anything is collected or spawned (throws `WRITABLE_ROOT_CHANGED`).
   const rules = commandRules(sandbox);
-  const network = await proxyEndpoint(options.networkProxy, sandbox, rules, request.tool);
-  const prepare = withEnv(sandbox?.spawnHook(rules === null ? {} : { rules }) ?? null, network?.env);
+  const network = await proxyEndpoint(options, sandbox, rules, request, context, false);
+  const prepare = withEnv(sandbox?.spawnHook(rules === null ? {} : { rules }) ?? null, network?.env, rules);
   // Outside the sandbox, the keeper (as for a session): the command dies with this process.
   const reaper = prepare === null ? options.hostReaper : null;
   let marker: string | undefined;
@@ -279,10 +372,11 @@ export async function startSession(
   plan: SpawnPlan,
 ): Promise<SessionAttempt> {
   const rules = commandRules(sandbox);
-  const network = await proxyEndpoint(options.networkProxy, sandbox, rules, request.tool);
+  const network = await proxyEndpoint(options, sandbox, rules, request, context, request.tty);
   const prepare = withEnv(
     sandbox?.spawnHook({ tty: request.tty, ...(rules === null ? {} : { rules }) }) ?? null,
     network?.env,
+    rules,
   );
   const sandboxName = sandbox?.name ?? "none";
   // Outside the sandbox, the keeper: the session dies with this process (bwrap's --die-with-parent's
@@ -319,6 +413,7 @@ export async function startSession(
       ...(request.unclampedYield === undefined ? {} : { unclampedYield: request.unclampedYield }),
       ...(request.settle === undefined ? {} : { settle: request.settle }),
       onStored: (id) => {
+        if (network !== null) network.session.id = id;
         monitor.describe(id, {
           tool: request.tool,
           cwd: request.cwd,

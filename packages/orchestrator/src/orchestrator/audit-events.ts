@@ -1,6 +1,7 @@
 // The audit lines the orchestrator writes (DESIGN.md §4): every decision, every execution, and every
 // input sent to a live session.
 import type { ApprovalRequirement } from "@conch/approval";
+import type { ProxyEvent } from "@conch/net-proxy";
 import type { ApprovalPolicy, SandboxMode } from "@conch/protocol";
 import type { AuditActor, AuditCommand, AuditDecider, AuditLog } from "../audit/audit-log.js";
 import type { CommandRequest } from "./types.js";
@@ -40,6 +41,7 @@ export class AuditEvents {
     requirement: ApprovalRequirement,
     decision: string,
     decidedBy: AuditDecider,
+    network?: string,
   ): void {
     this.#log?.record({
       type: "decision",
@@ -52,6 +54,7 @@ export class AuditEvents {
       decision,
       decidedBy,
       sandbox: this.#sandboxMode,
+      ...(network === undefined ? {} : { network }),
     });
   }
 
@@ -76,6 +79,25 @@ export class AuditEvents {
       durationMs: Math.round(run.durationMs),
       ...(where.sessionId === undefined ? {} : { sessionId: where.sessionId }),
       ...(where.spill == null ? {} : { spill: where.spill }),
+    });
+  }
+
+  /** A connection the command asked the network proxy for: decided, and for an allowed one closed. */
+  network(request: CommandRequest, event: ProxyEvent, sessionId: number | null): void {
+    this.#log?.record({
+      type: "network",
+      tool: request.tool,
+      client: request.client ?? null,
+      cwd: request.cwd,
+      ...(sessionId === null ? {} : { sessionId }),
+      host: event.host,
+      port: event.port,
+      protocol: event.protocol,
+      decision: event.decision,
+      decidedBy: event.by,
+      reason: event.reason,
+      bytesOut: event.bytesOut,
+      bytesIn: event.bytesIn,
     });
   }
 

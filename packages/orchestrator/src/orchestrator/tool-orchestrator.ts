@@ -117,6 +117,7 @@ export class ToolOrchestrator {
       spill: this.#spill,
       audit: this.#audit,
       networkProxy: options.networkProxy ?? null,
+      approvals: this.#approvals,
     };
   }
 
