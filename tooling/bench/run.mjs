@@ -583,6 +583,31 @@ await group("git work", () => {
   });
 });
 
+// The field test's kind of Node work with network = "allowlist" (net-tasks.jsonl): what a person is asked,
+// and how long npm install takes to fail with the network off.
+await group("network work", () => {
+  const net = jsonWorker("net-tasks.mjs", ["--json"], { timeout: 600_000 });
+  rows.push({
+    benchmark: `${net.calls} calls (npm install from an allowed registry, npm test, a dev server, curl from other calls; tooling/bench/net-tasks.mjs): approvals`,
+    baseline: "-",
+    conch: `${net.approvals} asked, ${net.failed} failed${net.done ? "" : ", WORK MISSING"}`,
+    ratio: "-",
+    target: "0 approvals",
+  });
+  for (const [how, off] of [
+    ["a runtime (conchd's path)", net.offRuntime],
+    ["conch run", net.offCli],
+  ]) {
+    rows.push({
+      benchmark: `npm install with the network off, through ${how}: until it fails`,
+      baseline: "70 s (field test)",
+      conch: `${(off.ms / 1000).toFixed(2)} s${off.named ? ", host named" : ", HOST NOT NAMED"}`,
+      ratio: "-",
+      target: "<= 5 s, host named",
+    });
+  }
+});
+
 // 9. The web console (issue 14), in Debian's chromium; skipped, and said, when it is not installed.
 await group("console", () => {
   if (existsSync(process.env.CONCH_CHROMIUM ?? "/usr/bin/chromium")) {
