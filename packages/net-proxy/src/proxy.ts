@@ -129,6 +129,11 @@ export class NetProxy {
     return new ProxyEndpoint(label, this, options);
   }
 
+  /** It refuses everything (`closed`: the network is off). */
+  get closed(): boolean {
+    return this.#options.closed !== undefined;
+  }
+
   /**
    * Allows `host` (on `port`, or any port) for every endpoint from now on, as a person's answer does:
    * the configuration's deny list still wins, and the address checks still apply.

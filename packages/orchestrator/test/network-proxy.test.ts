@@ -137,6 +137,10 @@ describeWith("bwrap", "the network through Conch's proxy", () => {
     const runtime = await createRuntime({ cwd: work, env });
     try {
       const set = await runtime.toolSet();
+      // The model reads where the network goes before anything fails.
+      expect(set.tools.find((tool) => tool.name === "shell_command")?.description).toContain(
+        " The sandbox (workspace-write) reaches the network only through Conch's proxy (its variables are set): the hosts the user's network_allow lists; any other host is asked about or refused, with a line in the result. This workspace's commands share one network namespace",
+      );
       for (const host of ["registry.test", "ruled.test"]) {
         const allowed = await set.call("shell_command", {
           command: `curl -sS --max-time 10 http://${host}:${originPort}/x`,

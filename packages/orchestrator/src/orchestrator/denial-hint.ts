@@ -125,13 +125,17 @@ export function noNetworkDescription(
   mode: SandboxMode,
   approvalPolicy: ApprovalPolicy,
   canEscalate: boolean,
+  allowlist = false,
 ): string {
   const ask =
     approvalPolicy === "on-request" && canEscalate
-      ? ' A command that needs the network can ask for it with sandbox_permissions "require_escalated".'
+      ? ` A command that needs ${allowlist ? "another host" : "the network"} can ask for it with sandbox_permissions "require_escalated".`
       : "";
+  const network = allowlist
+    ? ` The sandbox (${mode}) reaches the network only through Conch's proxy (its variables are set): the hosts the user's network_allow lists; any other host is asked about or refused, with a line in the result.`
+    : ` The sandbox (${mode}) has no network.`;
   return (
-    ` The sandbox (${mode}) has no network. This workspace's commands share one network namespace: a ` +
+    `${network} This workspace's commands share one network namespace: a ` +
     `server one command starts is reachable from the others at 127.0.0.1; the host's own servers are not.${ask}`
   );
 }

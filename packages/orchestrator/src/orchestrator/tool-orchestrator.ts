@@ -121,6 +121,12 @@ export class ToolOrchestrator {
     };
   }
 
+  /** Sandboxed commands reach allowed hosts through Conch's proxy (`network = "allowlist"`). */
+  get networkAllowlist(): boolean {
+    const proxy = this.#attempts.networkProxy;
+    return proxy !== null && !proxy.closed;
+  }
+
   /** Where truncated output is saved, or null. */
   get spillStore(): SpillStore | null {
     return this.#spill;

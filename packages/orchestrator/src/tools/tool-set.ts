@@ -99,7 +99,12 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
     // Where the sandbox has no network, the tools that start commands say so before anything fails.
     if (tool.kind === "command" && sandboxCutsNetwork(sandboxPolicy)) {
       const canEscalate = "sandbox_permissions" in tool.inputSchema.shape;
-      description += noNetworkDescription(sandboxPolicy.mode, approvalPolicy, canEscalate);
+      description += noNetworkDescription(
+        sandboxPolicy.mode,
+        approvalPolicy,
+        canEscalate,
+        orchestrator.networkAllowlist,
+      );
     }
     return description === tool.description ? tool : describedAs(tool, description);
   });
