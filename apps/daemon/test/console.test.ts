@@ -175,6 +175,13 @@ function audit(): Record<string, unknown>[] {
 describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
   beforeAll(async () => {
     ws = makeWorkspace();
+    // Through Conch's proxy, a host nobody listed is a card too (names resolved here, nothing leaves).
+    const config = join(ws.env.XDG_CONFIG_HOME as string, "conch");
+    mkdirSync(config, { recursive: true });
+    writeFileSync(
+      join(config, "config.toml"),
+      'network = "allowlist"\nnetwork_allow_addresses = ["127.0.0.1"]\nnetwork_resolve = { "asked.test" = "127.0.0.1" }\n',
+    );
     daemon = await startHttp(ws, ["--http", "127.0.0.1:0", "--approval", "untrusted"]);
     origin = `http://127.0.0.1:${daemon.port}`;
     await eventually(
@@ -423,6 +430,45 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     expect(textOf(await call)).toContain("Exit code: 0");
     expect(existsSync(join(ws.cwd, "raced-file"))).toBe(true);
     await context.close();
+  });
+
+  it("a connection to a host nobody listed is a card of its own, answered while the connection waits", async () => {
+    const origin = createServer((request, response) => response.end(`origin ${request.url}\n`));
+    await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve));
+    const port = (origin.address() as AddressInfo).port;
+    const context = await launched.browser.newContext();
+    try {
+      const page = await signedIn(context);
+      await page.getByRole("button", { name: /^Approvals/ }).click();
+      const quiet = await mcp("gemini-cli");
+      const command = { command: `curl -sS --max-time 40 http://asked.test:${port}/card`, login: false };
+      // Untrusted: the command is asked first, then its connection.
+      expect((await quiet.call("shell_command", command)).structuredContent).toMatchObject({
+        rejection: "approval-pending",
+      });
+      const commandCard = page.locator("article.approval").first();
+      await commandCard.getByRole("button", { name: "Approve once" }).click();
+      await commandCard.waitFor({ state: "detached" });
+      const call = quiet.call("shell_command", command);
+      const card = page.locator("article.approval", { hasText: `a connection to asked.test:${port}` });
+      await card.waitFor();
+      expect(await card.textContent()).toContain(`asked.test:${port} (http)`);
+      expect(await card.textContent()).toContain(
+        'Always allow stores the rule: network_rule(host="asked.test", protocol="http", decision="allow")',
+      );
+      expect(await accessibilityProblems(page)).toEqual([]);
+      await card.getByRole("button", { name: "Allow for this command" }).click();
+      expect(textOf(await call)).toContain("origin /card");
+      const decided = audit().filter((line) => line.type === "decision" && line.network !== undefined);
+      expect(decided.at(-1)).toMatchObject({
+        network: `asked.test:${port}`,
+        decision: "approved",
+        decidedBy: "out-of-band",
+      });
+    } finally {
+      await context.close();
+      await new Promise((resolve) => origin.close(resolve));
+    }
   });
 
   it("shows the audit log live, filtered by client, session and decision", async () => {
