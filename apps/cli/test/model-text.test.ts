@@ -9,6 +9,9 @@ import { fileURLToPath } from "node:url";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
+// What a refusal under --approver deny says: nobody was asked.
+const APPROVER_DENY =
+  "refused: conch runs with --approver deny, which refuses whatever needs a yes without asking anyone; the command did not run";
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -84,10 +87,10 @@ describeWith("bwrap", "conch tool call: why a command did not run", () => {
     }
   });
 
-  it("a person's no is Codex's `rejected by user`", () => {
+  it("--approver deny is no person's no: it says nobody was asked", () => {
     expect(
       call(["--approval", "on-request", "--approver", "deny"], "shell", { command: ["rm", "-rf", "b"] }),
-    ).toEqual({ status: 4, stdout: "rejected by user\n", stderr: "" });
+    ).toEqual({ status: 4, stdout: `${APPROVER_DENY}\n`, stderr: "" });
   });
 
   it("an escalation under on-request asks; with nobody to ask, how to stay in the sandbox", () => {
@@ -106,7 +109,7 @@ describeWith("bwrap", "conch tool call: why a command did not run", () => {
       stderr: "",
     });
     expect(call(["--approval", "on-request", "--approver", "deny"], "shell_command", args).stdout).toBe(
-      "rejected by user\n",
+      `${APPROVER_DENY}\n`,
     );
     expect(existsSync("/var/tmp/conch-never-made")).toBe(false);
   });

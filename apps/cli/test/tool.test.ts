@@ -207,7 +207,12 @@ describe("conch tool call", () => {
       "shell_command",
       '{"command":"touch x"}',
     ]);
-    expect(denied).toEqual({ status: 4, stdout: "rejected by user\n", stderr: "" });
+    expect(denied).toEqual({
+      status: 4,
+      stdout:
+        "refused: conch runs with --approver deny, which refuses whatever needs a yes without asking anyone; the command did not run\n",
+      stderr: "",
+    });
     expect(existsSync(join(dir, "x"))).toBe(false);
 
     const asked = conch(

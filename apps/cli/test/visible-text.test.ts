@@ -44,7 +44,8 @@ describe("the approval prompt", () => {
     const result = conch([...ASK, "shell_command", JSON.stringify({ command: spoof, login: false })], "n\n");
     expect(result).toEqual({
       status: 4,
-      stdout: "rejected by user\n",
+      stdout:
+        "rejected by user\nIt was asked because `cmd` is not known to be read-only, and under the approval policy untrusted only commands known to be read-only run unasked.\n",
       stderr: [
         "",
         "conch: approve this command?",

@@ -18,6 +18,10 @@ import {
   type Workspace,
 } from "./harness.js";
 
+// Why a person was asked about `touch made`, said after their no.
+const ASKED_WHY =
+  "\nIt was asked because `touch made` is not known to be read-only, and under the approval policy untrusted only commands known to be read-only run unasked.";
+
 let ws: Workspace;
 let open: Connection[];
 beforeEach(() => {
@@ -121,10 +125,10 @@ describeWith("bwrap", "in-protocol approvals (elicitation)", () => {
       const client = await start(kind, [], async () => answers.shift() as ElicitAnswer);
       const denied = await client.callTool("shell_command", TOUCH);
       expect(denied.isError).toBe(true);
-      expect(textOf(denied)).toBe("rejected by user: use make instead");
+      expect(textOf(denied)).toBe(`rejected by user: use make instead${ASKED_WHY}`);
       expect(denied.structuredContent).toMatchObject({ status: "rejected", rejection: "denied-by-user" });
       const declined = await client.callTool("shell_command", TOUCH);
-      expect(textOf(declined)).toBe("rejected by user");
+      expect(textOf(declined)).toBe(`rejected by user${ASKED_WHY}`);
       const cancelled = await client.callTool("shell_command", TOUCH);
       expect(textOf(cancelled)).toMatch(/^not approved: the person dismissed the question/);
       expect(cancelled.structuredContent).toMatchObject({ rejection: "not-approved" });
@@ -295,7 +299,7 @@ describeWith("bwrap", "out-of-band approvals (conch pending / approve / deny)", 
     )?.[1] as string;
     expect(await conch("deny", id, "--note", "not in this repo")).toMatchObject({ code: 0 });
     const retry = await client.callTool("shell_command", TOUCH);
-    expect(textOf(retry)).toBe("rejected by user: not in this repo");
+    expect(textOf(retry)).toBe(`rejected by user: not in this repo${ASKED_WHY}`);
     expect(made()).toBe(false);
   });
 

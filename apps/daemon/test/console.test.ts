@@ -414,7 +414,9 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     await denyCard.getByRole("button", { name: "Deny" }).click();
     await denyCard.waitFor({ state: "detached" });
     const refused = await quiet.call("shell_command", { command: "touch denied-file" });
-    expect(textOf(refused)).toBe("rejected by user: use the build dir instead");
+    expect(textOf(refused)).toBe(
+      "rejected by user: use the build dir instead\nIt was asked because `touch denied-file` is not known to be read-only, and under the approval policy untrusted only commands known to be read-only run unasked.",
+    );
     expect(existsSync(join(ws.cwd, "denied-file"))).toBe(false);
 
     // A client's form still open: the console's answer comes first, and the call runs.

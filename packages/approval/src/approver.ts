@@ -67,8 +67,11 @@ export interface SessionInputQuestion {
   readonly line?: string;
 }
 
-/** Who gave an answer: a person at a prompt, a person through an MCP client's form, or out of band. */
-export type ApprovalAnswerer = "user" | "elicitation" | "out-of-band";
+/**
+ * Who gave an answer: a person at a prompt, a person through an MCP client's form, or out of band; or
+ * nobody (`policy`: a fixed answer, such as `conch --approver deny`).
+ */
+export type ApprovalAnswerer = "user" | "elicitation" | "out-of-band" | "policy";
 
 /**
  * An answer with more than the decision: who gave it, and for a "no" why, in the words the model reads.

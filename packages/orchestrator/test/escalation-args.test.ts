@@ -118,7 +118,9 @@ describe("a justification without escalation", () => {
     });
     expect(approver.requests).toHaveLength(1);
     expect(approver.requests[0]?.justification).toBeUndefined();
-    expect(result.text).toBe(`rejected by user\n${UNUSED}`);
+    expect(result.text).toBe(
+      `rejected by user\nIt was asked because \`touch x\` is not known to be read-only, and under the approval policy untrusted only commands known to be read-only run unasked.\n${UNUSED}`,
+    );
     expect(result.result).toMatchObject({ status: "rejected", unused_arguments: ["justification"] });
   });
 

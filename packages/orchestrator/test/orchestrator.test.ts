@@ -79,7 +79,9 @@ describeWith("bwrap", "ToolOrchestrator", () => {
     expect(approver.requests).toHaveLength(1);
     expect(approver.requests[0]).toMatchObject({ cwd: work, sandboxMode: "workspace-write" });
     expect(approver.requests[0]?.argv.at(-1)).toBe("touch x");
-    expect(touch.text).toBe("rejected by user");
+    expect(touch.text).toBe(
+      "rejected by user\nIt was asked because `touch x` is not known to be read-only, and under the approval policy untrusted only commands known to be read-only run unasked.",
+    );
     expect(touch.result).toMatchObject({ status: "rejected", rejection: "denied-by-user", exit_code: null });
     expect(spawned).toHaveLength(1);
     expect(existsSync(join(work, "x"))).toBe(false);
@@ -193,7 +195,9 @@ describeWith("bwrap", "ToolOrchestrator", () => {
     const set = await tools("on-failure", approver);
     const target = join(outside, "out.txt");
     const result = await set.call("shell_command", { command: `echo hi > ${target}`, login: false });
-    expect(result.text).toBe("rejected by user");
+    expect(result.text).toBe(
+      "rejected by user\nIt was asked because the sandbox (workspace-write) appears to have blocked it, and running it again outside the sandbox needs a person's yes.",
+    );
     expect(spawned).toHaveLength(1);
     expect(existsSync(target)).toBe(false);
   });
@@ -362,7 +366,9 @@ describeWith("bwrap", "ToolOrchestrator", () => {
     expect(timedOut.text).toBe("not approved: timed out");
     const denied = await call();
     expect(denied.result).toMatchObject({ status: "rejected", rejection: "denied-by-user" });
-    expect(denied.text).toBe("rejected by user: use make");
+    expect(denied.text).toBe(
+      "rejected by user: use make\nIt was asked because `touch made` is not known to be read-only, and under the approval policy untrusted only commands known to be read-only run unasked.",
+    );
     expect(spawned).toHaveLength(0);
     expect((await call()).result).toMatchObject({ status: "ok", exit_code: 0 });
     // Approved for the session by whoever answered: the cache answers next time, nobody is asked.

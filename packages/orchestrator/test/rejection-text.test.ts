@@ -114,11 +114,13 @@ describeWith("bwrap", "rejection texts", () => {
     expect(spawned).toEqual([]);
   });
 
-  it("a person's no stays Codex's words, with their note; the person was shown why", async () => {
+  it("a person's no stays Codex's words, with their note, and says why it was asked; the person was shown why", async () => {
     const approver = new ScriptedApprover(["denied"]);
     const set = await tools("on-request", approver);
     const result = await set.call("shell", { command: ["rm", "-rf", "build"] });
-    expect(result.text).toBe("rejected by user");
+    expect(result.text).toBe(
+      "rejected by user\nIt was asked because `rm -rf build` is dangerous: rm with -f/--force deletes without asking and cannot be undone.",
+    );
     expect(result.result).toMatchObject({ status: "rejected", rejection: "denied-by-user" });
     expect(approver.requests[0]?.explanation?.why).toBe(RM_WHY.slice("Why: ".length, -1));
 
@@ -126,7 +128,7 @@ describeWith("bwrap", "rejection texts", () => {
       request: async () => ({ decision: "denied", reason: "rejected by user: clean with make clean" }),
     });
     expect((await withNote.call("shell", { command: ["rm", "-rf", "build"] })).text).toBe(
-      "rejected by user: clean with make clean",
+      "rejected by user: clean with make clean\nIt was asked because `rm -rf build` is dangerous: rm with -f/--force deletes without asking and cannot be undone.",
     );
     expect(spawned).toEqual([]);
   });
@@ -159,7 +161,9 @@ describeWith("bwrap", "rejection texts", () => {
 
     const approver = new ScriptedApprover(["denied"]);
     const refused = await (await tools("on-request", approver)).call("shell_command", args);
-    expect(refused.text).toBe("rejected by user");
+    expect(refused.text).toBe(
+      'rejected by user\nIt was asked because the command asks to run outside the sandbox (sandbox_permissions: "require_escalated"), which only a person can allow.',
+    );
     expect(approver.requests[0]).toMatchObject({
       justification: "Create e outside the workspace?",
       explanation: ESCALATION_EXPLANATION,

@@ -1,5 +1,5 @@
 import { isatty } from "node:tty";
-import type { Approver } from "@conch/approval";
+import type { ApprovalAnswer, Approver } from "@conch/approval";
 import {
   CONFIG_SANDBOX_MODES,
   type ConchRuntime,
@@ -84,7 +84,18 @@ export async function openRuntime(
     prompt = new PromptApprover(process.stdin, process.stderr, current);
     approver = prompt;
   } else if (policy.approver !== "none") {
-    const answer = FIXED_ANSWERS[policy.approver];
+    const decision = FIXED_ANSWERS[policy.approver];
+    // Nobody was asked: a refusal says so, rather than passing for a person's no.
+    const answer: ApprovalAnswer =
+      decision === "denied"
+        ? {
+            decision,
+            outcome: "not-approved",
+            decidedBy: "policy",
+            reason:
+              "refused: conch runs with --approver deny, which refuses whatever needs a yes without asking anyone; the command did not run",
+          }
+        : { decision };
     approver = { request: async () => answer };
   }
   runtime = await createRuntime({

@@ -245,8 +245,11 @@ describeWith("bwrap", "the host's kernel settings through the CLI (issue 20, §1
     // `: >` opens with O_TRUNC, which procfs ignores; it writes nothing. `hostname` runs only in a UTS
     // namespace that is not the host's, so not even a sandbox that kept its capabilities renames the host.
     const asked = toolCall(ws, "shell_command", { command: ": > /proc/sys/kernel/hostname" });
-    // A kernel setting is asked about; the person (here the deny approver) says no, and nothing ran.
-    expect([asked.text, asked.result.rejection]).toEqual(["rejected by user", "denied-by-user"]);
+    // A kernel setting is asked about; the deny approver refuses (nobody was asked), and nothing ran.
+    expect([asked.text, asked.result.rejection]).toEqual([
+      "refused: conch runs with --approver deny, which refuses whatever needs a yes without asking anyone; the command did not run",
+      "not-approved",
+    ]);
     // Approved, it still runs in the sandbox.
     const command = {
       command: [

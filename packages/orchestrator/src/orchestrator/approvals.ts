@@ -195,7 +195,11 @@ export class Approvals {
         answer.outcome === "not-approved" ? "not-approved" : decision,
         decidedBy,
       );
-      return rejected(kind, answer.reason ?? REJECTED_BY_USER, decidedBy);
+      // A person's no keeps their words (Codex's "rejected by user", their note) and adds what Conch
+      // had asked them about, so the model knows what was refused and why it was asked at all.
+      const said = answer.reason ?? REJECTED_BY_USER;
+      const asked = kind === "denied-by-user" && why !== null ? `\nIt was asked because ${why.why}.` : "";
+      return rejected(kind, `${said}${asked}`, decidedBy);
     }
     audit.decision(request, requirement, decision, decidedBy);
     await this.#cache.record(key, decision);

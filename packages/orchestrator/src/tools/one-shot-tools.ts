@@ -81,7 +81,15 @@ async function runDurable(
 ): Promise<ToolCallResult> {
   const started = performance.now();
   const outcome = await context.orchestrator.startSession(
-    { ...request, tty: false, yieldTimeMs: returnAtMs ?? request.timeoutMs ?? 0, unclampedYield: true },
+    // A one-shot waits for its exit or its time, never for a pause in its output: the text says "still
+    // running after N ms" only once N ms have passed.
+    {
+      ...request,
+      tty: false,
+      yieldTimeMs: returnAtMs ?? request.timeoutMs ?? 0,
+      unclampedYield: true,
+      settle: false,
+    },
     context,
   );
   if (outcome.status !== "session") {

@@ -110,6 +110,13 @@ function withNote(text: string, note: string | null): string {
   return note === null ? text : `${text}${text.endsWith("\n") || text === "" ? "" : "\n"}${note}`;
 }
 
+/** How long a shell sat idle, as a person says it: `0.4 s`, `40 s`, `3 min`. */
+function idleWords(ms: number): string {
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  return `${Math.round(ms / 60_000)} min`;
+}
+
 /** Codex's exec_command/write_stdin text for one response; `started` by this call. */
 async function unifiedExecResult(
   tool: string,
@@ -127,6 +134,13 @@ async function unifiedExecResult(
     originalTokenCount: out.originalTokens,
     output: out.text,
   });
+  // A poll that found nothing new from a shell idle at its prompt came back at once: said, with how long.
+  if (response.idleAtPromptMs !== undefined && out.text === "") {
+    text = appendLine(
+      text,
+      `[no new output; the shell is at its prompt (idle ${idleWords(response.idleAtPromptMs)}): write a command to it, or stop polling]`,
+    );
+  }
   // What Conch moved aside in the repository after this call of a sandboxed session.
   const notices = "notices" in response ? response.notices : [];
   const hint = [...notices, ...(extra.hint ? [extra.hint] : [])].join(" ");

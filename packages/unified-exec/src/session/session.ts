@@ -287,6 +287,22 @@ export class Session {
   }
 
   /**
+   * For a poll that finds nothing new: how long (ms) the session's shell has sat at its prompt with no
+   * output, when it does now (seen there twice, SHELL_CONFIRM_MS apart, and nothing unread); null when it
+   * does not, when nothing tells (no shell found, no terminal), or once the process has exited.
+   */
+  async idleAtPrompt(): Promise<number | null> {
+    if (this.#prompt === null || this.#exit !== null || this.#linesOwed > 0) return null;
+    const unread = (): boolean => this.#outputCount !== this.#readOutputCount;
+    if (unread() || this.#prompt.atPrompt() !== true) return null;
+    const count = this.#outputCount;
+    await new Promise((resolve) => setTimeout(resolve, SHELL_CONFIRM_MS));
+    if (unread() || count !== this.#outputCount || this.#exit !== null) return null;
+    if (this.#prompt.atPrompt() !== true) return null;
+    return performance.now() - Math.max(this.#quietSince, this.#startedPerf);
+  }
+
+  /**
    * Sends `chars` to the terminal. Without a terminal only Ctrl-C (`\u0003`) is accepted: it sends
    * SIGINT to the process group.
    */

@@ -58,6 +58,11 @@ export interface SessionResponse {
   readonly wallTimeMs: number;
   /** The session pruned to make room for this one, if any (its tree was killed). */
   readonly pruned: number | null;
+  /**
+   * Set when an empty poll returned at once because nothing was new and the session's shell sat idle at
+   * its prompt: for how long, in milliseconds.
+   */
+  readonly idleAtPromptMs?: number;
 }
 
 export interface SessionInfo {
@@ -221,6 +226,24 @@ export class SessionStore {
     const started = performance.now();
     // After input, the answer is what comes next; a poll's is also what came since the last read.
     const since = chars === "" ? session.readOutputCount : session.outputCount;
+    if (chars === "" && options.settle !== false) {
+      // Nothing new from a shell idle at its prompt: nothing will come by waiting; said at once.
+      const idle = await session.idleAtPrompt();
+      if (idle !== null) {
+        session.lastUsed = performance.now();
+        return {
+          sessionId: session.id,
+          running: true,
+          exitCode: null,
+          exitedAfterMs: null,
+          output: "",
+          outputBytes: 0,
+          wallTimeMs: performance.now() - started,
+          pruned: null,
+          idleAtPromptMs: idle,
+        };
+      }
+    }
     session.write(chars);
     const wait = chars === "" ? clampEmptyPoll(yieldTimeMs) : clampYield(yieldTimeMs);
     return this.#collect(session, started + wait, started, options, null, since);
