@@ -1,36 +1,50 @@
 // What the model reads back from session calls, through the real tools (bwrap, PTYs, bash): an empty
 // poll of a shell idle at its prompt says so at once instead of waiting to say nothing, and a poll of a
 // shell still busy waits as before.
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createSandboxRegistry } from "@conch/sandbox-core";
+import { createLinuxBackend } from "@conch/sandbox-linux";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { sessionSandbox } from "../src/orchestrator/session-sandbox.js";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
+import { createSpillStore } from "../src/spill/spill-store.js";
 import type { ToolSet } from "../src/tools/tool-set.js";
-import { bwrapSandbox } from "./bwrap-sandbox.js";
 import { checkedToolSet } from "./checked-tool-set.js";
 
 let work: string;
+let outside: string;
 let orchestrators: ToolOrchestrator[];
 
 beforeEach(async () => {
   work = await realpath(await mkdtemp(join(tmpdir(), "conch-answers-")));
+  outside = await realpath(await mkdtemp("/var/tmp/conch-answers-outside-"));
   orchestrators = [];
 });
 afterEach(async () => {
   await Promise.all(orchestrators.map((orchestrator) => orchestrator.terminateSessions()));
   await rm(work, { recursive: true, force: true });
+  await rm(outside, { recursive: true, force: true });
 });
 
-async function tools(callLimitMs?: number): Promise<ToolSet> {
+async function tools(callLimitMs?: number, denyRead: string[] = []): Promise<ToolSet> {
   const orchestrator = new ToolOrchestrator({
     cwd: work,
     approvalPolicy: "on-request",
     sandbox: { mode: "workspace-write" },
-    sessionSandbox: bwrapSandbox({ mode: "workspace-write" }, work),
+    sessionSandbox: sessionSandbox(
+      { mode: "workspace-write" },
+      work,
+      createSandboxRegistry([createLinuxBackend()]),
+      {
+        denyRead,
+      },
+    ),
     approver: null,
     env: { set: { HOME: work } },
+    spill: createSpillStore({ dir: join(work, ".spill") }),
   });
   orchestrators.push(orchestrator);
   return checkedToolSet({
@@ -81,5 +95,74 @@ describeWith(["bwrap", "pty"], "answers a model can act on", () => {
     expect(result.text).toMatch(/^Process running with session ID \d+\n/);
     expect(result.text).toContain("first\nlater\n");
     expect(result.text).toContain("[Still running after 2000 ms, so this call returns");
+  });
+
+  it("a cut inside one long line says which bytes, and the read it suggests prints them", async () => {
+    const set = await tools();
+    const long = await set.call("shell_command", {
+      command: "head -c 2000000 /dev/zero | tr '\\0' a; printf 'END\\n'",
+      login: false,
+    });
+    const marker =
+      /\[… [\d.]+ MB of line 1 omitted \(bytes ([\d,]+)–([\d,]+) of the output\); full output: (\S+) — read 8,000 bytes from there with: (tail -c \+\d+ \S+ \| head -c 8000); find where a string is with: grep -ob 'STRING' \S+\]/.exec(
+        long.text,
+      );
+    expect(marker, long.text.slice(0, 400)).not.toBeNull();
+    const [, first, last, , read] = marker as unknown as [string, string, string, string, string];
+    expect(Number(last.replaceAll(",", ""))).toBeLessThan(2_000_004);
+    expect(Number(first.replaceAll(",", ""))).toBeGreaterThan(1);
+    // The read it suggests prints the bytes it says, from a line no `sed -n` range could cut.
+    const piece = await set.call("shell_command", { command: `${read} | wc -c`, login: false });
+    expect(piece.text).toMatch(/\n8000\n$/);
+  });
+
+  it("says what the sandbox kept a command from: a hidden secret, a read-only path, a protected one", async () => {
+    const secrets = join(outside, "secrets");
+    await mkdir(secrets);
+    await writeFile(join(secrets, "id_rsa"), "PRIVATE\n");
+    await mkdir(join(work, ".conch"));
+    const set = await tools(undefined, [secrets]);
+    const secret = await set.call("shell_command", { command: `cat ${secrets}/id_rsa`, login: false });
+    expect(secret.text).toContain(
+      `[${secrets}/id_rsa is hidden from sandboxed commands (secrets such as ~/.ssh and cloud credentials are); do not ask to escalate for it unless the user asked for that.]`,
+    );
+    expect(secret.text).not.toContain("require_escalated");
+    const write = await set.call("shell_command", { command: `touch ${outside}/made`, login: false });
+    expect(write.text).toContain(
+      `[${outside}/made is read-only in the sandbox: only ${work} and /tmp are writable. To write there, run it again with sandbox_permissions "require_escalated" and a justification, and the user will be asked.]`,
+    );
+    const conch = await set.call("shell_command", { command: "touch .conch/x", login: false });
+    expect(conch.text).toContain(
+      `${work}/.conch/x is kept read-only inside the workspace: .git's config and hooks, .conch and .agents can make the user's own tools run programs later.`,
+    );
+    // The same in a session's later call.
+    const shell = await set.call("exec_command", { cmd: "bash --norc -i", tty: true, yield_time_ms: 1000 });
+    const typed = await set.call("write_stdin", {
+      session_id: shell.result.session_id as number,
+      chars: `cat ${secrets}/id_rsa\n`,
+      yield_time_ms: 5000,
+    });
+    expect(typed.text).toContain(`[${secrets}/id_rsa is hidden from sandboxed commands`);
+  });
+
+  it("a path only its owner reads: the rest of the output is complete (uid 65534 only)", async () => {
+    if (process.getuid?.() === 0) {
+      // As root the sandbox reads what its owner alone may read: nothing is unreadable to show.
+      return;
+    }
+    const closed = join(outside, "closed");
+    await mkdir(closed);
+    await writeFile(join(outside, "open.txt"), "open\n");
+    await chmod(closed, 0o000);
+    const set = await tools();
+    const listed = await set.call("shell_command", {
+      command: `ls ${outside}/closed ${outside}/open.txt`,
+      login: false,
+    });
+    expect(listed.text).toContain(`${outside}/open.txt`);
+    expect(listed.text).toContain(
+      `${outside}/closed is not readable in the sandbox (only its owner may read it); the rest of the output is complete.`,
+    );
+    await chmod(closed, 0o755);
   });
 });

@@ -39,7 +39,8 @@ export function formatShellCommandResult(input: ShellCommandResultInput): ShellC
   // The timeout notice is the content's first line, and no line of the saved output.
   const cut = content.cut(input.maxTokens, timedOut ? -1 : 0);
   const spill = input.spill ?? UNSAVED;
-  const formatted = joinCut(cut, (omission) => omissionMarker(omission, spill));
+  // The spill file holds the output from its first byte; a timeout notice in front of it is not in it.
+  const formatted = joinCut(cut, (omission) => omissionMarker(omission, spill, timedOut ? null : 0));
 
   const sections = [`Exit code: ${input.exitCode}`, `Wall time: ${formatTenths(input.durationMs)} seconds`];
   if (totalLines !== countLines(formatted)) sections.push(`Total output lines: ${totalLines}`);

@@ -4,7 +4,7 @@ import { formatCount, formatSize, lineRange } from "../text/counts.js";
 import { omissionMarker, spillNotice } from "./spill-notice.js";
 
 const PATH = "/s/conch/spill/20250102T030405678Z-1a2b3c4d-shell_command.txt";
-const OMITTED = { firstLine: 4212, lastLine: 1_997_500, bytes: 14_823_456 };
+const OMITTED = { firstLine: 4212, lastLine: 1_997_500, bytes: 14_823_456, startByte: 0 };
 
 describe("omissionMarker", () => {
   it("names the lines left out, their size, the file and the first 200 of them to read", () => {
@@ -12,14 +12,31 @@ describe("omissionMarker", () => {
       `[… lines 4,212–1,997,500 omitted (14.8 MB); full output: ${PATH} — read a range with: sed -n '4212,4411p' ${PATH}]`,
     );
     expect(
-      omissionMarker({ firstLine: 7, lastLine: 7, bytes: 1 }, { kind: "file", path: PATH, gap: null }),
+      omissionMarker(
+        { firstLine: 7, lastLine: 7, bytes: 1, startByte: 0 },
+        { kind: "file", path: PATH, gap: null },
+      ),
     ).toBe(`[… line 7 omitted (1 byte); full output: ${PATH} — read a range with: sed -n '7,7p' ${PATH}]`);
+  });
+
+  it("inside one line, of a file that starts where the output does: the bytes, and reads by byte", () => {
+    const inLine = { firstLine: 1, lastLine: 1, bytes: 4_980_000, startByte: 20_000 };
+    expect(omissionMarker(inLine, { kind: "file", path: PATH, gap: null }, 0)).toBe(
+      `[… 5.0 MB of line 1 omitted (bytes 20,001–5,000,000 of the output); full output: ${PATH} — read 8,000 bytes from there with: tail -c +20001 ${PATH} | head -c 8000; find where a string is with: grep -ob 'STRING' ${PATH}]`,
+    );
+    // Where the file's bytes are not known to be the output's, lines as before.
+    expect(omissionMarker(inLine, { kind: "file", path: PATH, gap: null })).toBe(
+      `[… line 1 omitted (5.0 MB); full output: ${PATH} — read a range with: sed -n '1,1p' ${PATH}]`,
+    );
   });
 
   it("quotes a path a shell would not read literally", () => {
     const path = "/home/o'b r/x.txt";
     expect(
-      omissionMarker({ firstLine: 1, lastLine: 300, bytes: 999 }, { kind: "file", path, gap: null }),
+      omissionMarker(
+        { firstLine: 1, lastLine: 300, bytes: 999, startByte: 0 },
+        { kind: "file", path, gap: null },
+      ),
     ).toBe(
       "[… lines 1–300 omitted (999 bytes); full output: '/home/o'\\''b r/x.txt' — " +
         "read a range with: sed -n '1,200p' '/home/o'\\''b r/x.txt']",
@@ -43,12 +60,12 @@ describe("omissionMarker", () => {
       `[… lines 4,212–1,997,500 omitted (14.8 MB); full output: ${PATH} ${lacks} — read a range with: sed -n '4212,4411p' ${PATH}]`,
     );
     // They start after the gap: read there, in the file's numbers.
-    const late = { firstLine: 148_000_101, lastLine: 149_000_000, bytes: 9_000_000 };
+    const late = { firstLine: 148_000_101, lastLine: 149_000_000, bytes: 9_000_000, startByte: 0 };
     expect(omissionMarker(late, { kind: "file", path: PATH, gap })).toBe(
       `[… lines 148,000,101–149,000,000 omitted (9.0 MB); full output: ${PATH} ${lacks} — read a range with: sed -n '4500102,4500301p' ${PATH}]`,
     );
     // All of them in the gap: nothing to read.
-    const lost = { firstLine: 5_000_000, lastLine: 6_000_000, bytes: 8_000_000 };
+    const lost = { firstLine: 5_000_000, lastLine: 6_000_000, bytes: 8_000_000, startByte: 0 };
     expect(omissionMarker(lost, { kind: "file", path: PATH, gap })).toBe(
       `[… lines 5,000,000–6,000,000 omitted (8.0 MB); full output: ${PATH} ${lacks}, which are among the lines it lacks]`,
     );

@@ -18,7 +18,20 @@ const SUGGESTED_LINES = 200;
  * `untrusted`. When the file itself lacks the middle of a huge output, the line says which lines and
  * how its later lines are numbered, and suggests a range the file holds.
  */
-export function omissionMarker(omission: Omission, where: SpillPointer): string {
+export function omissionMarker(
+  omission: Omission,
+  where: SpillPointer,
+  byteBase: number | null = null,
+): string {
+  // Inside one line, a range of lines would print the same long line again: bytes are what to read.
+  if (
+    where.kind === "file" &&
+    where.gap === null &&
+    byteBase !== null &&
+    omission.firstLine === omission.lastLine
+  ) {
+    return `[${bytesClause(omission, where.path, byteBase)}]`;
+  }
   const what = `… ${lineRange(omission.firstLine, omission.lastLine)} omitted (${formatSize(omission.bytes)})`;
   switch (where.kind) {
     case "unsaved":
@@ -28,6 +41,24 @@ export function omissionMarker(omission: Omission, where: SpillPointer): string 
     case "file":
       return `[${what}; ${fileClause(omission, where.path, where.gap)}]`;
   }
+}
+
+/** Bytes a byte-range read prints: about a default token budget's worth. */
+const SUGGESTED_BYTES = 8000;
+
+/**
+ * A cut inside one line: where it is in bytes, and reads that work on a line of any length (`tail -c`
+ * and `head -c`, known safe; `grep -ob` to find a string's offset).
+ */
+function bytesClause(omission: Omission, path: string, byteBase: number): string {
+  const quoted = shellQuote(path);
+  const first = byteBase + omission.startByte + 1;
+  const last = first + omission.bytes - 1;
+  return (
+    `… ${formatSize(omission.bytes)} of line ${formatCount(omission.firstLine)} omitted (bytes ${formatCount(first)}–${formatCount(last)} of the output); ` +
+    `full output: ${quoted} — read ${formatCount(SUGGESTED_BYTES)} bytes from there with: tail -c +${first} ${quoted} | head -c ${SUGGESTED_BYTES}; ` +
+    `find where a string is with: grep -ob 'STRING' ${quoted}`
+  );
 }
 
 function fileClause(omission: Omission, path: string, gap: SpillGap | null): string {

@@ -38,6 +38,8 @@ export interface Attempt {
   readonly failed: boolean;
   /** The end of its output, for the person asked whether it may run outside the sandbox. */
   denialExcerpt(): string;
+  /** The rules it ran under, or null outside a sandbox of this machine. */
+  readonly rules: SandboxRules | null;
   /** Drops what it holds, before it is run again outside the sandbox. */
   discard(): Promise<void>;
   /**
@@ -346,6 +348,7 @@ export async function runOneShot(
     denied,
     notices,
     failed: result.exitCode !== 0 && !result.timedOut && !result.canceled,
+    rules,
     denialExcerpt: () => {
       const text = collected.sampleText();
       return text.length > DENIAL_EXCERPT_BYTES ? text.slice(text.length - DENIAL_EXCERPT_BYTES) : text;
@@ -455,6 +458,7 @@ export async function startSession(
     gitWatch,
     proxyEndpoint: network?.endpoint ?? null,
     failed: !response.running && response.exitCode !== null && response.exitCode !== 0,
+    rules,
     denialExcerpt: () => response.output.slice(-DENIAL_EXCERPT_BYTES),
     // A denied session that stays listed (terminal_open) would linger beside its retry.
     discard: async () => {

@@ -12,6 +12,7 @@ import {
 import type { Approvals } from "./approvals.js";
 import type { Attempt } from "./attempts.js";
 import type { AuditEvents } from "./audit-events.js";
+import { blockedHint, blockedPaths } from "./blocked-paths.js";
 import {
   denialHint,
   gitConfigHint,
@@ -136,7 +137,9 @@ export async function runPipeline<T extends Attempt>(
       ? noNetworkHint(sandboxPolicy.mode, approvalPolicy, canEscalate)
       : sandboxed(prepared) && looksLikeGitConfigWrite(first.denialExcerpt())
         ? gitConfigHint(approvalPolicy, canEscalate)
-        : null;
+        : first.failed
+          ? blockedText(first, request.cwd, approvalPolicy, canEscalate)
+          : null;
     return {
       status: "done",
       value: first,
@@ -153,7 +156,8 @@ export async function runPipeline<T extends Attempt>(
     const canEscalate = request.sandboxPermissions !== undefined;
     const hint = looksLikeGitConfigWrite(first.denialExcerpt())
       ? gitConfigHint(approvalPolicy, canEscalate)
-      : denialHint(sandboxPolicy.mode, approvalPolicy, canEscalate);
+      : (blockedText(first, request.cwd, approvalPolicy, canEscalate) ??
+        denialHint(sandboxPolicy.mode, approvalPolicy, canEscalate));
     return {
       status: "done",
       value: first,
@@ -235,6 +239,31 @@ async function liftedByRuleAlone(
     },
     repository: null,
   };
+}
+
+/**
+ * What the sandbox kept the command from, said for what it was (a hidden secret, a path only its owner
+ * reads, a read-only path), from what it printed; null when it printed no such error.
+ */
+function blockedText(
+  attempt: Attempt,
+  cwd: string,
+  approvalPolicy: ApprovalPolicy,
+  canEscalate: boolean,
+): string | null {
+  if (attempt.rules === null) return null;
+  return blockedHint(
+    blockedPaths(attempt.denialExcerpt(), attempt.rules, cwd),
+    attempt.rules,
+    escalationWords(approvalPolicy, canEscalate),
+  );
+}
+
+/** How a tool asks to leave the sandbox, in the words of a hint; null where it cannot. */
+export function escalationWords(approvalPolicy: ApprovalPolicy, canEscalate: boolean): string | null {
+  return approvalPolicy === "on-request" && canEscalate
+    ? 'run it again with sandbox_permissions "require_escalated" and a justification, and the user will be asked'
+    : null;
 }
 
 /** It failed, and what it printed says a connection or a name lookup failed. */

@@ -15,6 +15,7 @@ import {
   type GitWatch,
   type PreparedSandbox,
   type SandboxPolicy,
+  type SandboxRules,
 } from "@conch/sandbox-core";
 import type { Shell } from "@conch/shell-detect";
 import { clampYield, type SessionResponse, SessionStore } from "@conch/unified-exec";
@@ -32,8 +33,9 @@ import {
   startSession,
 } from "./attempts.js";
 import { AuditEvents, type SessionActor } from "./audit-events.js";
+import { blockedHint, blockedPaths } from "./blocked-paths.js";
 import { repairGit } from "./git-repairs.js";
-import { type PipelineSteps, runPipeline } from "./pipeline.js";
+import { escalationWords, type PipelineSteps, runPipeline } from "./pipeline.js";
 import { sessionSandbox } from "./session-sandbox.js";
 import { SpawnPlanner } from "./spawn-plan.js";
 import type {
@@ -67,6 +69,8 @@ export class ToolOrchestrator {
   readonly #guarded = new Map<number, InputTarget>();
   /** What each sandboxed session's sandbox could not protect, checked after each of its calls. */
   readonly #gitWatches = new Map<number, GitWatch>();
+  // The rules each sandboxed session runs under: what its later output says was blocked is read by them.
+  readonly #sessionRules = new Map<number, { rules: SandboxRules; cwd: string }>();
   /** Each sandboxed session's way to the network proxy, and how many of its refusals were said. */
   readonly #proxyEndpoints = new Map<number, { readonly endpoint: ProxyEndpoint; reported: number }>();
   readonly #closingIdle = new Set<Promise<unknown>>();
@@ -202,6 +206,9 @@ export class ToolOrchestrator {
       if (response.pruned !== null) fates.pruned(response.pruned);
       // What the session's sandbox could not protect is checked again after each of its calls.
       if (gitWatch !== null && response.running) this.#gitWatches.set(response.sessionId, gitWatch);
+      if (done.value.rules !== null && response.running) {
+        this.#sessionRules.set(response.sessionId, { rules: done.value.rules, cwd: request.cwd });
+      }
       if (proxyEndpoint !== null) {
         if (response.running) {
           this.#proxyEndpoints.set(response.sessionId, {
@@ -293,9 +300,30 @@ export class ToolOrchestrator {
    * sandboxed session may have made a git control file since its last call. Its last call checks once more.
    */
   #afterCall(id: number, response: SessionResponse): SessionReply {
-    const notices = [...this.#newRefusals(id), ...repairGit(this.#gitWatches.get(id), this.cwd)];
+    const notices = [
+      ...this.#newRefusals(id),
+      ...repairGit(this.#gitWatches.get(id), this.cwd),
+      ...this.#blocked(id, response.output),
+    ];
     if (!response.running) this.#afterEnd(id);
     return { ...response, notices };
+  }
+
+  /**
+   * What the sandbox kept session `id`'s command from, said for what it was, from the output this call
+   * returns (a hidden secret, a path only its owner reads, a read-only path); nothing when none.
+   */
+  #blocked(id: number, output: string): string[] {
+    const session = this.#sessionRules.get(id);
+    if (session === undefined) return [];
+    const { rules, cwd } = session;
+    // Typed input asks to leave the sandbox through exec_command, not through this session.
+    const hint = blockedHint(
+      blockedPaths(output, rules, cwd),
+      rules,
+      escalationWords(this.approvalPolicy, true),
+    );
+    return hint === null ? [] : [hint];
   }
 
   /** The network refusals of session `id` not said yet, a line each. */
@@ -311,6 +339,7 @@ export class ToolOrchestrator {
   #afterEnd(id: number): void {
     repairGit(this.#gitWatches.get(id), this.cwd);
     this.#gitWatches.delete(id);
+    this.#sessionRules.delete(id);
     this.#proxyEndpoints.get(id)?.endpoint.close();
     this.#proxyEndpoints.delete(id);
   }

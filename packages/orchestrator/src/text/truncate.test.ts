@@ -54,6 +54,7 @@ describe("cutText", () => {
       firstLine: 6,
       lastLine: 95,
       bytes: Buffer.byteLength(text) - cut.head.length - cut.tail.length,
+      startByte: cut.head.length,
     });
     expect(cut.originalTokens).toBe(approxTokenCount(text));
     expect(joinCut(cut, marker)).toBe(`${cut.head}[lines 6-95, ${cut.omission?.bytes} bytes]\n${cut.tail}`);
@@ -90,7 +91,7 @@ describe("cutText", () => {
     const cut = cutText("😀😀😀😀😀😀😀😀😀😀😀😀", 2);
     expect(cut.head).toBe("😀");
     expect(cut.tail).toBe("😀");
-    expect(cut.omission).toEqual({ firstLine: 1, lastLine: 1, bytes: 40 });
+    expect(cut.omission).toEqual({ firstLine: 1, lastLine: 1, bytes: 40, startByte: 4 });
     // Three bytes a side: not even one four-byte character fits either.
     expect(cutText("a😀😀😀b", 1)).toMatchObject({ head: "a", tail: "b" });
   });
@@ -100,7 +101,7 @@ describe("cutText", () => {
     expect(cut).toEqual({
       head: "",
       tail: "",
-      omission: { firstLine: 1, lastLine: 2, bytes: 8 },
+      omission: { firstLine: 1, lastLine: 2, bytes: 8, startByte: 0 },
       originalTokens: 2,
     });
     expect(joinCut(cut, marker)).toBe("[lines 1-2, 8 bytes]");

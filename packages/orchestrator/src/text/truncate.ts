@@ -18,6 +18,8 @@ export interface Omission {
   readonly lastLine: number;
   /** Bytes left out. */
   readonly bytes: number;
+  /** Where they start: the byte offset, in this output, of the first byte left out. */
+  readonly startByte: number;
 }
 
 export interface LineCut {
@@ -96,6 +98,7 @@ export function cutLines(source: CutSource, maxTokens: number, lineOffset = 0): 
       firstLine: Math.max(1, firstLine),
       lastLine: Math.max(1, firstLine, lastLine),
       bytes: omittedBytes,
+      startByte: headEnd,
     },
     originalTokens,
   };
