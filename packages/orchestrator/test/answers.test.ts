@@ -165,4 +165,32 @@ describeWith(["bwrap", "pty"], "answers a model can act on", () => {
     );
     await chmod(closed, 0o755);
   });
+
+  it("after Ctrl-C or a quit key the answer is the exit; an answer that shows nothing is no answer yet", async () => {
+    const set = await tools();
+    const trapped = await set.call("exec_command", {
+      cmd: "trap 'echo bye; sleep 0.3; exit 3' INT; while :; do sleep 0.05; done",
+      yield_time_ms: 300,
+    });
+    const interrupted = await set.call("write_stdin", {
+      session_id: trapped.result.session_id as number,
+      chars: "\u0003",
+      yield_time_ms: 5000,
+    });
+    expect(interrupted.text).toContain("Process exited with code 3\n");
+    expect(interrupted.text).toContain("bye");
+    await writeFile(join(work, "notes.txt"), "some notes\n");
+    const pager = await set.call("exec_command", { cmd: "less notes.txt", tty: true, yield_time_ms: 1000 });
+    const quit = await set.call("write_stdin", {
+      session_id: pager.result.session_id as number,
+      chars: "q",
+      yield_time_ms: 5000,
+    });
+    expect(quit.text).toMatch(/Process exited with code 0\n/);
+    // Its first output clears the screen and shows nothing: the call waits for what it draws.
+    const drawn = await set.call("exec_command", {
+      cmd: "printf '\\033[2J\\n'; sleep 0.6; echo drawn; sleep 30",
+    });
+    expect(drawn.text).toContain("drawn");
+  });
 });

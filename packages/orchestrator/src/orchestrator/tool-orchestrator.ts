@@ -280,17 +280,22 @@ export class ToolOrchestrator {
     }
     this.#typed(id, chars);
     this.#audit.input(tool, id, this.#isRunning(id), { text: chars }, modelActor(context.client));
-    return this.readSession(id, clampYield(yieldTimeMs), context);
+    return this.readSession(id, clampYield(yieldTimeMs), context, chars);
   }
 
   /**
    * A session's output since the last call, waiting up to `waitMs` for more (terminal_read). Throws the
    * store's `UNKNOWN_SESSION`, saying what became of the session.
    */
-  async readSession(id: number, waitMs: number, context: SessionRunContext = {}): Promise<SessionReply> {
+  async readSession(
+    id: number,
+    waitMs: number,
+    context: SessionRunContext = {},
+    written = "",
+  ): Promise<SessionReply> {
     const options = context.signal === undefined ? {} : { signal: context.signal };
     const response = await this.sessions
-      .read(id, waitMs, options)
+      .read(id, waitMs, options, written)
       .catch((error: unknown) => this.#rethrow(id, error));
     return this.#afterCall(id, response);
   }

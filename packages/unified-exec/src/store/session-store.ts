@@ -42,6 +42,37 @@ export interface StartOptions extends CallOptions {
   readonly onStored?: (id: number) => void;
 }
 
+// What a write that ends a program looks like: Ctrl-C, Ctrl-D, or a quit key of a pager or an editor
+// (`q`, `:q`, `:wq`, `:x`, `ZZ`, each with or without its Enter).
+const ENDS_PROGRAM = /^(?:[\s\S]*[\u0003\u0004]|q|(?:\u001b)?:(?:w?q|x)!?[\r\n]?|(?:\u001b)?ZZ)$/;
+// How long such a write waits for the exit before the answer settles as any other.
+const QUIT_WAIT_MS = 1000;
+// Control sequences (CSI, OSC, two-byte escapes) and blanks: output that shows the model nothing.
+const INVISIBLE =
+  /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[@-Z\\-_])|[\s\u0000-\u001f\u007f]/g;
+
+/**
+ * After Ctrl-C, Ctrl-D or a quit key the answer is the exit, which comes a moment after the echo, or a
+ * shell back at its prompt (Ctrl-C to what it runs); a pause in the output is not: waited for first, at
+ * most QUIT_WAIT_MS, before the answer settles as any other.
+ */
+async function quitWait(
+  session: Session,
+  written: string,
+  deadline: number,
+  options: CallOptions,
+): Promise<void> {
+  if (written === "" || !ENDS_PROGRAM.test(written) || options.settle === false) return;
+  await session.waitUntil(Math.min(deadline, performance.now() + QUIT_WAIT_MS), options.signal, {
+    since: session.outputCount,
+    quietMs: 0,
+  });
+}
+
+function isBlank(text: string): boolean {
+  return text.replace(INVISIBLE, "") === "";
+}
+
 /** What one exec/write/poll call returns. */
 export interface SessionResponse {
   readonly sessionId: number;
@@ -246,14 +277,20 @@ export class SessionStore {
     }
     session.write(chars);
     const wait = chars === "" ? clampEmptyPoll(yieldTimeMs) : clampYield(yieldTimeMs);
+    await quitWait(session, chars, started + wait, options);
     return this.#collect(session, started + wait, started, options, null, since);
   }
 
-  /** Output since the last call, waiting up to `waitMs` (0–300000) unless the process exits. */
-  async read(id: number, waitMs: number, options: CallOptions = {}): Promise<SessionResponse> {
+  /**
+   * Output since the last call, waiting up to `waitMs` (0–300000) unless the process exits. `written`:
+   * what the caller just sent (`send`), whose answer this is: after Ctrl-C, Ctrl-D or a quit key the
+   * exit is waited for a moment first.
+   */
+  async read(id: number, waitMs: number, options: CallOptions = {}, written = ""): Promise<SessionResponse> {
     const session = this.#get(id);
     const started = performance.now();
     const wait = Math.min(Math.max(waitMs, 0), TOOL_LIMITS.emptyPollMaxMs);
+    await quitWait(session, written, started + wait, options);
     return this.#collect(session, started + wait, started, options, null, session.readOutputCount);
   }
 
@@ -271,7 +308,24 @@ export class SessionStore {
       options.settle === false || this.#settleMs === 0 ? null : { since, quietMs: this.#settleMs };
     try {
       await session.waitUntil(deadline, options.signal, settle);
-      const { text, bytes } = await session.read(options.raw === true);
+      let { text, bytes } = await session.read(options.raw === true);
+      // Settled on output that shows nothing (control sequences, blank lines): no answer yet. Never an
+      // empty answer before the window ends: wait on for one that says something, or the exit.
+      while (
+        settle !== null &&
+        session.running &&
+        isBlank(text) &&
+        performance.now() < deadline &&
+        options.signal?.aborted !== true
+      ) {
+        await session.waitUntil(deadline, options.signal, {
+          since: session.outputCount,
+          quietMs: settle.quietMs,
+        });
+        const more = await session.read(options.raw === true);
+        text += more.text;
+        bytes += more.bytes;
+      }
       const running = session.running;
       if (!running && !this.#kept.has(session.id)) this.#forget(session);
       return {

@@ -57,7 +57,7 @@ export const ExecCommandSchema = z
       .min(0)
       .default(TOOL_LIMITS.execYieldTimeMs)
       .describe(
-        `How long to wait for output, in milliseconds, before returning (default ${TOOL_LIMITS.execYieldTimeMs}, ${yieldClamp}). Returns as soon as the command exits; if it is still running you get a session_id for write_stdin.`,
+        `How long to wait, in milliseconds (${yieldClamp}). Omitted: returns as soon as the command exits or its first output settles (a shell back at its prompt, or a pause in the output), waiting at most ${TOOL_LIMITS.execYieldTimeMs}. Given: waits that long unless the command exits first. If it is still running you get a session_id for write_stdin.`,
       ),
     max_output_tokens: maxOutputTokens,
     login,
@@ -88,7 +88,7 @@ export const WriteStdinSchema = z.strictObject({
     .min(0)
     .default(TOOL_LIMITS.writeYieldTimeMs)
     .describe(
-      `How long to wait for output, in milliseconds, before returning (default ${TOOL_LIMITS.writeYieldTimeMs}, ${yieldClamp}; an empty poll waits ${TOOL_LIMITS.emptyPollMinMs}–${TOOL_LIMITS.emptyPollMaxMs}). Returns at once when the process exits. Only output produced since the previous call is returned.`,
+      `The longest wait, in milliseconds (default ${TOOL_LIMITS.writeYieldTimeMs}, ${yieldClamp}; an empty poll ${TOOL_LIMITS.emptyPollMinMs}–${TOOL_LIMITS.emptyPollMaxMs}). Returns at once when the process exits, and sooner once the reply settles (a shell back at its prompt, or a pause in the output after what was written); after Ctrl-C or a quit key it waits a moment for the exit. An empty poll of a shell idle at its prompt returns at once, saying so. Only output produced since the previous call is returned.`,
     ),
   max_output_tokens: maxOutputTokens,
 }) satisfies z.ZodType<WriteStdinParams>;
