@@ -44,11 +44,13 @@ export interface StartOptions extends CallOptions {
 
 // What a write that ends a program looks like: Ctrl-C, Ctrl-D, or a quit key of a pager or an editor
 // (`q`, `:q`, `:wq`, `:x`, `ZZ`, each with or without its Enter).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: Ctrl-C, Ctrl-D and Escape are the point
 const ENDS_PROGRAM = /^(?:[\s\S]*[\u0003\u0004]|q|(?:\u001b)?:(?:w?q|x)!?[\r\n]?|(?:\u001b)?ZZ)$/;
 // How long such a write waits for the exit before the answer settles as any other.
 const QUIT_WAIT_MS = 1000;
 // Control sequences (CSI, OSC, two-byte escapes) and blanks: output that shows the model nothing.
 const INVISIBLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
   /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)|[@-Z\\-_])|[\s\u0000-\u001f\u007f]/g;
 
 /**
