@@ -76,7 +76,7 @@ describeWith("bwrap", "conch mcp", () => {
     expect(stderr).toContain("conchd: ready on stdio");
     const listed = (answers.get(1)?.result?.tools ?? []) as { name: string }[];
     const tools = listed.map((tool) => tool.name);
-    expect(tools).toEqual(["shell_command", "exec_command", "write_stdin", "shell"]);
+    expect(tools).toEqual(["shell_command", "exec_command", "write_stdin", "shell", "list_sessions"]);
     const call = answers.get(2)?.result as {
       content: { text: string }[];
       structuredContent: Record<string, unknown>;

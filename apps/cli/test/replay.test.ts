@@ -99,7 +99,7 @@ describeWith(["bwrap", "pty"], "conch replay", () => {
       result: expect.objectContaining({ status: "invalid", error_code: "INVALID_REQUEST" }),
     });
     expect((await call({ tool: "nope" })).text).toBe(
-      'unknown tool "nope": the codex profile has shell_command, exec_command, write_stdin, shell',
+      'unknown tool "nope": the codex profile has shell_command, exec_command, write_stdin, shell, list_sessions',
     );
     expect([shellPid, sleepPid].every(isAlive)).toBe(true);
 

@@ -63,7 +63,7 @@ describe("conch tool list", () => {
       return parsed.tools.map((tool) => tool.name);
     });
     expect(names).toEqual([
-      ["shell_command", "exec_command", "write_stdin", "shell"],
+      ["shell_command", "exec_command", "write_stdin", "shell", "list_sessions"],
       ["bash"],
       ["shell"],
       [

@@ -14,7 +14,7 @@ import { CLIENTS, type Connection, connect, makeWorkspace, textOf, type Workspac
 const NO_SANDBOX = ["--sandbox", "danger-full-access"];
 
 const NAMES: Readonly<Record<ToolProfileName, readonly string[]>> = {
-  codex: ["shell_command", "exec_command", "write_stdin", "shell"],
+  codex: ["shell_command", "exec_command", "write_stdin", "shell", "list_sessions"],
   bash: ["bash"],
   argv: ["shell"],
   terminal: [

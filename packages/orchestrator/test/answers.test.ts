@@ -29,6 +29,8 @@ afterEach(async () => {
   await rm(outside, { recursive: true, force: true });
 });
 
+let last: ToolOrchestrator;
+
 async function tools(callLimitMs?: number, denyRead: string[] = []): Promise<ToolSet> {
   const orchestrator = new ToolOrchestrator({
     cwd: work,
@@ -47,6 +49,7 @@ async function tools(callLimitMs?: number, denyRead: string[] = []): Promise<Too
     spill: createSpillStore({ dir: join(work, ".spill") }),
   });
   orchestrators.push(orchestrator);
+  last = orchestrator;
   return checkedToolSet({
     profile: "codex",
     orchestrator,
@@ -192,5 +195,44 @@ describeWith(["bwrap", "pty"], "answers a model can act on", () => {
       cmd: "printf '\\033[2J\\n'; sleep 0.6; echo drawn; sleep 30",
     });
     expect(drawn.text).toContain("drawn");
+  });
+
+  it("what a person typed into a session is said in the model's next answer from it", async () => {
+    const set = await tools();
+    const shell = await set.call("exec_command", { cmd: "bash --norc -i", tty: true, yield_time_ms: 1000 });
+    const id = shell.result.session_id as number;
+    // The console's take-over: a person types a line.
+    last.sendToSession("console", id, "echo typed-by-person\r", { by: "person" });
+    const next = await set.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 5000 });
+    expect(next.text).toContain("typed-by-person");
+    expect(next.text).toContain(
+      "[a person typed into this session since your last call: `echo typed-by-person\u23ce`]",
+    );
+    const after = await set.call("write_stdin", { session_id: id, chars: "", yield_time_ms: 5000 });
+    expect(after.text).not.toContain("a person typed");
+  });
+
+  it("list_sessions lists the caller's live sessions, so a lost id is found again", async () => {
+    const set = await tools();
+    const mine = await set.call(
+      "exec_command",
+      { cmd: "echo serving; sleep 30", yield_time_ms: 500 },
+      { client: "alpha" },
+    );
+    await set.call("exec_command", { cmd: "sleep 30", yield_time_ms: 250 }, { client: "beta" });
+    const listed = await set.call("list_sessions", {}, { client: "alpha" });
+    const [header, ...rows] = listed.text.split("\n");
+    expect(header).toBe("session_id\tstate\tstdin\tage\tcommand\tlast output line");
+    expect(rows).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${mine.result.session_id}\\trunning\\tpipes\\tage \\d+s\\techo serving; sleep 30\\tlast: serving$`,
+        ),
+      ),
+    ]);
+    expect(listed.result).toMatchObject({ tool: "list_sessions", status: "ok" });
+    expect((await set.call("list_sessions", {}, { client: "gamma" })).text).toBe(
+      "No live sessions: start one with exec_command.",
+    );
   });
 });

@@ -231,7 +231,7 @@ describeWith("bwrap", "ToolOrchestrator", () => {
       justification: "Do you want to create a file outside the workspace?",
       sandboxPermissions: "require_escalated",
     });
-    expect(result.result).toMatchObject({ status: "ok", exit_code: 0, sandbox: "none", escalated: false });
+    expect(result.result).toMatchObject({ status: "ok", exit_code: 0, sandbox: "none", escalated: true });
     expect(existsSync(target)).toBe(true);
   });
 

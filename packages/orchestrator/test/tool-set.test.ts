@@ -50,6 +50,7 @@ const VALID: Record<string, Record<string, unknown>> = {
     max_output_tokens: 100,
   },
   "codex/write_stdin": { session_id: 1234, chars: "", yield_time_ms: 250, max_output_tokens: 100 },
+  "codex/list_sessions": {},
   "terminal/terminal_open": { command: "echo hi", cwd: ".", tty: false },
   "terminal/terminal_write": { id: 1234, input: "ls\n" },
   "terminal/terminal_read": { id: 1234, wait_ms: 100 },
@@ -134,7 +135,7 @@ describe("tool schemas", () => {
   it("the profiles' tool names", async () => {
     const names = await Promise.all(PROFILES.map(async (p) => (await toolSet(p)).tools.map((t) => t.name)));
     expect(names).toEqual([
-      ["shell_command", "exec_command", "write_stdin", "shell"],
+      ["shell_command", "exec_command", "write_stdin", "shell", "list_sessions"],
       ["bash"],
       ["shell"],
       [
@@ -201,7 +202,7 @@ describe("bad input", () => {
       set.call("shell_command", { command: "ls", timeout_ms: 1e20 }),
     ]);
     expect(texts.map((t) => t.text)).toEqual([
-      'unknown tool "nope": the codex profile has shell_command, exec_command, write_stdin, shell',
+      'unknown tool "nope": the codex profile has shell_command, exec_command, write_stdin, shell, list_sessions',
       `shell_command: the arguments are not valid JSON: ${jsonError("{not json")}`,
       "shell_command: invalid arguments: timeout_ms: expected an integer, received 1.5",
       "shell_command: invalid arguments: command: required: expected a string",

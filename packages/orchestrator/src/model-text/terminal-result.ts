@@ -72,3 +72,21 @@ function age(ms: number): string {
       ? `${Math.floor(s / 60)}m${s % 60}s`
       : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
 }
+
+/** One of the caller's sessions, as `list_sessions` shows it. */
+export interface SessionListEntry extends TerminalListEntry {
+  readonly tty: boolean;
+  /** The last non-empty line it printed, cleaned. */
+  readonly lastLine: string;
+}
+
+/** `list_sessions`' text: a line per session, with its last output line, or that there are none. */
+export function formatSessionList(sessions: readonly SessionListEntry[], now: number): string {
+  if (sessions.length === 0) return "No live sessions: start one with exec_command.";
+  const lines = sessions.map((s) => {
+    const state = s.running ? "running" : `exited ${s.exitCode}`;
+    const last = s.lastLine === "" ? "(no output)" : visibleText(s.lastLine);
+    return `${s.id}\t${state}\t${s.tty ? "tty" : "pipes"}\tage ${age(now - s.startedAt)}\t${visibleText(s.command)}\tlast: ${last}`;
+  });
+  return `session_id\tstate\tstdin\tage\tcommand\tlast output line\n${lines.join("\n")}`;
+}

@@ -140,10 +140,12 @@ export async function runPipeline<T extends Attempt>(
         : first.failed
           ? blockedText(first, request.cwd, approvalPolicy, canEscalate)
           : null;
+    // Outside a restricting sandbox because the model asked and a person said yes: escalated.
+    const restricting = sandboxPolicy.mode === "read-only" || sandboxPolicy.mode === "workspace-write";
     return {
       status: "done",
       value: first,
-      escalated: false,
+      escalated: restricting && permissions === "require_escalated" && prepared === null,
       denied: false,
       hint: withRepairs(hint, first.notices),
     };

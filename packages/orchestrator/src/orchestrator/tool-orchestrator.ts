@@ -9,7 +9,7 @@ import { sessionInputNeedsApproval } from "@conch/approval";
 import { run as execRun } from "@conch/exec-core";
 import { type ExecPolicy, loadExecPolicy } from "@conch/exec-policy";
 import type { ProxyEndpoint } from "@conch/net-proxy";
-import { type ApprovalPolicy, expectedReceived, isConchError } from "@conch/protocol";
+import { type ApprovalPolicy, expectedReceived, isConchError, visibleText } from "@conch/protocol";
 import {
   createSandboxRegistry,
   type GitWatch,
@@ -52,6 +52,9 @@ import type {
   ToolOrchestratorOptions,
 } from "./types.js";
 
+// Characters of what a person typed that the model's answer shows; the rest is counted.
+const PERSON_INPUT_CHARS = 500;
+
 export class ToolOrchestrator {
   readonly cwd: string;
   readonly approvalPolicy: ApprovalPolicy;
@@ -71,6 +74,8 @@ export class ToolOrchestrator {
   readonly #gitWatches = new Map<number, GitWatch>();
   // The rules each sandboxed session runs under: what its later output says was blocked is read by them.
   readonly #sessionRules = new Map<number, { rules: SandboxRules; cwd: string }>();
+  // What a person typed into each session (the console's take-over) that the model has not been told of.
+  readonly #personTyped = new Map<number, string>();
   /** Each sandboxed session's way to the network proxy, and how many of its refusals were said. */
   readonly #proxyEndpoints = new Map<number, { readonly endpoint: ProxyEndpoint; reported: number }>();
   readonly #closingIdle = new Set<Promise<unknown>>();
@@ -306,6 +311,7 @@ export class ToolOrchestrator {
    */
   #afterCall(id: number, response: SessionResponse): SessionReply {
     const notices = [
+      ...this.#personInput(id),
       ...this.#newRefusals(id),
       ...repairGit(this.#gitWatches.get(id), this.cwd),
       ...this.#blocked(id, response.output),
@@ -345,6 +351,7 @@ export class ToolOrchestrator {
     repairGit(this.#gitWatches.get(id), this.cwd);
     this.#gitWatches.delete(id);
     this.#sessionRules.delete(id);
+    this.#personTyped.delete(id);
     this.#proxyEndpoints.get(id)?.endpoint.close();
     this.#proxyEndpoints.delete(id);
   }
@@ -402,7 +409,22 @@ export class ToolOrchestrator {
     }
     const running = this.#isRunning(id);
     this.#audit.input(tool, id, running, { text }, actor);
+    // The model is told, in its next answer from this session, what a person typed into it.
+    if (actor.by === "person") this.#personTyped.set(id, (this.#personTyped.get(id) ?? "") + text);
     return running;
+  }
+
+  /** What a person typed into session `id` since the model's last call, as its next answer says it. */
+  #personInput(id: number): string[] {
+    const typed = this.#personTyped.get(id);
+    if (typed === undefined) return [];
+    this.#personTyped.delete(id);
+    const shown = visibleText(typed.replace(/\r\n?|\n/g, "\u23ce"));
+    const cut =
+      shown.length > PERSON_INPUT_CHARS
+        ? `${shown.slice(0, PERSON_INPUT_CHARS)}… (${shown.length} characters)`
+        : shown;
+    return [`a person typed into this session since your last call: \`${cut}\``];
   }
 
   /**

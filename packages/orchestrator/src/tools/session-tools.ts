@@ -15,6 +15,7 @@ import {
 } from "@conch/protocol";
 import {
   ExecCommandSchema,
+  ListSessionsSchema,
   TerminalCloseSchema,
   TerminalListSchema,
   TerminalOpenSchema,
@@ -32,6 +33,7 @@ import { removedControlsNote } from "../model-text/removed-controls-note.js";
 import { forgetSessionText, sessionText } from "../model-text/session-text.js";
 import { omissionMarker } from "../model-text/spill-notice.js";
 import {
+  formatSessionList,
   formatTerminalList,
   formatTerminalResult,
   terminalClosedText,
@@ -420,6 +422,29 @@ export const terminalListTool: ToolDefinition<typeof TerminalListSchema> = defin
     return {
       text: formatTerminalList(context.orchestrator.sessions.list(), Date.now()),
       result: { tool: "terminal_list", status: "ok", ...NOT_RUN },
+    };
+  },
+});
+
+/**
+ * `list_sessions` (codex profile): the caller's live exec_command sessions, so a model that lost an id
+ * finds its shells again. Only the sessions the calling client started, when the client is known.
+ */
+export const listSessionsTool: ToolDefinition<typeof ListSessionsSchema> = defineTool({
+  name: "list_sessions",
+  kind: "session",
+  description:
+    "Lists your live exec_command sessions: id, state (running, or how it exited), age, its last output " +
+    "line and command. Use it to find a session_id you no longer have; write_stdin polls or types into one.",
+  inputSchema: ListSessionsSchema,
+  isMutating: async () => false,
+  handler: async (_input: Record<string, never>, context: ToolContext) => {
+    const mine = context.orchestrator.monitor
+      .list()
+      .filter((session) => context.client === undefined || session.client === context.client);
+    return {
+      text: formatSessionList(mine, Date.now()),
+      result: { tool: "list_sessions", status: "ok", ...NOT_RUN },
     };
   },
 });

@@ -45,7 +45,13 @@ async function profileTools(profile: ToolProfileName): Promise<readonly ToolDefi
   const list = (...defs: readonly unknown[]): readonly ToolDefinition[] => defs as readonly ToolDefinition[];
   switch (profile) {
     case "codex":
-      return list(tools.shellCommandTool, sessions.execCommandTool, sessions.writeStdinTool, tools.shellTool);
+      return list(
+        tools.shellCommandTool,
+        sessions.execCommandTool,
+        sessions.writeStdinTool,
+        tools.shellTool,
+        sessions.listSessionsTool,
+      );
     case "bash":
       return list(tools.bashTool);
     case "argv":

@@ -56,6 +56,7 @@ describe("@conch/protocol/schemas public surface", () => {
       "ExecCommandSchema",
       "ExecRequestSchema",
       "ExecResultSchema",
+      "ListSessionsSchema",
       "ReviewDecisionSchema",
       "ShellCommandSchema",
       "ShellSchema",

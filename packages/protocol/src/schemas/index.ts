@@ -6,7 +6,13 @@ export { ApprovalPolicySchema, CodexSandboxPolicySchema, ReviewDecisionSchema } 
 export { ToolResultSchema } from "./tool-result.js";
 export { ArgvShellSchema } from "./tools/argv.js";
 export { BashSchema } from "./tools/bash.js";
-export { ExecCommandSchema, ShellCommandSchema, ShellSchema, WriteStdinSchema } from "./tools/codex.js";
+export {
+  ExecCommandSchema,
+  ListSessionsSchema,
+  ShellCommandSchema,
+  ShellSchema,
+  WriteStdinSchema,
+} from "./tools/codex.js";
 export { TOOL_PROFILES } from "./tools/profiles.js";
 export {
   TerminalCloseSchema,

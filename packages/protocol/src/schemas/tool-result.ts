@@ -25,7 +25,11 @@ export const ToolResultSchema = z
       .nullable()
       .describe("The sandbox the command last ran under (`bwrap`, `none`); null when it did not run."),
     denied: z.boolean().describe("The sandbox denied the command and it was not retried outside it."),
-    escalated: z.boolean().describe("Denied in the sandbox, approved, and run again outside it."),
+    escalated: z
+      .boolean()
+      .describe(
+        "It ran outside the sandbox the policy sets, with a person's yes: asked for (`require_escalated`), or denied in the sandbox and run again outside it.",
+      ),
     truncated: z.boolean().describe("The text holds only the head and tail of the output."),
     spill_path: z
       .string()

@@ -109,3 +109,10 @@ export const ShellSchema = z
     prefix_rule: prefixRule,
   })
   .superRefine(escalationNeedsJustification) satisfies z.ZodType<ShellParams>;
+
+/** `list_sessions`: the caller's live exec_command sessions, for a model that lost an id. */
+export const ListSessionsSchema = z
+  .strictObject({})
+  .describe(
+    "No arguments; lists your live exec_command sessions: id, state, age, last output line, command.",
+  );

@@ -13,7 +13,7 @@ describe("TOOL_PROFILES", () => {
         Object.entries(TOOL_PROFILES).map(([profile, tools]) => [profile, Object.keys(tools)]),
       ),
     ).toEqual({
-      codex: ["shell_command", "exec_command", "write_stdin", "shell"],
+      codex: ["shell_command", "exec_command", "write_stdin", "shell", "list_sessions"],
       bash: ["bash"],
       terminal: [
         "terminal_open",

@@ -2,7 +2,13 @@ import type { z } from "zod";
 import type { ToolProfileName } from "../../tools/profiles.js";
 import { ArgvShellSchema } from "./argv.js";
 import { BashSchema } from "./bash.js";
-import { ExecCommandSchema, ShellCommandSchema, ShellSchema, WriteStdinSchema } from "./codex.js";
+import {
+  ExecCommandSchema,
+  ListSessionsSchema,
+  ShellCommandSchema,
+  ShellSchema,
+  WriteStdinSchema,
+} from "./codex.js";
 import {
   TerminalCloseSchema,
   TerminalListSchema,
@@ -19,6 +25,7 @@ export const TOOL_PROFILES = {
     exec_command: ExecCommandSchema,
     write_stdin: WriteStdinSchema,
     shell: ShellSchema,
+    list_sessions: ListSessionsSchema,
   },
   bash: {
     bash: BashSchema,
