@@ -182,7 +182,7 @@ describe("conch tool call", () => {
     expect(conch(["tool", "call", "shell_command", '{"command":"ls","timeout":5}'])).toEqual({
       status: 2,
       stdout:
-        'shell_command: invalid arguments: arguments: unknown field "timeout" (expected only: command, workdir, timeout_ms, login, sandbox_permissions, justification, prefix_rule)\n',
+        'shell_command: invalid arguments: arguments: unknown field "timeout" (expected only: command, workdir, timeout_ms, login, sandbox_permissions, justification, prefix_rule, wait_for_approval_ms)\n',
       stderr: "",
     });
     const timedOut = conch([

@@ -258,9 +258,14 @@ describeWith("bwrap", "out-of-band approvals (conch pending / approve / deny)", 
       expect(first.structuredContent).toMatchObject({ status: "rejected", rejection: "approval-pending" });
       const id = /approval ([0-9a-z]{8}) is pending/.exec(textOf(first))?.[1] as string;
       expect(id).toBeDefined();
-      expect(textOf(first)).toContain(`conch approve ${id}`);
+      // One sentence the model can relay to the user as it is.
+      expect(textOf(first)).toContain(
+        `Tell the user, in these words: "Please run \`conch approve ${id}\` on this machine, or approve it in conchd's web console (\`conch console\` opens it)."`,
+      );
       // The same call again before anyone answered: still pending, the same id, nothing ran.
-      expect(textOf(await client.callTool("shell_command", TOUCH))).toContain(`approval ${id} is pending`);
+      expect(textOf(await client.callTool("shell_command", TOUCH))).toMatch(
+        new RegExp(`approval ${id} is still pending \\(asked \\d+ s ago, lapses in 10 min\\)`),
+      );
       expect(made()).toBe(false);
 
       const listed = await conch("pending", "--json");
@@ -291,6 +296,27 @@ describeWith("bwrap", "out-of-band approvals (conch pending / approve / deny)", 
       ]);
     },
   );
+
+  it("wait_for_approval_ms: a person's answer out of band within the wait runs the command in the same call", async () => {
+    const client = await start("v2 (2025-11-25)", []);
+    const call = client.callTool("shell_command", { ...TOUCH, wait_for_approval_ms: 20_000 });
+    let id: string | undefined;
+    for (let tries = 0; tries < 200 && id === undefined; tries++) {
+      id = JSON.parse((await conch("pending", "--json")).stdout).pending[0]?.id as string | undefined;
+      if (id === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await conch("approve", id as string)).toMatchObject({ code: 0 });
+    expect(textOf(await call)).toContain("Exit code: 0");
+    expect(made()).toBe(true);
+    // Nobody answers: the call returns after its wait, still pending, saying it waited.
+    const waited = await client.callTool("shell_command", {
+      command: "touch other",
+      wait_for_approval_ms: 500,
+    });
+    expect(textOf(waited)).toMatch(
+      /is still pending \(asked \d+ s ago, lapses in 10 min\), and the command did not run\. Nobody answered in the \d+ s this call waited\./,
+    );
+  });
 
   it("conch deny with a note: the retry reads it, and nothing runs", async () => {
     const client = await start("v2 (2025-11-25)", []);
@@ -339,7 +365,9 @@ describeWith("bwrap", "out-of-band approvals (conch pending / approve / deny)", 
       expect(textOf(attempt)).not.toContain("reply:");
       const listed = JSON.parse((await conch("pending", "--json")).stdout) as { pending: { id: string }[] };
       expect(listed.pending.map((entry) => entry.id)).toContain(id);
-      expect(textOf(await asker.callTool("shell_command", TOUCH))).toContain(`approval ${id} is pending`);
+      expect(textOf(await asker.callTool("shell_command", TOUCH))).toMatch(
+        new RegExp(`approval ${id} is (still )?pending`),
+      );
     },
   );
 });

@@ -93,10 +93,14 @@ export interface ApprovalAnswer {
 
 /** Asks someone (a TTY prompt, an MCP elicitation, a callback) whether a command may run. */
 export interface Approver {
-  /** `options.signal` aborts when the call is canceled: stop asking and answer `abort`. */
+  /**
+   * `options.signal` aborts when the call is canceled: stop asking and answer `abort`. `options.waitMs`:
+   * where the answer would come out of band (pending), wait up to this long for it before answering
+   * `pending`.
+   */
   request(
     request: ApprovalRequest,
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal; waitMs?: number },
   ): Promise<ReviewDecision | ApprovalAnswer>;
 }
 

@@ -21,6 +21,7 @@ export {
   type PendingApproval,
   PendingApprovals,
   type PendingApprovalsOptions,
+  type PendingAsked,
   type PendingRoute,
   type PendingVerdict,
 } from "./pending/pending-approvals.js";

@@ -11,6 +11,7 @@ import {
   approvalQuestionKey,
   networkTarget,
   type PendingApprovals,
+  type PendingAsked,
   proposedRuleText,
 } from "@conch/approval";
 import { type ApprovalPolicy, expectedReceived, type ReviewDecision, visibleText } from "@conch/protocol";
@@ -170,15 +171,21 @@ function notApproved(why: string): ApprovalAnswer {
 }
 
 /** What the model reads while an out-of-band approval waits: why it is asked, and how it gets an answer. */
-function pendingText(request: ApprovalRequest, id: string): string {
+function pendingText(request: ApprovalRequest, id: string, asked: PendingAsked, waitedMs = 0): string {
   const why = request.explanation?.why ?? request.reason;
+  const lapses = `${Math.max(1, Math.round(asked.lapsesInMs / 60_000))} min`;
+  const state = asked.again
+    ? `approval ${id} is still pending (asked ${Math.round(asked.askedMsAgo / 1000)} s ago, lapses in ${lapses}), and the command did not run.`
+    : `approval ${id} is pending, and the command did not run.`;
+  const waited =
+    waitedMs > 0 ? ` Nobody answered in the ${Math.round(waitedMs / 1000)} s this call waited.` : "";
   return (
     "this command needs a person's approval, and this client cannot ask a person: " +
-    `approval ${id} is pending, and the command did not run.${why === null ? "" : ` Why: ${why.replace(/\.$/, "")}.`} ` +
-    `A person can grant it on this machine with \`conch approve ${id}\` or in conchd's web console, where ` +
-    `one is served (or refuse it with \`conch deny ${id}\`; \`conch pending\` lists what waits). Once it is ` +
-    "granted, retry this same call with the same arguments. " +
-    "Do not retry before; the approval lapses in 10 minutes."
+    `${state}${waited}${why === null ? "" : ` Why: ${why.replace(/\.$/, "")}.`} ` +
+    `Tell the user, in these words: "Please run \`conch approve ${id}\` on this machine, or approve it in conchd's web console (\`conch console\` opens it)." ` +
+    `(A person can also refuse it with \`conch deny ${id}\`; \`conch pending\` lists what waits.) Once it is ` +
+    "granted, retry this same call with the same arguments; give wait_for_approval_ms to wait for the answer in one call. " +
+    `Do not retry before; the approval lapses in ${lapses}.`
   );
 }
 
@@ -394,8 +401,21 @@ export function createCallApprovals(options: {
       });
       if (!client.canElicit) {
         const approver: Approver = routed({
-          request: async (request) =>
-            options.pending.ask(request, client.name, (id) => pendingText(request, id)),
+          request: async (request, given = {}) => {
+            const first = options.pending.ask(request, client.name, (id, asked) =>
+              pendingText(request, id, asked),
+            );
+            const waitMs = given.waitMs ?? 0;
+            if (first.outcome !== "pending" || waitMs <= 0) return first;
+            // The model asked to wait: a person's answer in time is the answer; else still pending.
+            const answered = await options.pending.waitForAnswer(request, waitMs, given.signal);
+            return (
+              answered ??
+              options.pending.ask(request, client.name, (id, asked) =>
+                pendingText(request, id, asked, waitMs),
+              )
+            );
+          },
         });
         return { approver, client: client.name, inputRequired: async () => null };
       }

@@ -139,3 +139,16 @@ describe("a justification without escalation", () => {
     expect(result.result.unused_arguments).toEqual([]);
   });
 });
+
+describe("wait_for_approval_ms", () => {
+  it("reaches the approver as the wait, bounded by the call's limit less the command's own time", async () => {
+    const { escalationFields } = await import("../src/tools/escalation-args.js");
+    const args = { sandbox_permissions: "use_default" as const, wait_for_approval_ms: 120_000 };
+    expect(escalationFields(args).fields.approvalWaitMs).toBe(120_000);
+    expect(escalationFields(args, 50_000).fields.approvalWaitMs).toBe(45_000);
+    expect(escalationFields(args, 3000).fields.approvalWaitMs).toBe(0);
+    expect(escalationFields({ ...args, wait_for_approval_ms: 0 }).fields).not.toHaveProperty(
+      "approvalWaitMs",
+    );
+  });
+});

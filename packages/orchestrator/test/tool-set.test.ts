@@ -206,7 +206,7 @@ describe("bad input", () => {
       `shell_command: the arguments are not valid JSON: ${jsonError("{not json")}`,
       "shell_command: invalid arguments: timeout_ms: expected an integer, received 1.5",
       "shell_command: invalid arguments: command: required: expected a string",
-      'shell_command: invalid arguments: arguments: unknown field "foo" (expected only: command, workdir, timeout_ms, login, sandbox_permissions, justification, prefix_rule)',
+      'shell_command: invalid arguments: arguments: unknown field "foo" (expected only: command, workdir, timeout_ms, login, sandbox_permissions, justification, prefix_rule, wait_for_approval_ms)',
       'shell_command: invalid arguments: sandbox_permissions: expected one of "use_default", "require_escalated", received "sudo"',
       "shell: invalid arguments: command[1]: expected a string, received 3",
       "shell_command: invalid arguments: arguments: expected an object, received an empty array",

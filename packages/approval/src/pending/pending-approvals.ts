@@ -40,6 +40,14 @@ export interface PendingApproval {
   readonly expiresAt: number;
 }
 
+/** What the model's text about a pending question says of it: asked before, how long ago, when it lapses. */
+export interface PendingAsked {
+  /** The same question was asked before (this is a retry before anyone answered). */
+  readonly again: boolean;
+  readonly askedMsAgo: number;
+  readonly lapsesInMs: number;
+}
+
 /** Where else a pending question is being asked. */
 export type PendingRoute = "out-of-band" | "elicitation";
 
@@ -177,14 +185,52 @@ export class PendingApprovals {
   ask(
     request: ApprovalRequest,
     client: string,
-    hint: (id: string) => string,
+    hint: (id: string, asked: PendingAsked) => string,
     route: PendingRoute = "out-of-band",
   ): ApprovalAnswer {
     const answer = this.take(request);
     if (answer !== null) return answer;
-    const entry = this.#find(request);
-    const id = entry?.shown.id ?? this.#add(request, client, route, null).shown.id;
-    return { decision: "abort", outcome: "pending", decidedBy: "out-of-band", reason: hint(id) };
+    const found = this.#find(request);
+    const entry = found ?? this.#add(request, client, route, null);
+    const asked: PendingAsked = {
+      again: found !== undefined,
+      askedMsAgo: this.#now() - entry.shown.createdAt,
+      lapsesInMs: entry.expiresAt - this.#now(),
+    };
+    return {
+      decision: "abort",
+      outcome: "pending",
+      decidedBy: "out-of-band",
+      reason: hint(entry.shown.id, asked),
+    };
+  }
+
+  /**
+   * A person's answer to the question about `request`, waited for at most `waitMs` (or until `signal`
+   * aborts): used up as `take` does; null when none came in time.
+   */
+  waitForAnswer(
+    request: ApprovalRequest,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<ApprovalAnswer | null> {
+    const now = this.take(request);
+    if (now !== null || waitMs <= 0 || signal?.aborted === true) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const finish = (answer: ApprovalAnswer | null): void => {
+        clearTimeout(timer);
+        stop();
+        signal?.removeEventListener("abort", onAbort);
+        resolve(answer);
+      };
+      const onAbort = (): void => finish(null);
+      const timer = setTimeout(() => finish(null), waitMs);
+      const stop = this.onChange(() => {
+        const answer = this.take(request);
+        if (answer !== null) finish(answer);
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
   }
 
   /** A person's answer to the question about `request`, used up; null when nobody answered it here. */

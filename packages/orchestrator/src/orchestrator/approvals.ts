@@ -171,7 +171,10 @@ export class Approvals {
       ...(retry.sandboxDenial === undefined ? {} : { sandboxDenial: retry.sandboxDenial }),
       ...(why === null ? {} : { explanation: why }),
     };
-    const given = await approver.request(ask, signal === undefined ? {} : { signal });
+    const given = await approver.request(ask, {
+      ...(signal === undefined ? {} : { signal }),
+      ...(request.approvalWaitMs === undefined ? {} : { waitMs: request.approvalWaitMs }),
+    });
     const answer: ApprovalAnswer = typeof given === "string" ? { decision: given } : given;
     const { decision } = answer;
     const decidedBy = answer.decidedBy ?? "user";

@@ -31,6 +31,11 @@ export interface CommandRequest {
   /** Kill the command's tree after this long (exit 124); no limit when absent. */
   readonly timeoutMs?: number;
   /** The model text's budget; output beyond it goes to a spill file. */
+  /**
+   * How long a person's out-of-band answer may be waited for when the command needs one and the client
+   * cannot ask (`wait_for_approval_ms`); the approver returns at once with a pending id without it.
+   */
+  readonly approvalWaitMs?: number;
   readonly maxOutputTokens: number;
   /** False when nobody reads a model text (the CLI streams the output itself): no spill file is written. */
   readonly spill?: boolean;

@@ -48,7 +48,7 @@ export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = defin
   inputSchema: ShellCommandSchema,
   isMutating: async (input: ShellCommandParams) => !(await isKnownSafeCommand(scriptArgv(input.command))),
   handler: async (input: ShellCommandParams, context: ToolContext) => {
-    const { fields, justificationUnused } = escalationFields(input);
+    const { fields, justificationUnused } = escalationFields(input, context.callLimitMs);
     const request: CommandRequest = {
       tool: "shell_command",
       ...shellScriptRequest(context.shell(), input.command, input.login ?? true),
@@ -177,7 +177,7 @@ export const shellTool: ToolDefinition<typeof ShellSchema> = defineTool({
   inputSchema: ShellSchema,
   isMutating: async (input: ShellParams) => !(await isKnownSafeCommand(input.command)),
   handler: async (input: ShellParams, context: ToolContext) => {
-    const { fields, justificationUnused } = escalationFields(input);
+    const { fields, justificationUnused } = escalationFields(input, context.callLimitMs);
     const result = await runShellStyle(
       {
         tool: "shell",

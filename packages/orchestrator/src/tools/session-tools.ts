@@ -175,7 +175,7 @@ export const execCommandTool: ToolDefinition<typeof ExecCommandSchema> = defineT
   handler: async (input: ExecCommandParams, context: ToolContext) => {
     const shell = input.shell === undefined ? context.shell() : resolveShell(input.shell);
     const cwd = resolve(context.orchestrator.cwd, input.workdir ?? ".");
-    const { fields, justificationUnused } = escalationFields(input);
+    const { fields, justificationUnused } = escalationFields(input, context.callLimitMs);
     const outcome = await context.orchestrator.startSession(
       {
         tool: "exec_command",

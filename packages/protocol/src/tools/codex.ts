@@ -12,6 +12,7 @@ export interface ShellCommandParams {
   sandbox_permissions: SandboxPermissions;
   justification?: string | undefined;
   prefix_rule?: string[] | undefined;
+  wait_for_approval_ms?: number | undefined;
 }
 
 /** `exec_command`: start a command and return its output, or a session id while it keeps running. */
@@ -26,6 +27,7 @@ export interface ExecCommandParams {
   sandbox_permissions: SandboxPermissions;
   justification?: string | undefined;
   prefix_rule?: string[] | undefined;
+  wait_for_approval_ms?: number | undefined;
 }
 
 /** `write_stdin`: write to a running exec_command session (or just poll it) and return new output. */
@@ -44,4 +46,5 @@ export interface ShellParams {
   sandbox_permissions: SandboxPermissions;
   justification?: string | undefined;
   prefix_rule?: string[] | undefined;
+  wait_for_approval_ms?: number | undefined;
 }

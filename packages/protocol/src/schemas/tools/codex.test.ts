@@ -59,6 +59,7 @@ describe("ShellCommandSchema", () => {
       "sandbox_permissions",
       "justification",
       "prefix_rule",
+      "wait_for_approval_ms",
     ]);
     expect(schema.properties).toMatchObject({
       timeout_ms: { type: "integer", default: 10_000 },
@@ -112,6 +113,7 @@ describe("ExecCommandSchema", () => {
       "sandbox_permissions",
       "shell",
       "tty",
+      "wait_for_approval_ms",
       "workdir",
       "yield_time_ms",
     ]);
@@ -195,6 +197,7 @@ describe("ShellSchema (legacy argv shell)", () => {
       "sandbox_permissions",
       "justification",
       "prefix_rule",
+      "wait_for_approval_ms",
     ]);
   });
 });

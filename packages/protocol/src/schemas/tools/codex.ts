@@ -14,6 +14,7 @@ import {
   prefixRule,
   sandboxPermissions,
   timeoutMs,
+  waitForApprovalMs,
   workdir,
 } from "./common.js";
 
@@ -37,6 +38,7 @@ export const ShellCommandSchema = z
     sandbox_permissions: sandboxPermissions,
     justification,
     prefix_rule: prefixRule,
+    wait_for_approval_ms: waitForApprovalMs,
   })
   .superRefine(escalationNeedsJustification) satisfies z.ZodType<ShellCommandParams>;
 
@@ -69,6 +71,7 @@ export const ExecCommandSchema = z
     sandbox_permissions: sandboxPermissions,
     justification,
     prefix_rule: prefixRule,
+    wait_for_approval_ms: waitForApprovalMs,
   })
   .superRefine(escalationNeedsJustification) satisfies z.ZodType<ExecCommandParams>;
 
@@ -107,6 +110,7 @@ export const ShellSchema = z
     sandbox_permissions: sandboxPermissions,
     justification,
     prefix_rule: prefixRule,
+    wait_for_approval_ms: waitForApprovalMs,
   })
   .superRefine(escalationNeedsJustification) satisfies z.ZodType<ShellParams>;
 

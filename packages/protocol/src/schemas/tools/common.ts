@@ -83,3 +83,16 @@ export const prefixRule = z
   .describe(
     'Only with `sandbox_permissions: "require_escalated"`: a short command prefix the user may allow from now on so similar commands run without asking, e.g. ["git", "pull"], ["uv", "run"] or ["pytest"].',
   );
+
+/** The longest `wait_for_approval_ms`: a pending approval lapses after 10 minutes anyway. */
+const MAX_APPROVAL_WAIT_MS = 600_000;
+
+export const waitForApprovalMs = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_APPROVAL_WAIT_MS)
+  .optional()
+  .describe(
+    "If the command needs a person's approval and the client cannot ask them (the answer comes out of band), wait up to this long (ms; at most the call's own limit) for their answer and return the command's result, instead of returning at once with a pending approval ID.",
+  );
