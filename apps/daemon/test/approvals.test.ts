@@ -324,6 +324,20 @@ describeWith("bwrap", "out-of-band approvals (conch pending / approve / deny)", 
       textOf(await client.callTool("shell_command", TOUCH)),
     )?.[1] as string;
     expect(await conch("deny", id, "--note", "not in this repo")).toMatchObject({ code: 0 });
+    // The person's decision is in the audit log when it is made, before (and whether or not) a retry.
+    const answered = () =>
+      readFileSync(join(ws.env.XDG_STATE_HOME as string, "conch", "audit.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.type === "decision" && line.requirement === "answered");
+    for (let tries = 0; tries < 100 && answered().length === 0; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(answered()).toMatchObject([
+      { tool: "approval", client: "conchd-test", decision: "denied", decidedBy: "out-of-band", cwd: ws.cwd },
+    ]);
+    expect((answered()[0]?.argv as string[]).at(-1)).toBe("touch made");
     const retry = await client.callTool("shell_command", TOUCH);
     expect(textOf(retry)).toBe(`rejected by user: not in this repo${ASKED_WHY}`);
     expect(made()).toBe(false);

@@ -493,6 +493,9 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     const [saved] = await Promise.all([page.waitForEvent("download"), full.click()]);
     const spilled = readFileSync(await saved.path(), "utf8");
     expect(spilled.trimEnd().split("\n").at(-1)).toBe("100000");
+    // Each run says where it ran: in the sandbox here (outside it, it says so).
+    const seqRow = rows.filter({ hasText: "seq 1 100000" }).filter({ hasText: "execution" }).first();
+    expect(await seqRow.textContent()).toContain("sandbox (bwrap)");
     // A plain link to it, as the cookie once allowed, gives nothing.
     const spillPath = (long.structuredContent as { spill_path?: string }).spill_path ?? "";
     expect(spillPath).toMatch(/^\//);

@@ -84,7 +84,35 @@ export async function createDaemon(options: ServeOptions, host: DaemonHost): Pro
   const set = await runtime.toolSet({ callLimitMs: CALL_LIMIT_MS });
   const openWorld = networkReachable(runtime.orchestrator.sandboxPolicy);
   const version = options.version;
-  const pending = new PendingApprovals({ policy: runtime.orchestrator.approvalPolicy });
+  const pending = new PendingApprovals({
+    policy: runtime.orchestrator.approvalPolicy,
+    // A person's answer is a decision when it is given, whether or not the model ever retries.
+    onAnswer: (question, verdict) => {
+      const decision =
+        verdict.decision === "deny"
+          ? "denied"
+          : verdict.scope === "always"
+            ? "approved_always"
+            : verdict.scope === "session"
+              ? "approved_for_session"
+              : "approved";
+      runtime.audit.record({
+        type: "decision",
+        tool: "approval",
+        client: question.client,
+        argv: question.argv,
+        cwd: question.cwd,
+        approvalPolicy: runtime.orchestrator.approvalPolicy,
+        requirement: "answered",
+        decision,
+        decidedBy: "out-of-band",
+        sandbox: question.sandboxMode,
+        ...(question.network === null
+          ? {}
+          : { network: `${question.network.host}:${question.network.port}` }),
+      });
+    },
+  });
   const approvals = createCallApprovals({
     pending,
     policy: runtime.orchestrator.approvalPolicy,

@@ -44,6 +44,13 @@ function what(entry: AuditEntry): string {
   return Array.isArray(entry.argv) ? entry.argv.map(text).join(" ") : text(entry.script);
 }
 
+/** Where a run ran: its sandbox, or plainly outside one (an escalated run must not look sandboxed). */
+function ranIn(entry: AuditEntry): string {
+  if (entry.type !== "execution") return "";
+  const sandbox = text(entry.sandbox);
+  return sandbox === "none" ? "outside the sandbox" : `sandbox (${sandbox})`;
+}
+
 function options(select: HTMLSelectElement, values: Iterable<string>): void {
   const current = select.value;
   const wanted = ["", ...[...new Set(values)].sort()];
@@ -108,6 +115,7 @@ function render(): void {
           sessionCell,
           el("td", { class: "code" }, what(entry)),
           el("td", {}, decided),
+          el("td", {}, ranIn(entry)),
           el("td", {}, exit),
           el("td", {}, spill),
         );

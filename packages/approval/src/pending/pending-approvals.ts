@@ -86,6 +86,11 @@ export interface PendingApprovalsOptions {
   readonly max?: number;
   /** The approval policy the questions are asked under, for their rows (default `on-request`). */
   readonly policy?: ApprovalPolicy;
+  /**
+   * Told of a person's answer to a question that waits for the model's retry, when it is given (the
+   * audit log records a decision when it is made, not only once a retry uses it; a no may never be).
+   */
+  readonly onAnswer?: (question: PendingApproval, verdict: PendingVerdict) => void;
 }
 
 /**
@@ -147,8 +152,10 @@ export class PendingApprovals {
   readonly #max: number;
   readonly #policy: ApprovalPolicy;
   readonly #listeners = new Set<() => void>();
+  readonly #onAnswer: PendingApprovalsOptions["onAnswer"];
 
   constructor(options: PendingApprovalsOptions = {}) {
+    this.#onAnswer = options.onAnswer;
     this.#now = options.now ?? Date.now;
     this.#ttl = options.ttlMs ?? PENDING_APPROVAL_TTL_MS;
     this.#max = options.max ?? 256;
@@ -350,6 +357,11 @@ export class PendingApprovals {
     } else {
       entry.verdict = verdict;
       entry.expiresAt = this.#now() + this.#ttl;
+      try {
+        this.#onAnswer?.(entry.shown, verdict);
+      } catch {
+        // The listener's trouble (an audit log that cannot be written) is not the person's answer's.
+      }
     }
     this.#changed();
     return true;
