@@ -337,7 +337,7 @@ describeWith("bwrap", "out-of-band approvals (conch pending / approve / deny)", 
     expect(answered()).toMatchObject([
       { tool: "approval", client: "conchd-test", decision: "denied", decidedBy: "out-of-band", cwd: ws.cwd },
     ]);
-    expect((answered()[0]?.argv as string[]).at(-1)).toBe("touch made");
+    expect((answered()[0]?.argv as string[] | undefined)?.at(-1)).toBe("touch made");
     const retry = await client.callTool("shell_command", TOUCH);
     expect(textOf(retry)).toBe(`rejected by user: not in this repo${ASKED_WHY}`);
     expect(made()).toBe(false);
