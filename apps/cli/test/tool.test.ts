@@ -76,7 +76,7 @@ describe("conch tool list", () => {
       ],
     ]);
     const human = conch(["tool", "list"]);
-    expect(human.stdout).toMatch(/^profile codex: 4 tools\n\nshell_command\n {2}Runs a shell command/);
+    expect(human.stdout).toMatch(/^profile codex: 5 tools\n\nshell_command\n {2}Runs a shell command/);
     expect(human.stdout).toContain('  "properties": {');
   });
 
@@ -242,7 +242,7 @@ describe("conch tool call", () => {
         "  purpose:  Create the file x",
         `  cwd:      ${dir}`,
         "  sandbox:  workspace-write",
-        "  why:      it is not known to be read-only, and the approval policy is untrusted",
+        "  why:      `touch x` is not known to be read-only, and under the approval policy untrusted only commands known to be read-only run unasked",
         "  [y] yes  [s] yes, and don't ask again this session",
         "  [a] always: run `touch ...` unasked from now on",
         "  [n] no",

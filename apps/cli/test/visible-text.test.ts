@@ -36,7 +36,9 @@ const loginShell = detectShell().path;
 // The bash tool takes the system's bash before one found on PATH.
 const SYSTEM_BASH = ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash", "/opt/homebrew/bin/bash"];
 const bash = SYSTEM_BASH.find((path) => existsSync(path)) ?? resolveShell("bash").path;
-const WHY = "  why:      it is not known to be read-only, and the approval policy is untrusted";
+// The why row says what decided it, naming the part of the command, escaped on that one row.
+const WHY = (part: string) =>
+  `  why:      \`${part}\` is not known to be read-only, and under the approval policy untrusted only commands known to be read-only run unasked`;
 
 describe("the approval prompt", () => {
   it("shows a command that rewrites its own line escaped, on the command's row", () => {
@@ -53,7 +55,7 @@ describe("the approval prompt", () => {
         "  command:  cmd #\\u{0d}\\u{1b}[2K  command:  git log",
         `  cwd:      ${dir}`,
         "  sandbox:  workspace-write",
-        WHY,
+        WHY("cmd"),
         "  [y] yes  [s] yes, and don't ask again this session",
         "  [n] no",
         "answer [y/s/n]: ",
@@ -76,7 +78,7 @@ describe("the approval prompt", () => {
         "  purpose:  List\\u{0a}  cwd:      /\\u{202e}",
         `  cwd:      ${dir}`,
         "  sandbox:  workspace-write",
-        WHY,
+        WHY("command: git log"),
         "  [y] yes  [s] yes, and don't ask again this session",
         "  [a] always: run `command: git log ...` unasked from now on",
         "  [n] no",

@@ -13,6 +13,31 @@ const LESS: ApprovalRequest = {
   tty: true,
 };
 
+describe("approvalFields: why", () => {
+  it("says what decided it, in the words the model got, rather than the policy's general ones", () => {
+    const rm: ApprovalRequest = {
+      ...LESS,
+      argv: ["rm", "-rf", "build"],
+      sandboxPermissions: "use_default",
+      tty: false,
+      explanation: {
+        why: "`rm -rf build` is dangerous: rm with -f/--force deletes without asking and cannot be undone",
+        advice: "Ask first.",
+        notAsked: null,
+      },
+    };
+    expect(approvalFields(rm, "on-request").at(-1)).toEqual({
+      label: "why",
+      value: "`rm -rf build` is dangerous: rm with -f/--force deletes without asking and cannot be undone",
+    });
+    const { explanation: _, ...plain } = rm;
+    expect(approvalFields(plain, "on-request").at(-1)).toEqual({
+      label: "why",
+      value: "it may be dangerous, and the approval policy (on-request) asks first",
+    });
+  });
+});
+
 describe("approvalFields (issue 20, §5)", () => {
   it("says that an escalated terminal is one the agent types into, and that its input is asked", () => {
     expect(approvalFields(LESS, "on-request")).toEqual([

@@ -70,6 +70,11 @@ function why(request: ApprovalRequest, policy: ApprovalPolicy): string {
     return `it failed in the sandbox (${request.sandboxMode}), apparently blocked by it; run it again outside the sandbox?`;
   }
   if (request.reason !== null) return request.reason;
+  // What decided it, in the words the model got ("rm with -f/--force deletes without asking …"), rather
+  // than the policy's general words.
+  if (request.explanation !== undefined && request.sandboxPermissions !== "require_escalated") {
+    return request.explanation.why;
+  }
   if (request.sandboxPermissions === "require_escalated") {
     return `the model asks to run it outside the sandbox (${request.sandboxMode})`;
   }
