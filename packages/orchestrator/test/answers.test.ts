@@ -1,13 +1,14 @@
 // What the model reads back from session calls, through the real tools (bwrap, PTYs, bash): an empty
 // poll of a shell idle at its prompt says so at once instead of waiting to say nothing, and a poll of a
 // shell still busy waits as before.
-import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSandboxRegistry } from "@conch/sandbox-core";
 import { createLinuxBackend } from "@conch/sandbox-linux";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { createAuditLog } from "../src/audit/audit-log.js";
 import { sessionSandbox } from "../src/orchestrator/session-sandbox.js";
 import { ToolOrchestrator } from "../src/orchestrator/tool-orchestrator.js";
 import { createSpillStore } from "../src/spill/spill-store.js";
@@ -47,6 +48,7 @@ async function tools(callLimitMs?: number, denyRead: string[] = []): Promise<Too
     approver: null,
     env: { set: { HOME: work } },
     spill: createSpillStore({ dir: join(work, ".spill") }),
+    audit: createAuditLog({ path: join(work, ".audit.jsonl"), env: {} }),
   });
   orchestrators.push(orchestrator);
   last = orchestrator;
@@ -234,5 +236,26 @@ describeWith(["bwrap", "pty"], "answers a model can act on", () => {
     expect((await set.call("list_sessions", {}, { client: "gamma" })).text).toBe(
       "No live sessions: start one with exec_command.",
     );
+  });
+
+  it("a person's keys, typed one by one, are one audit row per line", async () => {
+    const set = await tools();
+    const shell = await set.call("exec_command", { cmd: "bash --norc -i", tty: true, yield_time_ms: 1000 });
+    const id = shell.result.session_id as number;
+    for (const key of ["e", "c", "h", "o", " ", "h", "i", "\r"])
+      last.sendToSession("console", id, key, { by: "person" });
+    last.sendToSession("console", id, "ls", { by: "person" });
+    await set.call("write_stdin", { session_id: id, chars: "\u0003", yield_time_ms: 1000 });
+    await last.terminateSessions();
+    const rows = (await readFile(join(work, ".audit.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.type === "input" && line.sessionId === id);
+    expect(rows.map((row) => [row.by, row.text ?? row.signal])).toEqual([
+      ["person", "echo hi\\u{0d}"],
+      ["person", "ls"],
+      ["model", "\\u{03}"],
+    ]);
   });
 });

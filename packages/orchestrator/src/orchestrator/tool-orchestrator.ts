@@ -54,6 +54,12 @@ import type {
 
 // Characters of what a person typed that the model's answer shows; the rest is counted.
 const PERSON_INPUT_CHARS = 500;
+// A person's keys are one audit row once they pause this long, or at a line end.
+const PERSON_LINE_IDLE_MS = 1000;
+const PERSON_LINE_MAX_CHARS = 4096;
+// Keys that end a person's line: Enter, Ctrl-C, Ctrl-D.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: Ctrl-C and Ctrl-D are the point
+const LINE_END_KEYS = /[\r\n\u0003\u0004]/;
 
 export class ToolOrchestrator {
   readonly cwd: string;
@@ -76,6 +82,11 @@ export class ToolOrchestrator {
   readonly #sessionRules = new Map<number, { rules: SandboxRules; cwd: string }>();
   // What a person typed into each session (the console's take-over) that the model has not been told of.
   readonly #personTyped = new Map<number, string>();
+  // What a person typed into each session since its last audit row (a row per line, not per key).
+  readonly #personLines = new Map<
+    number,
+    { tool: string; text: string; running: boolean; actor: SessionActor; timer: NodeJS.Timeout }
+  >();
   /** Each sandboxed session's way to the network proxy, and how many of its refusals were said. */
   readonly #proxyEndpoints = new Map<number, { readonly endpoint: ProxyEndpoint; reported: number }>();
   readonly #closingIdle = new Set<Promise<unknown>>();
@@ -284,6 +295,7 @@ export class ToolOrchestrator {
       this.#rethrow(id, error);
     }
     this.#typed(id, chars);
+    this.#flushPersonLine(id);
     this.#audit.input(tool, id, this.#isRunning(id), { text: chars }, modelActor(context.client));
     return this.readSession(id, clampYield(yieldTimeMs), context, chars);
   }
@@ -348,6 +360,7 @@ export class ToolOrchestrator {
 
   /** The last check of a session that is gone (closed, idle, shut down); nobody is left to tell. */
   #afterEnd(id: number): void {
+    this.#flushPersonLine(id);
     repairGit(this.#gitWatches.get(id), this.cwd);
     this.#gitWatches.delete(id);
     this.#sessionRules.delete(id);
@@ -408,10 +421,38 @@ export class ToolOrchestrator {
       this.#rethrow(id, error);
     }
     const running = this.#isRunning(id);
-    this.#audit.input(tool, id, running, { text }, actor);
-    // The model is told, in its next answer from this session, what a person typed into it.
-    if (actor.by === "person") this.#personTyped.set(id, (this.#personTyped.get(id) ?? "") + text);
+    if (actor.by === "person") {
+      // The model is told, in its next answer from this session, what a person typed into it.
+      this.#personTyped.set(id, (this.#personTyped.get(id) ?? "") + text);
+      this.#personKeys(tool, id, text, running, actor);
+    } else {
+      this.#flushPersonLine(id);
+      this.#audit.input(tool, id, running, { text }, actor);
+    }
     return running;
+  }
+
+  /**
+   * A person types key by key: their keys are one audit row per line (at its Enter, a Ctrl-C or Ctrl-D,
+   * or once they paused PERSON_LINE_IDLE_MS), not a row per key.
+   */
+  #personKeys(tool: string, id: number, text: string, running: boolean, actor: SessionActor): void {
+    const line = this.#personLines.get(id);
+    if (line !== undefined) clearTimeout(line.timer);
+    const typed = (line?.text ?? "") + text;
+    const timer = setTimeout(() => this.#flushPersonLine(id), PERSON_LINE_IDLE_MS);
+    timer.unref();
+    this.#personLines.set(id, { tool, text: typed, running, actor, timer });
+    if (LINE_END_KEYS.test(text) || typed.length >= PERSON_LINE_MAX_CHARS) this.#flushPersonLine(id);
+  }
+
+  /** Writes the audit row of what a person typed into session `id` and has not been recorded yet. */
+  #flushPersonLine(id: number): void {
+    const line = this.#personLines.get(id);
+    if (line === undefined) return;
+    clearTimeout(line.timer);
+    this.#personLines.delete(id);
+    this.#audit.input(line.tool, id, line.running, { text: line.text }, line.actor);
   }
 
   /** What a person typed into session `id` since the model's last call, as its next answer says it. */
@@ -470,6 +511,7 @@ export class ToolOrchestrator {
       this.#rethrow(id, error);
     }
     const running = info?.running === true;
+    this.#flushPersonLine(id);
     this.#audit.input(tool, id, running, { signal }, actor);
     return running;
   }
@@ -498,6 +540,7 @@ export class ToolOrchestrator {
 
   /** Kills every live session (daemon shutdown, end of a replay). */
   async terminateSessions(): Promise<void> {
+    for (const id of [...this.#personLines.keys()]) this.#flushPersonLine(id);
     await this.#sessions?.store.terminateAll();
     for (const id of new Set([...this.#gitWatches.keys(), ...this.#proxyEndpoints.keys()]))
       this.#afterEnd(id);
