@@ -473,6 +473,25 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     }
   });
 
+  it("an ended session stays in the list with its exit code until a person dismisses it", async () => {
+    const agent = await mcp("ended-client", async () => ({
+      action: "accept",
+      content: { decision: "approve" },
+    }));
+    const ended = await agent.call("exec_command", { cmd: "echo bye; exit 4", yield_time_ms: 5000 });
+    expect(textOf(ended)).toContain("Process exited with code 4");
+    const context = await launched.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await signedIn(context);
+    const row = page.locator("tr[data-session]", { hasText: "echo bye; exit 4" });
+    await row.waitFor();
+    expect(await row.textContent()).toMatch(/exited 4, \d+ s ago/);
+    expect(await row.textContent()).toContain("bye");
+    await row.getByRole("button", { name: /^Dismiss session/ }).click();
+    await row.waitFor({ state: "detached" });
+    expect(await accessibilityProblems(page)).toEqual([]);
+    await context.close();
+  });
+
   it("shows the audit log live, filtered by client, session and decision", async () => {
     const context = await launched.browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await signedIn(context);

@@ -258,4 +258,18 @@ describeWith(["bwrap", "pty"], "answers a model can act on", () => {
       ["model", "\\u{03}"],
     ]);
   });
+
+  it("an ended session stays listed for a person, with how it ended, until dismissed", async () => {
+    const set = await tools();
+    const done = await set.call("exec_command", { cmd: "echo finished; exit 3", yield_time_ms: 5000 });
+    expect(done.text).toContain("Process exited with code 3");
+    const listed = last.monitor.list().filter((view) => view.command.includes("echo finished"));
+    expect(listed).toMatchObject([{ running: false, exitCode: 3 }]);
+    expect(listed[0]?.endedAt).toEqual(expect.any(Number));
+    // The model's list shows live sessions only.
+    expect((await set.call("list_sessions", {})).text).toBe("No live sessions: start one with exec_command.");
+    expect(last.monitor.dismiss(listed[0]?.id as number)).toBe(true);
+    expect(last.monitor.list().filter((view) => view.command.includes("echo finished"))).toEqual([]);
+    expect(last.monitor.dismiss(listed[0]?.id as number)).toBe(false);
+  });
 });

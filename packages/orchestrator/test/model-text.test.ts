@@ -148,7 +148,7 @@ describeWith(["linux", "pty"], "the model text of command output", () => {
     expect(badDir.text).toBe(`shell_command: workdir: no such directory: ${work}/x\\u{1b}[2J\\u{202e}`);
     const unknown = await set.call("shell\u200b_command", {});
     expect(unknown.text).toBe(
-      'unknown tool "shell\\u{200b}_command": the codex profile has shell_command, exec_command, write_stdin, shell',
+      'unknown tool "shell\\u{200b}_command": the codex profile has shell_command, exec_command, write_stdin, shell, list_sessions',
     );
 
     const terminal = await tools("terminal");

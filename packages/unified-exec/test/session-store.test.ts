@@ -84,7 +84,7 @@ describeWith(["linux", "pty"], "SessionStore", () => {
     const tail = events.filter((event) => event.type !== "output").slice(-2);
     expect(tail).toEqual([
       { type: "exited", id, exitCode: 3 },
-      { type: "removed", id },
+      { type: "removed", id, info: expect.objectContaining({ id, running: false, exitCode: 3 }) },
     ]);
     // A pipe session has no terminal to resize; a size out of range names the field.
     const pipe = await store.start(sh("sleep 5"), 250);

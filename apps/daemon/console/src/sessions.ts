@@ -1,6 +1,7 @@
 // The live session list: id, command, cwd, sandbox, state, exit code, age, last line and the client
 // that started it, updated as the daemon pushes it.
 import type { SessionView } from "@conch/orchestrator";
+import { api } from "./api.js";
 import { age, byId, el } from "./dom.js";
 import { openSession, openSessionId } from "./terminal-view.js";
 
@@ -19,7 +20,8 @@ export function knownSession(id: number): ListedSession | undefined {
 
 function state(session: ListedSession): string {
   if (session.running) return "running";
-  return session.exitCode === null ? "exited" : `exited ${session.exitCode}`;
+  const code = session.exitCode === null ? "exited" : `exited ${session.exitCode}`;
+  return session.endedAt === null ? code : `${code}, ${age(session.now - session.endedAt)} ago`;
 }
 
 function render(): void {
@@ -27,8 +29,14 @@ function render(): void {
   byId("no-sessions").hidden = sessions.length > 0;
   byId("session-rows").replaceChildren(
     ...sessions.map((session) => {
-      const open = el("button", { type: "button", "aria-label": `Open session ${session.id}` }, "Open");
-      open.onclick = () => openSession(session.id, `Session ${session.id}: ${session.command}`);
+      const open =
+        session.endedAt === null
+          ? el("button", { type: "button", "aria-label": `Open session ${session.id}` }, "Open")
+          : el("button", { type: "button", "aria-label": `Dismiss session ${session.id}` }, "Dismiss");
+      open.onclick =
+        session.endedAt === null
+          ? () => openSession(session.id, `Session ${session.id}: ${session.command}`)
+          : () => void api("POST", `sessions/${session.id}/dismiss`, {}).catch(() => {});
       const row = el(
         "tr",
         { "data-session": String(session.id) },

@@ -288,6 +288,19 @@ export function createConsole(options: ConsoleOptions): Console {
     if (method !== "POST") throw new HttpError(404, `Not Found: ${method} sessions/${id}/${action}`);
     const body = await readJson(req);
     const person = { by: "person" } as const;
+    if (action === "dismiss") {
+      if (!orchestrator.monitor.dismiss(id)) {
+        throw new HttpError(409, `session ${id} is still running: only an ended session is dismissed`);
+      }
+      json(res, 200, { ok: true });
+      return;
+    }
+    if (known.endedAt !== null) {
+      throw new HttpError(
+        409,
+        `session ${id} has ended (exit code ${known.exitCode ?? "unknown"}): dismiss it`,
+      );
+    }
     switch (action) {
       case "input": {
         if (typeof body.data !== "string" || body.data === "") {

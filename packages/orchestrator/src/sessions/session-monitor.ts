@@ -24,10 +24,12 @@ export interface SessionOrigin {
   readonly client: string | null;
 }
 
-/** One live session as a person sees it in a list. */
+/** One session as a person sees it in a list: live, or ended and not dismissed yet. */
 export interface SessionView extends SessionInfo, SessionOrigin {
   /** The last non-empty line it printed, cleaned of terminal control codes, at most 200 characters. */
   readonly lastLine: string;
+  /** For a session that ended and left the store: when it left (`Date.now()`); null while it is listed there. */
+  readonly endedAt: number | null;
 }
 
 /** What a watcher of one session is told. */
@@ -43,11 +45,16 @@ interface Tracked {
   readonly watchers: Set<(event: WatchEvent) => void>;
 }
 
+// Ended sessions kept listed until dismissed: the newest ones.
+const ENDED_KEPT = 50;
+
 export class SessionMonitor {
   readonly #store: SessionStore;
   readonly #tracked = new Map<number, Tracked>();
   readonly #pendingOrigins = new Map<number, SessionOrigin>();
   readonly #listeners = new Set<() => void>();
+  // Sessions that exited and left the store, as they were last seen, until a person dismisses them.
+  readonly #ended = new Map<number, SessionView>();
 
   constructor(store: SessionStore) {
     this.#store = store;
@@ -69,15 +76,25 @@ export class SessionMonitor {
     };
   }
 
-  /** The sessions listed now, oldest first. */
+  /**
+   * The sessions listed now, oldest first: the store's, and those that exited and left it, with their
+   * exit code and when, until dismissed (the newest ENDED_KEPT of them).
+   */
   list(): SessionView[] {
-    const views: SessionView[] = [];
+    const views: SessionView[] = [...this.#ended.values()];
     for (const info of this.#store.list()) {
       const tracked = this.#tracked.get(info.id);
       if (tracked === undefined) continue;
-      views.push({ ...info, ...tracked.origin, lastLine: lastLine(tracked) });
+      views.push({ ...info, ...tracked.origin, lastLine: lastLine(tracked), endedAt: null });
     }
     return views.sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  /** Takes an ended session off the list (a person saw it); false when there is no such ended session. */
+  dismiss(id: number): boolean {
+    if (!this.#ended.delete(id)) return false;
+    this.#changed();
+    return true;
   }
 
   /**
@@ -133,11 +150,24 @@ export class SessionMonitor {
         for (const watcher of tracked.watchers) watcher({ type: "exited", exitCode: event.exitCode });
         this.#changed();
         return;
-      case "removed":
+      case "removed": {
         for (const watcher of tracked.watchers) watcher({ type: "removed" });
+        // An exited session stays listed, with how it ended, until a person dismisses it; one removed
+        // while still running (closed, pruned) is being killed on purpose, and leaves.
+        const { info } = event;
+        if (!info.running) {
+          this.#ended.set(event.id, {
+            ...info,
+            ...tracked.origin,
+            lastLine: lastLine(tracked),
+            endedAt: Date.now(),
+          });
+          while (this.#ended.size > ENDED_KEPT) this.#ended.delete(this.#ended.keys().next().value as number);
+        }
         this.#tracked.delete(event.id);
         this.#changed();
         return;
+      }
     }
   }
 }

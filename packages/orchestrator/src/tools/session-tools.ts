@@ -441,6 +441,7 @@ export const listSessionsTool: ToolDefinition<typeof ListSessionsSchema> = defin
   handler: async (_input: Record<string, never>, context: ToolContext) => {
     const mine = context.orchestrator.monitor
       .list()
+      .filter((session) => session.endedAt === null)
       .filter((session) => context.client === undefined || session.client === context.client);
     return {
       text: formatSessionList(mine, Date.now()),

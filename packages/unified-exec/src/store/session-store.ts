@@ -123,7 +123,7 @@ export type SessionEvent =
   | { readonly type: "output"; readonly id: number; readonly data: Buffer }
   | { readonly type: "resized"; readonly id: number; readonly cols: number; readonly rows: number }
   | { readonly type: "exited"; readonly id: number; readonly exitCode: number }
-  | { readonly type: "removed"; readonly id: number };
+  | { readonly type: "removed"; readonly id: number; readonly info: SessionInfo };
 
 /** Codex's clamp for exec_command and write_stdin yields: 250–30000 ms. */
 export function clampYield(ms: number): number {
@@ -424,7 +424,7 @@ export class SessionStore {
   #forget(session: Session): void {
     if (!this.#sessions.delete(session.id)) return;
     this.#kept.delete(session.id);
-    this.#emit({ type: "removed", id: session.id });
+    this.#emit({ type: "removed", id: session.id, info: infoOf(session) });
     if (!session.running) void session.terminate();
   }
 
