@@ -137,6 +137,7 @@ describe("conchd --http: startup and its token", () => {
       "exec_command",
       "write_stdin",
       "shell",
+      "list_sessions",
     ]);
   });
 
@@ -423,6 +424,7 @@ describe.each(CLIENTS)("conchd --http with the %s client", (kind) => {
       "exec_command",
       "write_stdin",
       "shell",
+      "list_sessions",
     ]);
     const result = await connection.callTool("shell_command", { command: "echo hi" });
     expect(textOf(result)).toMatch(/^Exit code: 0\nWall time: \d+\.\d seconds\nOutput:\nhi\n?$/);
