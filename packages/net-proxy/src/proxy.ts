@@ -84,6 +84,9 @@ const MAX_HEAD_BYTES = 16 * 1024;
 const HEAD_TIMEOUT_MS = 10_000;
 const DEFAULT_ASK_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+// Questions about unlisted hosts one endpoint (one command or session) may have asked at once, and in all.
+const MAX_QUESTIONS_AT_ONCE = 2;
+const MAX_QUESTIONS = 10;
 
 const CLASS_WORDS: Readonly<Record<AddressClass, string>> = {
   loopback: "a loopback address",
@@ -199,6 +202,12 @@ export class NetProxy {
       ]).finally(() => clearTimeout(timer));
     });
     if (answer === "allow") return { by: "user", reason: "allowed by the user" };
+    if (answer === "too-many") {
+      throw new Refusal(
+        "blocked-by-allowlist",
+        `${verdict.reason}; this command asked about too many hosts (${MAX_QUESTIONS} in all, ${MAX_QUESTIONS_AT_ONCE} at a time), so no more are asked`,
+      );
+    }
     if (answer === "timeout") {
       throw Object.assign(
         new Refusal(
@@ -406,6 +415,8 @@ export class ProxyEndpoint {
   readonly #onEvent: ((event: ProxyEvent) => void) | undefined;
   readonly #granted = new Set<string>();
   readonly #questions = new Map<string, Promise<AskAnswer | "timeout">>();
+  #inFlight = 0;
+  #askedCount = 0;
 
   constructor(label: string, proxy: NetProxy, options: EndpointOptions = {}) {
     this.label = label;
@@ -432,14 +443,25 @@ export class ProxyEndpoint {
     host: string,
     port: number,
     ask: () => Promise<AskAnswer | "timeout">,
-  ): Promise<AskAnswer | "timeout"> {
+  ): Promise<AskAnswer | "timeout" | "too-many"> {
     const key = grantKey(host, port);
     const asking = this.#questions.get(key);
     if (asking !== undefined) return asking;
-    const asked = ask().then((answer) => {
-      if (answer === "allow") this.#questions.delete(key);
-      return answer;
-    });
+    // A command cannot flood the person (nor push other calls' questions off the pending list) with
+    // hosts: a few questions at a time, and a bounded number in all.
+    if (this.#inFlight >= MAX_QUESTIONS_AT_ONCE || this.#askedCount >= MAX_QUESTIONS) {
+      return Promise.resolve("too-many");
+    }
+    this.#askedCount++;
+    this.#inFlight++;
+    const asked = ask()
+      .then((answer) => {
+        if (answer === "allow") this.#questions.delete(key);
+        return answer;
+      })
+      .finally(() => {
+        this.#inFlight--;
+      });
     this.#questions.set(key, asked);
     return asked;
   }

@@ -283,6 +283,40 @@ describe("NetProxy: questions, grants and what an endpoint is told", () => {
     expect(asked).toBe(1);
   });
 
+  it("a command cannot flood the person with hosts: two questions at a time, ten in all", async () => {
+    const hosts = Array.from({ length: 12 }, (_, i) => `h${i}.test`);
+    const many = NetworkPolicy.from({
+      allowAddresses: ["127.0.0.1"],
+      resolve: Object.fromEntries(hosts.map((host) => [host, "127.0.0.1"])),
+    });
+    let asked = 0;
+    const release: (() => void)[] = [];
+    const asking = await proxy(many, {
+      ask: () => {
+        asked++;
+        return new Promise((resolve) => release.push(() => resolve("deny")));
+      },
+    });
+    const via = (host: string) =>
+      curl("-i", "-x", `http://127.0.0.1:${asking.port}`, `http://${host}:${originPort}/`);
+    const first = [via("h0.test"), via("h1.test")];
+    while (asked < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    // A third at once is refused unasked.
+    expect((await via("h2.test")).stdout).toContain("asked about too many hosts (10 in all, 2 at a time)");
+    for (const done of release.splice(0)) done();
+    await Promise.all(first);
+    // One at a time, up to ten in all; the eleventh is not asked.
+    for (const host of hosts.slice(3, 11)) {
+      const answered = via(host);
+      while (release.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (const done of release.splice(0)) done();
+      await answered;
+    }
+    expect(asked).toBe(10);
+    expect((await via("h11.test")).stdout).toContain("asked about too many hosts");
+    expect(asked).toBe(10);
+  });
+
   it("no answer in time aborts the question's signal", async () => {
     let signal: AbortSignal | null = null;
     const silent = await proxy(policy(), {
