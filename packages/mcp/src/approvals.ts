@@ -155,6 +155,13 @@ function acceptedAnswer(content: unknown, request: ApprovalRequest): ApprovalAns
   return { decision: "denied", decidedBy: "elicitation", reason: rejectedText(note) };
 }
 
+/** A form's answer: accepted (checked), declined (a no), or dismissed (nobody said yes). */
+function formAnswer(action: string, content: unknown, request: ApprovalRequest): ApprovalAnswer {
+  if (action === "accept") return acceptedAnswer(content, request);
+  if (action === "decline") return { decision: "denied", decidedBy: "elicitation" };
+  return notApproved("the person dismissed the question without answering");
+}
+
 function rejectedText(note: unknown): string {
   return typeof note === "string" && note.trim() !== ""
     ? `rejected by user: ${visibleText(note.trim())}`
@@ -222,10 +229,7 @@ function elicitingApprover(
           form.abort();
           return first.answer;
         }
-        const { result } = first;
-        if (result.action === "accept") return acceptedAnswer(result.content, request);
-        if (result.action === "decline") return { decision: "denied", decidedBy: "elicitation" };
-        return notApproved("the person dismissed the question without answering");
+        return formAnswer(first.result.action, first.result.content, request);
       } catch (error) {
         if (signal.aborted) return { decision: "abort", decidedBy: "elicitation" };
         const message = error instanceof Error ? error.message : String(error);
@@ -269,11 +273,7 @@ function networkApprover(
       const asked: Promise<ApprovalAnswer> = canAsk
         ? ctx.mcpReq
             .elicitInput(approvalForm(request, policy, client.name, elsewhere.id), { signal: form.signal })
-            .then((result): ApprovalAnswer => {
-              if (result.action === "accept") return acceptedAnswer(result.content, request);
-              if (result.action === "decline") return { decision: "denied", decidedBy: "elicitation" };
-              return notApproved("the person dismissed the question without answering");
-            })
+            .then((result) => formAnswer(result.action, result.content, request))
             // The form could not be shown (the call has returned): the pending list still can be answered.
             .catch(() => new Promise<ApprovalAnswer>(() => {}))
         : new Promise<ApprovalAnswer>(() => {});
@@ -333,9 +333,7 @@ class RoundApprover implements Approver {
       const view = inputResponse(this.#ctx.mcpReq.inputResponses, APPROVAL_INPUT);
       if (view.kind === "elicit") {
         this.#pending.withdraw(request);
-        if (view.action === "accept") return acceptedAnswer(view.content, request);
-        if (view.action === "decline") return { decision: "denied", decidedBy: "elicitation" };
-        return notApproved("the person dismissed the question without answering");
+        return formAnswer(view.action, view.content, request);
       }
     }
     // Listed while the client's form asks it, so a person elsewhere may answer first.
