@@ -207,6 +207,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
         profile,
         orchestrator,
         maxOutputTokens: config.maxOutputTokens,
+        oneShotOutputTokens: config.oneShotOutputTokens,
         durableOneShot: config.durableOneShot,
         ...(options.callLimitMs === undefined ? {} : { callLimitMs: options.callLimitMs }),
       }),

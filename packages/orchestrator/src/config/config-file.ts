@@ -154,6 +154,9 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       case "max_output_tokens":
         values.maxOutputTokens = positiveInteger(key, value);
         break;
+      case "one_shot_output_tokens":
+        values.oneShotOutputTokens = positiveInteger(key, value);
+        break;
       case "spill_retention_days":
         values.spillRetentionDays = positiveInteger(key, value);
         break;

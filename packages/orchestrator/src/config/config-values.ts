@@ -47,6 +47,7 @@ export interface ConfigFileValues {
   allowRead?: string[];
   toolProfile?: ToolProfileName;
   maxOutputTokens?: number;
+  oneShotOutputTokens?: number;
   spillRetentionDays?: number;
   rulesDirs?: string[];
   durableOneShot?: boolean;
@@ -81,6 +82,7 @@ export const CONFIG_KEYS: readonly string[] = [
   "allow_read",
   "tool_profile",
   "max_output_tokens",
+  "one_shot_output_tokens",
   "spill_retention_days",
   "rules_dirs",
   "durable_one_shot",

@@ -72,6 +72,7 @@ describe("loadConfig", () => {
       allowRead: [],
       toolProfile: "codex",
       maxOutputTokens: 10000,
+      oneShotOutputTokens: 2000,
       spillRetentionDays: 7,
       rulesDirs: [join(home, ".config", "conch", "rules")],
       durableOneShot: false,
@@ -107,6 +108,7 @@ describe("loadConfig", () => {
         'allow_read = ["~/.ssh/known_hosts"]',
         'tool_profile = "bash"',
         "max_output_tokens = 2000",
+        "one_shot_output_tokens = 1500",
         "spill_retention_days = 3",
         'rules_dirs = ["rules", "/etc/conch/rules"]',
         "durable_one_shot = true",
@@ -139,6 +141,7 @@ describe("loadConfig", () => {
       allowRead: [join(home, ".ssh", "known_hosts")],
       toolProfile: "bash",
       maxOutputTokens: 2000,
+      oneShotOutputTokens: 1500,
       spillRetentionDays: 3,
       rulesDirs: [join(home, "rules"), "/etc/conch/rules"],
       durableOneShot: true,
@@ -229,6 +232,7 @@ describe("loadConfig", () => {
       allowRead: [],
       toolProfile: "argv",
       maxOutputTokens: 500,
+      oneShotOutputTokens: 2000,
       spillRetentionDays: 1,
       rulesDirs: [join(home, ".config", "conch", "rules")],
       durableOneShot: true,
@@ -529,7 +533,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, received an unknown key`,
     );
   });
 

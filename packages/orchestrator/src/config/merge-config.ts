@@ -42,6 +42,8 @@ export interface ConfigSettings {
   readonly allowRead: readonly string[];
   readonly toolProfile: ToolProfileName;
   readonly maxOutputTokens: number;
+  /** A one-shot command's text budget (`one_shot_output_tokens`), at most `maxOutputTokens`. */
+  readonly oneShotOutputTokens: number;
   readonly spillRetentionDays: number;
   readonly rulesDirs: readonly string[];
   readonly durableOneShot: boolean;
@@ -68,6 +70,8 @@ export interface ConfigSettings {
 }
 
 const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
+// A one-shot's text: the head and tail of a long output, about 8 KB; the rest is in its spill file.
+const DEFAULT_ONE_SHOT_OUTPUT_TOKENS = 2000;
 const DEFAULT_SPILL_RETENTION_DAYS = 7;
 const DEFAULT_SHELL_SNAPSHOT_TTL_S = 3600;
 const DEFAULT_APPROVAL_TIMEOUT_S = 300;
@@ -95,6 +99,7 @@ export function defaultSettings(configDir: string): ConfigSettings {
     allowRead: [],
     toolProfile: "codex",
     maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
+    oneShotOutputTokens: DEFAULT_ONE_SHOT_OUTPUT_TOKENS,
     spillRetentionDays: DEFAULT_SPILL_RETENTION_DAYS,
     rulesDirs: [join(configDir, "rules")],
     durableOneShot: false,
@@ -265,6 +270,11 @@ export async function applyProjectConfig(
     allowRead: user.allowRead,
     toolProfile: values.toolProfile ?? user.toolProfile,
     maxOutputTokens: lower("max_output_tokens", user.maxOutputTokens, values.maxOutputTokens),
+    oneShotOutputTokens: lower(
+      "one_shot_output_tokens",
+      user.oneShotOutputTokens,
+      values.oneShotOutputTokens,
+    ),
     spillRetentionDays: lower("spill_retention_days", user.spillRetentionDays, values.spillRetentionDays),
     rulesDirs,
     durableOneShot: values.durableOneShot ?? user.durableOneShot,

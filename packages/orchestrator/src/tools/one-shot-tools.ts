@@ -54,7 +54,7 @@ export const shellCommandTool: ToolDefinition<typeof ShellCommandSchema> = defin
       ...shellScriptRequest(context.shell(), input.command, input.login ?? true),
       cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
       timeoutMs: input.timeout_ms,
-      maxOutputTokens: context.maxOutputTokens,
+      maxOutputTokens: context.oneShotOutputTokens,
       ...fields,
     };
     // A call must end before the client gives up on it: a longer command returns as a session at the
@@ -184,7 +184,7 @@ export const shellTool: ToolDefinition<typeof ShellSchema> = defineTool({
         argv: input.command,
         cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
         timeoutMs: input.timeout_ms,
-        maxOutputTokens: context.maxOutputTokens,
+        maxOutputTokens: context.oneShotOutputTokens,
         ...fields,
       },
       context,
@@ -235,7 +235,7 @@ export const bashTool: ToolDefinition<typeof BashSchema> = defineTool({
         ...shellScriptRequest(bashShell(context), input.command, input.login ?? true),
         cwd: resolve(context.orchestrator.cwd, input.workdir ?? "."),
         timeoutMs: input.timeout_ms,
-        maxOutputTokens: context.maxOutputTokens,
+        maxOutputTokens: context.oneShotOutputTokens,
         description: input.description,
       },
       context,
@@ -260,7 +260,7 @@ export const argvShellTool: ToolDefinition<typeof ArgvShellSchema> = defineTool(
         cwd: resolve(context.orchestrator.cwd, input.cwd ?? "."),
         // Whole milliseconds, at least one: a timer cannot fire sooner.
         timeoutMs: Math.max(1, Math.round(input.timeout_seconds * 1000)),
-        maxOutputTokens: context.maxOutputTokens,
+        maxOutputTokens: context.oneShotOutputTokens,
       },
       context,
       "cwd",

@@ -14,6 +14,12 @@ export interface ToolSetOptions {
   readonly orchestrator: ToolOrchestrator;
   /** The cap on model output tokens per call (the config's `max_output_tokens`); default 10000. */
   readonly maxOutputTokens?: number;
+  /**
+   * The budget of a one-shot command's text (shell_command, shell, bash; the config's
+   * `one_shot_output_tokens`), at most `maxOutputTokens`; default 2000: a long output's head and tail,
+   * whole lines, with its spill file to read the rest from.
+   */
+  readonly oneShotOutputTokens?: number;
   /** The shell scripts run in; the user's shell (passwd entry, `$SHELL`, ...) by default. */
   readonly shell?: Shell;
   /** A shell_command still running at its timeout becomes a session to poll instead of being killed. */
@@ -38,6 +44,7 @@ export interface ToolSet {
 }
 
 const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
+const DEFAULT_ONE_SHOT_OUTPUT_TOKENS = 2000;
 
 async function profileTools(profile: ToolProfileName): Promise<readonly ToolDefinition[]> {
   // zod and the schemas load only when tools are wanted, so `conch run` never pays for them.
@@ -89,6 +96,16 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
       expectedReceived("maxOutputTokens", "a positive integer", maxOutputTokens),
     );
   }
+  const oneShotOutputTokens = Math.min(
+    options.oneShotOutputTokens ?? DEFAULT_ONE_SHOT_OUTPUT_TOKENS,
+    maxOutputTokens,
+  );
+  if (!Number.isSafeInteger(oneShotOutputTokens) || oneShotOutputTokens < 1) {
+    throw new OrchestratorError(
+      "INVALID_REQUEST",
+      expectedReceived("oneShotOutputTokens", "a positive integer", options.oneShotOutputTokens),
+    );
+  }
   let shell = options.shell;
   const limit = options.callLimitMs;
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
@@ -137,6 +154,7 @@ export async function createToolSet(options: ToolSetOptions): Promise<ToolSet> {
       ...context,
       orchestrator,
       maxOutputTokens,
+      oneShotOutputTokens,
       durableOneShot: options.durableOneShot === true,
       callLimitMs: options.callLimitMs ?? null,
       given: new Set(typeof input === "object" && input !== null ? Object.keys(input) : []),

@@ -14,6 +14,8 @@ export interface ToolContext extends RunContext {
   readonly shell: () => Shell;
   /** The configured cap on model output tokens; a call may ask for fewer. */
   readonly maxOutputTokens: number;
+  /** The budget of a one-shot command's text (shell_command, shell, bash): smaller by default. */
+  readonly oneShotOutputTokens: number;
   /** A shell_command that outlives its timeout becomes a session the model can poll (config). */
   readonly durableOneShot: boolean;
   /**
