@@ -87,6 +87,8 @@ const dir = scratch("conch-net-tasks-");
 let approvals = 0;
 let failed = 0;
 const texts = [];
+const failures = [];
+const asked = [];
 const begin = performance.now();
 const server = registry(packed(dir.root));
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -103,8 +105,13 @@ try {
     ].join("\n"),
   );
   const approver = {
-    async request() {
+    async request(request) {
       approvals += 1;
+      asked.push(
+        request.network === undefined
+          ? request.argv.join(" ")
+          : `network ${request.network.host}:${request.network.port}`,
+      );
       return "approved";
     },
   };
@@ -113,7 +120,11 @@ try {
     const { result, text } = await tools.call(call.tool, call.arguments, { approver });
     texts.push(text);
     const ok = result.status === "ok" && (result.exit_code === 0 || result.running === true);
-    if (!ok) failed += 1;
+    if (!ok) {
+      failed += 1;
+      // What went wrong, for the summary: the call and the start of its text.
+      failures.push(`${JSON.stringify(call.arguments)} -> ${text.slice(0, 400)}`);
+    }
     if (process.argv.includes("--calls"))
       console.error(JSON.stringify(call.arguments), "\n", text.slice(0, 800));
   }
@@ -174,7 +185,17 @@ try {
   } finally {
     rmSync(off.root, { recursive: true, force: true });
   }
-  const summary = { calls: calls.length, approvals, failed, done, ms: workMs, offRuntime, offCli };
+  const summary = {
+    calls: calls.length,
+    approvals,
+    failed,
+    done,
+    ms: workMs,
+    offRuntime,
+    offCli,
+    asked,
+    failures,
+  };
   if (process.argv.includes("--json")) console.log(JSON.stringify(summary));
   else {
     console.log(

@@ -594,6 +594,13 @@ await group("network work", () => {
     ratio: "-",
     target: "0 approvals",
   });
+  // What was asked and what failed, when anything was: the run says it rather than hiding it.
+  for (const line of [
+    ...net.asked.map((what) => `asked: ${what}`),
+    ...net.failures.map((what) => `failed: ${what}`),
+  ]) {
+    rows.push({ benchmark: `  ${line.slice(0, 300)}`, baseline: "-", conch: "-", ratio: "-", target: "-" });
+  }
   for (const [how, off] of [
     ["a runtime (conchd's path)", net.offRuntime],
     ["conch run", net.offCli],
