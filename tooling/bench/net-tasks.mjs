@@ -83,6 +83,12 @@ function project(cwd, port) {
 
 // Not under /tmp: the sandbox gives commands a private /tmp.
 process.env.TMPDIR = "/var/tmp";
+// `pnpm bench` runs this under pnpm, which sets npm's config in the environment (npm_config_registry
+// among them), and commands inherit it: it would override the project's .npmrc, as it would not in a
+// person's shell. The replay starts from a shell's environment.
+for (const name of Object.keys(process.env)) {
+  if (/^npm_/i.test(name)) delete process.env[name];
+}
 const dir = scratch("conch-net-tasks-");
 let approvals = 0;
 let failed = 0;
