@@ -142,13 +142,27 @@ export async function appendAllowRuleToFile(path: string, prefix: readonly strin
   if (malformed !== undefined) {
     throw invalidRules(path, null, `prefix token ${JSON.stringify(malformed)} is not well-formed Unicode`);
   }
+  return amendFile(path, (text, toml) =>
+    toml ? appendToTomlFile(path, text, prefix) : appendToRulesFile(text, prefix),
+  );
+}
+
+/**
+ * Replaces the rules file at `path` (a symlink's target; created with its directory if needed) with what
+ * `update` makes of its text, atomically and one change at a time per file; `update` returns null to
+ * leave it as it is. Resolves to whether it was written.
+ */
+async function amendFile(
+  path: string,
+  update: (text: string, toml: boolean) => string | null,
+): Promise<boolean> {
   const absolute = resolve(path);
   const target = await writtenPath(absolute);
   const toml = absolute.toLowerCase().endsWith(".toml");
   return serialized(target, async () => {
     await mkdir(dirname(target), { recursive: true });
     const { text, mode } = await readIfExists(target);
-    const updated = toml ? appendToTomlFile(path, text, prefix) : appendToRulesFile(text, prefix);
+    const updated = update(text, toml);
     if (updated === null) return false;
     await writeAtomically(target, updated, mode);
     return true;
@@ -180,30 +194,23 @@ export async function appendNetworkRuleToFile(
     if (error instanceof RuleProblem) throw invalidRules(path, null, error.message, error);
     throw error;
   }
-  const absolute = resolve(path);
-  const target = await writtenPath(absolute);
-  const toml = absolute.toLowerCase().endsWith(".toml");
-  return serialized(target, async () => {
-    await mkdir(dirname(target), { recursive: true });
-    const { text, mode } = await readIfExists(target);
-    let updated: string | null;
-    if (toml) {
-      const existing = parseToml(path, text).network_rule;
-      const same =
-        Array.isArray(existing) &&
-        existing.some((entry: unknown) => {
-          const table = entry as { host?: unknown; protocol?: unknown; decision?: unknown };
-          return table.host === host && table.protocol === spelled && table.decision === "allow";
-        });
-      const block = `[[network_rule]]\nhost = ${tomlString(host)}\nprotocol = ${tomlString(spelled)}\ndecision = "allow"\n`;
-      updated = same ? null : text.trim() === "" ? block : `${separated(text)}\n${block}`;
-      if (updated !== null) parseToml(path, updated);
-    } else {
+  return amendFile(path, (text, toml) => {
+    if (!toml) {
       const line = networkRulesLine(host, spelled);
-      updated = text.split(/\r?\n/).includes(line) ? null : `${separated(text)}${line}\n`;
+      return text.split(/\r?\n/).includes(line) ? null : `${separated(text)}${line}\n`;
     }
-    if (updated === null) return false;
-    await writeAtomically(target, updated, mode);
-    return true;
+    const existing = parseToml(path, text).network_rule;
+    const same =
+      Array.isArray(existing) &&
+      existing.some((entry: unknown) => {
+        const table = entry as { host?: unknown; protocol?: unknown; decision?: unknown };
+        return table.host === host && table.protocol === spelled && table.decision === "allow";
+      });
+    if (same) return null;
+    const block = `[[network_rule]]\nhost = ${tomlString(host)}\nprotocol = ${tomlString(spelled)}\ndecision = "allow"\n`;
+    const updated = text.trim() === "" ? block : `${separated(text)}\n${block}`;
+    // Never write a broken file.
+    parseToml(path, updated);
+    return updated;
   });
 }

@@ -14,7 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { appendAllowRuleToFile } from "../src/amend.js";
+import { appendAllowRuleToFile, appendNetworkRuleToFile } from "../src/amend.js";
 import { isExecPolicyError } from "../src/errors.js";
 import { evaluateExecPolicy } from "../src/evaluate.js";
 import { loadExecPolicyFiles } from "../src/load.js";
@@ -190,5 +190,31 @@ describe("appendAllowRuleToFile writes", () => {
       `${path}: prefix token "a\\ud800" is not well-formed Unicode`,
     );
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe("appendNetworkRuleToFile", () => {
+  it("appends Codex's network_rule once, to a .rules or a .toml file, and the rules read it", async () => {
+    const rules = join(dir, "rules", "default.rules");
+    expect(await appendNetworkRuleToFile(rules, { host: "Registry.Test", protocol: "socks5" })).toBe(true);
+    expect(await appendNetworkRuleToFile(rules, { host: "registry.test", protocol: "socks5" })).toBe(false);
+    expect(await readFile(rules, "utf8")).toBe(
+      'network_rule(host="registry.test", protocol="socks5_tcp", decision="allow")\n',
+    );
+    const toml = join(dir, "rules", "net.toml");
+    expect(await appendNetworkRuleToFile(toml, { host: "a.test", protocol: "https" })).toBe(true);
+    expect(await appendNetworkRuleToFile(toml, { host: "a.test", protocol: "https" })).toBe(false);
+    expect(await readFile(toml, "utf8")).toBe(
+      '[[network_rule]]\nhost = "a.test"\nprotocol = "https"\ndecision = "allow"\n',
+    );
+    const policy = await loadExecPolicyFiles([rules, toml]);
+    expect(policy.networkRules.map((rule) => [rule.host, rule.decision])).toEqual([
+      ["registry.test", "allow"],
+      ["a.test", "allow"],
+    ]);
+    // A host a rules file would refuse is refused, and nothing is written.
+    expect(
+      (await rejection(appendNetworkRuleToFile(rules, { host: "*.test", protocol: "https" }))).message,
+    ).toContain("wildcards are not allowed");
   });
 });
