@@ -3,7 +3,7 @@
 // another uid). Run as root, this re-runs the suites that attempt escapes as uid/gid 65534 (nobody) with
 // a home of their own; run as anyone else, the suites already ran unprivileged and there is nothing to do.
 import { spawnSync } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -38,6 +38,15 @@ const home = mkdtempSync("/var/tmp/conch-nobody-home-");
 chownSync(home, NOBODY, NOBODY);
 const vitest = join(ROOT, "node_modules", "vitest", "vitest.mjs");
 let failed = 0;
+// The caller's list of failed tests (tooling/scripts/test.mjs), with "as uid 65534" on each entry.
+function copyFailures(dir) {
+  const mine = join(home, "failures.txt");
+  const theirs = process.env.CONCH_TEST_FAILURES;
+  if (!existsSync(mine)) return;
+  const text = readFileSync(mine, "utf8").replaceAll(/^FAIL /gm, `FAIL (as uid ${NOBODY}, ${dir}) `);
+  rmSync(mine, { force: true });
+  if (theirs !== undefined && theirs !== "") appendFileSync(theirs, text);
+}
 try {
   for (const suite of SUITES) {
     console.log(`\ntest-unprivileged: ${suite.dir} ${suite.files.join(" ")} as uid ${NOBODY}`);
@@ -66,10 +75,13 @@ try {
           XDG_CACHE_HOME: join(home, ".cache"),
           USER: "nobody",
           LOGNAME: "nobody",
+          // The failed tests go to a file this uid can write; copied to the caller's below.
+          CONCH_TEST_FAILURES: join(home, "failures.txt"),
         },
       },
     );
     if (run.status !== 0) failed += 1;
+    copyFailures(suite.dir);
   }
 } finally {
   rmSync(home, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 // Plain JavaScript, not TypeScript: Vite bundles a vitest.config.ts but leaves every bare import to
 // Node, which loads this file natively, and Node 20 cannot load TypeScript. The types are vitest.d.ts.
 import { defineConfig } from "vitest/config";
+import { FailureReporter } from "./failure-reporter.js";
 
 const CONDITIONS = ["@conch/source", "import", "module", "node", "default"];
 
@@ -13,5 +14,6 @@ export const conchVitestConfig = defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 30_000,
+    reporters: ["default", new FailureReporter()],
   },
 });
