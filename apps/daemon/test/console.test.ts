@@ -492,6 +492,35 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
     await context.close();
   });
 
+  it("a session whose program waits for input is flagged, listed first and counted on the tab", async () => {
+    const agent = await mcp("waiting-client", async () => ({
+      action: "accept",
+      content: { decision: "approve" },
+    }));
+    const busy = await agent.call("exec_command", { cmd: "sleep 60", tty: true, yield_time_ms: 250 });
+    expect(textOf(busy)).toContain("Process running");
+    const asks = await agent.call("exec_command", {
+      cmd: "printf 'Overwrite? [y/N] '; read answer; echo got-$answer",
+      tty: true,
+      yield_time_ms: 500,
+    });
+    const id = (asks.structuredContent as { session_id: number }).session_id;
+    const context = await launched.browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await signedIn(context);
+    const row = page.locator("tr.waiting[data-session]", { hasText: "Overwrite?" });
+    await row.waitFor();
+    expect(await row.textContent()).toMatch(/waiting for input \(\w+\)/);
+    // First in the list, and counted on the Sessions tab; the sleep is not waiting.
+    expect(await page.locator("tr[data-session]").first().getAttribute("data-session")).toBe(String(id));
+    expect(await page.locator("#waiting-count").textContent()).toBe("1");
+    expect(await page.locator("tr.waiting[data-session]", { hasText: "sleep 60" }).count()).toBe(0);
+    expect(await accessibilityProblems(page)).toEqual([]);
+    // Answered, it no longer waits.
+    await agent.call("write_stdin", { session_id: id, chars: "y\n", yield_time_ms: 2000 });
+    await page.locator("#waiting-count").waitFor({ state: "hidden" });
+    await context.close();
+  });
+
   it("shows the audit log live, filtered by client, session and decision", async () => {
     const context = await launched.browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await signedIn(context);

@@ -238,6 +238,30 @@ describeWith(["bwrap", "pty"], "answers a model can act on", () => {
     );
   });
 
+  it("list_sessions says which session waits for input, and which shell idles at its prompt", async () => {
+    const set = await tools();
+    const asks = await set.call("exec_command", {
+      cmd: "printf 'Proceed? '; read answer",
+      tty: true,
+      yield_time_ms: 500,
+    });
+    const shell = await set.call("exec_command", { cmd: "bash --norc -i", tty: true, yield_time_ms: 1000 });
+    // Each is flagged once its terminal has been quiet for a second: listed until both are (bounded).
+    let text = "";
+    for (let round = 0; round < 100; round++) {
+      text = (await set.call("list_sessions", {})).text;
+      if (text.includes("waiting for input") && text.includes("idle at its shell prompt")) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const rows = text.split("\n");
+    expect(rows.find((row) => row.startsWith(`${asks.result.session_id}\t`))).toMatch(
+      /\trunning, waiting for input \((bash|sh|dash)\)\t/,
+    );
+    expect(rows.find((row) => row.startsWith(`${shell.result.session_id}\t`))).toContain(
+      "\tidle at its shell prompt\t",
+    );
+  });
+
   it("a person's keys, typed one by one, are one audit row per line", async () => {
     const set = await tools();
     const shell = await set.call("exec_command", { cmd: "bash --norc -i", tty: true, yield_time_ms: 1000 });

@@ -1,5 +1,6 @@
 // The live session list: id, command, cwd, sandbox, state, exit code, age, last line and the client
-// that started it, updated as the daemon pushes it.
+// that started it, updated as the daemon pushes it. Sessions whose program waits for a person's input (a
+// question, a password, an editor) come first, marked, and are counted on the Sessions tab.
 import type { SessionView } from "@conch/orchestrator";
 import { api } from "./api.js";
 import { age, byId, el } from "./dom.js";
@@ -18,8 +19,18 @@ export function knownSession(id: number): ListedSession | undefined {
   return sessions.find((session) => session.id === id);
 }
 
-function state(session: ListedSession): string {
-  if (session.running) return "running";
+/** Whether a program (not the session's shell at its prompt) waits for input on the session's terminal. */
+function waitsForInput(session: ListedSession): boolean {
+  return session.running && session.waitingForInput !== null && !session.waitingForInput.shellPrompt;
+}
+
+function state(session: ListedSession): string | HTMLElement {
+  if (session.running) {
+    const wait = session.waitingForInput;
+    if (wait === null) return "running";
+    if (wait.shellPrompt) return "idle at its shell prompt";
+    return el("strong", {}, `waiting for input (${wait.program})`);
+  }
   const code = session.exitCode === null ? "exited" : `exited ${session.exitCode}`;
   return session.endedAt === null ? code : `${code}, ${age(session.now - session.endedAt)} ago`;
 }
@@ -27,8 +38,13 @@ function state(session: ListedSession): string {
 function render(): void {
   const selected = openSessionId();
   byId("no-sessions").hidden = sessions.length > 0;
+  const waiting = sessions.filter(waitsForInput);
+  const count = byId("waiting-count");
+  count.textContent = String(waiting.length);
+  count.hidden = waiting.length === 0;
+  const ordered = [...waiting, ...sessions.filter((session) => !waitsForInput(session))];
   byId("session-rows").replaceChildren(
-    ...sessions.map((session) => {
+    ...ordered.map((session) => {
       const open =
         session.endedAt === null
           ? el("button", { type: "button", "aria-label": `Open session ${session.id}` }, "Open")
@@ -51,6 +67,7 @@ function render(): void {
         el("td", {}, open),
       );
       if (session.id === selected) row.classList.add("selected");
+      if (waitsForInput(session)) row.classList.add("waiting");
       return row;
     }),
   );

@@ -173,10 +173,17 @@ export function createConsole(options: ConsoleOptions): Console {
     pending.onChange(() => broadcast("approvals", () => pending.list())),
     runtime.audit.subscribe((entry) => broadcast("audit", () => entry)),
   ];
+  // Each second: the list again when output came (the last lines), or when what waits for input changed
+  // (a program starts or stops waiting without printing a byte).
+  let waitingBefore = "";
   const refresh = setInterval(() => {
-    if (!outputSince) return;
+    if (tabs.size === 0) return;
+    const list = sessionList();
+    const waiting = JSON.stringify(list.map((view) => [view.id, view.waitingForInput]));
+    if (!outputSince && waiting === waitingBefore) return;
     outputSince = false;
-    broadcast("sessions", sessionList);
+    waitingBefore = waiting;
+    broadcast("sessions", () => list);
   }, LIST_REFRESH_MS);
   refresh.unref();
 

@@ -51,13 +51,23 @@ export interface TerminalListEntry {
   readonly startedAt: number;
   readonly lastOutputAt: number | null;
   readonly command: string;
+  /** What waits for input on its terminal (a program reading it, or its shell at the prompt), or null. */
+  readonly waitingForInput: { readonly program: string; readonly shellPrompt: boolean } | null;
+}
+
+/** A session's state in a list: running (and what waits for input, if anything), or how it exited. */
+function listedState(s: TerminalListEntry): string {
+  if (!s.running) return `exited ${s.exitCode}`;
+  const wait = s.waitingForInput;
+  if (wait === null) return "running";
+  return wait.shellPrompt ? "idle at its shell prompt" : `running, waiting for input (${wait.program})`;
 }
 
 /** terminal_list: one tab-separated line per terminal, ages relative to `now`. */
 export function formatTerminalList(sessions: readonly TerminalListEntry[], now: number): string {
   if (sessions.length === 0) return "No open terminals.";
   const lines = sessions.map((s) => {
-    const state = s.running ? "running" : `exited ${s.exitCode}`;
+    const state = listedState(s);
     const last = s.lastOutputAt === null ? "never" : `${age(now - s.lastOutputAt)} ago`;
     return `${s.id}\tpid ${s.pid}\t${state}\tage ${age(now - s.startedAt)}\toutput ${last}\t${visibleText(s.command)}`;
   });
@@ -84,7 +94,7 @@ export interface SessionListEntry extends TerminalListEntry {
 export function formatSessionList(sessions: readonly SessionListEntry[], now: number): string {
   if (sessions.length === 0) return "No live sessions: start one with exec_command.";
   const lines = sessions.map((s) => {
-    const state = s.running ? "running" : `exited ${s.exitCode}`;
+    const state = listedState(s);
     const last = s.lastLine === "" ? "(no output)" : visibleText(s.lastLine);
     return `${s.id}\t${state}\t${s.tty ? "tty" : "pipes"}\tage ${age(now - s.startedAt)}\t${visibleText(s.command)}\tlast: ${last}`;
   });

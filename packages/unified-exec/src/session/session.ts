@@ -10,6 +10,7 @@ import {
 import type { EnvPolicy } from "@conch/protocol";
 import { stdinClosed, UnifiedExecError } from "../errors.js";
 import { ScreenRenderer } from "../render/screen-renderer.js";
+import { foregroundInputWait } from "./input-wait.js";
 import { type ProcessHandle, pipeHandle, spawnPty } from "./process-handle.js";
 import { LastLine, PROMPT_ENDINGS, ShellPrompt } from "./shell-prompt.js";
 
@@ -24,6 +25,8 @@ const CTRL_C = "\u0003";
 const SHELL_QUIET_MS = 3;
 // How often a shell seen busy is looked at again while its output is quiet.
 const SHELL_POLL_MS = 10;
+// How long a terminal must print nothing before what sleeps reading it counts as waiting for input.
+const INPUT_QUIET_MS = 1000;
 // How long a shell must stay at its prompt, with no output, before the answer counts as settled.
 const SHELL_CONFIRM_MS = 5;
 const DEFAULT_COLS = 80;
@@ -284,6 +287,20 @@ export class Session {
   /** `Date.now()` of the last output, or null. */
   get lastOutputAt(): number | null {
     return this.#lastOutputAt;
+  }
+
+  /**
+   * What waits for a person's input on this session's terminal once it has printed nothing for
+   * INPUT_QUIET_MS: a program asleep reading its terminal (a question, a password, an editor, a pager), or
+   * the session's own shell at its prompt (`shellPrompt`). Null without a terminal, after the exit, while
+   * busy, or where the kernel does not tell.
+   */
+  inputWait(): { readonly program: string; readonly shellPrompt: boolean } | null {
+    if (!this.tty || this.#exit !== null) return null;
+    if (performance.now() - Math.max(this.#quietSince, this.#startedPerf) < INPUT_QUIET_MS) return null;
+    const wait = foregroundInputWait(this.#handle.pid);
+    if (wait === null) return null;
+    return { program: wait.program, shellPrompt: this.#prompt?.atPrompt() === true };
   }
 
   /**

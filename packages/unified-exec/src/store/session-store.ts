@@ -111,6 +111,11 @@ export interface SessionInfo {
   /** `Date.now()` at spawn. */
   readonly startedAt: number;
   readonly lastOutputAt: number | null;
+  /**
+   * What waits for input on its terminal, quiet for a second: a program reading it (`program`), or its
+   * shell at the prompt (`shellPrompt`); null when nothing does, without a terminal and after the exit.
+   */
+  readonly waitingForInput: { readonly program: string; readonly shellPrompt: boolean } | null;
 }
 
 /**
@@ -473,5 +478,6 @@ function infoOf(session: Session): SessionInfo {
     exitCode: session.exitCode,
     startedAt: session.startedAt,
     lastOutputAt: session.lastOutputAt,
+    waitingForInput: session.inputWait(),
   };
 }
