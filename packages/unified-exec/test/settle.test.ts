@@ -225,6 +225,22 @@ describeWith(["linux", "pty"], "settled returns", () => {
     QUICK,
   );
 
+  it(
+    "a window that ends while a terminal program draws lets the drawing finish",
+    async () => {
+      const sessions = store();
+      // Draws 20 rows, 30 ms apart (closer than the settle time), once a line comes, then waits.
+      const draw =
+        'import sys,time\ninput()\nfor i in range(20):\n  print("row", i, flush=True); time.sleep(0.03)\nprint("drawn", flush=True)\ntime.sleep(30)';
+      const started = await sessions.start(spec(["python3", "-c", draw], true), 1000);
+      const answer = await sessions.write(started.sessionId, "\n", 250, { raw: true });
+      // The 250 ms window ends mid-draw; the answer waits on for the rest, not a cut screen.
+      expect(answer.output).toContain("row 19");
+      expect(answer.output).toContain("drawn");
+    },
+    QUICK,
+  );
+
   it("settleMs 0 waits the whole window, as before", async () => {
     const sessions = store(0);
     const started = await sessions.start(

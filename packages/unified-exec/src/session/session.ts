@@ -284,6 +284,11 @@ export class Session {
     return this.#readOutputCount;
   }
 
+  /** `performance.now()` of the last output (of the spawn before any). */
+  get quietSincePerf(): number {
+    return Math.max(this.#quietSince, this.#startedPerf);
+  }
+
   /** `Date.now()` of the last output, or null. */
   get lastOutputAt(): number | null {
     return this.#lastOutputAt;
@@ -431,6 +436,11 @@ export class Session {
     }
     if (settle.quietMs <= 0) return false;
     return quiet >= settle.quietMs ? true : this.#quietSince + settle.quietMs;
+  }
+
+  /** How many bytes of output came since the previous read. */
+  unreadBytes(): number {
+    return this.#pending.totalBytes;
   }
 
   /** The output since the previous read, and forgets it. `raw` skips rendering for this read. */

@@ -46,6 +46,10 @@ export interface StartOptions extends CallOptions {
 // (`q`, `:q`, `:wq`, `:x`, `ZZ`, each with or without its Enter).
 // biome-ignore lint/suspicious/noControlCharactersInRegex: Ctrl-C, Ctrl-D and Escape are the point
 const ENDS_PROGRAM = /^(?:[\s\S]*[\u0003\u0004]|q|(?:\u001b)?:(?:w?q|x)!?[\r\n]?|(?:\u001b)?ZZ)$/;
+// A window that ends while a terminal program draws waits this long at most for the drawing to stop,
+// when what it drew so far is no more than a screen or two (a program printing on and on gets no grace).
+const DRAW_GRACE_MS = 1000;
+const DRAW_MAX_BYTES = 64 * 1024;
 // How long such a write waits for the exit before the answer settles as any other.
 const QUIT_WAIT_MS = 1000;
 // Control sequences (CSI, OSC, two-byte escapes) and blanks: output that shows the model nothing.
@@ -315,6 +319,22 @@ export class SessionStore {
       options.settle === false || this.#settleMs === 0 ? null : { since, quietMs: this.#settleMs };
     try {
       await session.waitUntil(deadline, options.signal, settle);
+      // The window ended while a terminal program was drawing (an editor's first screen, a prompt on
+      // its way): not cut mid-draw, but let it finish, while it still draws, for at most DRAW_GRACE_MS.
+      if (
+        settle !== null &&
+        session.tty &&
+        session.running &&
+        session.outputCount > since &&
+        session.unreadBytes() <= DRAW_MAX_BYTES &&
+        performance.now() - session.quietSincePerf < settle.quietMs &&
+        options.signal?.aborted !== true
+      ) {
+        await session.waitUntil(performance.now() + DRAW_GRACE_MS, options.signal, {
+          since,
+          quietMs: settle.quietMs,
+        });
+      }
       let { text, bytes } = await session.read(options.raw === true);
       // Settled on output that shows nothing (control sequences, blank lines): no answer yet. Never an
       // empty answer before the window ends: wait on for one that says something, or the exit.
