@@ -4,9 +4,13 @@ import * as api from "./index.js";
 describe("@conch/sandbox-linux public surface", () => {
   it("exports exactly these names", () => {
     expect(Object.keys(api).sort()).toEqual([
+      "SANDBOX_BACKEND_CHOICES",
       "SECCOMP_ARCHES",
       "buildSeccompFilter",
+      "createLandlockBackend",
       "createLinuxBackend",
+      "createLinuxBackends",
+      "landlockLimits",
       "seccompArchOf",
     ]);
   });

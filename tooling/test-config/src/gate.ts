@@ -19,6 +19,7 @@ export const NEEDS = [
   "pip",
   "ssh",
   "java",
+  "landlock",
 ] as const;
 export type Need = (typeof NEEDS)[number];
 
@@ -69,6 +70,17 @@ function bwrapMissing(): string | null {
   return `bwrap cannot create the sandbox's namespaces: ${probe.stderr.trim() || `exit code ${probe.status}`}`;
 }
 
+// landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION): the ABI, or an errno.
+const LANDLOCK_PROBE =
+  "import ctypes,os,sys\nlibc=ctypes.CDLL(None,use_errno=True)\nabi=libc.syscall(444,None,0,1)\nprint(abi if abi>0 else 'no Landlock: '+os.strerror(ctypes.get_errno()))\nsys.exit(0 if abi>0 else 1)";
+
+function landlockMissing(): string | null {
+  if (process.arch !== "x64" && process.arch !== "arm64") return `no Landlock helper for ${process.arch}`;
+  const probe = spawnSync("python3", ["-c", LANDLOCK_PROBE], { encoding: "utf8", timeout: 10_000 });
+  if (probe.error !== undefined) return `python3 (the probe's runner) did not run: ${probe.error.message}`;
+  return probe.status === 0 ? null : probe.stdout.trim() || `exit code ${probe.status}`;
+}
+
 function ptyMissing(): string | null {
   try {
     closeSync(openSync("/dev/ptmx", "r+"));
@@ -95,6 +107,11 @@ const PROBES: Readonly<Record<Need, Probe>> = {
     platforms: ["linux"],
     missing: bwrapMissing,
     fix: "install bubblewrap 0.8+ (`apt-get install bubblewrap`) and allow unprivileged user namespaces (`sysctl -w kernel.unprivileged_userns_clone=1`; on Ubuntu 24.04+ `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`)",
+  },
+  landlock: {
+    platforms: ["linux"],
+    missing: landlockMissing,
+    fix: "run on Linux 5.13 or later with Landlock enabled (`landlock` in the kernel's lsm= list), on x86_64 or aarch64",
   },
   pty: {
     platforms: ["linux", "darwin"],

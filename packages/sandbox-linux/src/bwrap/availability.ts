@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import type { Availability } from "@conch/sandbox-core";
 import { withInheritedFdsClosed } from "./fd-closer.js";
 
@@ -35,10 +36,62 @@ export function runCapture(
   });
 }
 
-/** What the probe found: the programs to run, or why the sandbox cannot run and how to fix it. */
+/**
+ * What the probe found: the programs to run, or why the sandbox cannot run and how to fix it;
+ * `namespaces` when the cause is that no user namespace can be made here (the Landlock backend's cue).
+ */
 export type BwrapProbe =
   | { readonly available: true; readonly bwrap: string; readonly shell: string }
-  | Extract<Availability, { available: false }>;
+  | (Extract<Availability, { available: false }> & { readonly namespaces?: boolean });
+
+function readSysctl(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why this host refuses user namespaces, as far as it says, and the fix for that cause: AppArmor's
+ * restriction (Ubuntu 23.10+), a sysctl set to 0, or a container whose runtime filters unshare/clone.
+ */
+function userNamespaceCause(): { cause: string; fix: string } {
+  if (
+    readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") === "1" &&
+    process.getuid?.() !== 0
+  ) {
+    return {
+      cause:
+        "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 23.10 and later)",
+      fix: 'give bwrap an AppArmor profile that allows userns (`/etc/apparmor.d/bwrap`, as Ubuntu documents), or `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`; or let Conch use Landlock (sandbox_backend = "auto", the default)',
+    };
+  }
+  if (readSysctl("/proc/sys/user/max_user_namespaces") === "0") {
+    return {
+      cause: "user namespaces are switched off (user.max_user_namespaces=0)",
+      fix: '`sysctl -w user.max_user_namespaces=15000` where you may; inside a sandbox or container that set it, Conch uses Landlock (sandbox_backend = "auto")',
+    };
+  }
+  if (readSysctl("/proc/sys/kernel/unprivileged_userns_clone") === "0" && process.getuid?.() !== 0) {
+    return {
+      cause: "unprivileged user namespaces are switched off (kernel.unprivileged_userns_clone=0)",
+      fix: '`sysctl -w kernel.unprivileged_userns_clone=1`; or let Conch use Landlock (sandbox_backend = "auto")',
+    };
+  }
+  const container =
+    readSysctl("/run/.containerenv") !== null ||
+    readSysctl("/.dockerenv") !== null ||
+    /\b(docker|kubepods|containerd|libpod|lxc)\b/.test(readSysctl("/proc/1/cgroup") ?? "");
+  if (container) {
+    return {
+      cause:
+        "this looks like a container, whose runtime forbids making namespaces (its seccomp profile or missing capabilities)",
+      fix: 'run the container with a seccomp profile that allows unshare/clone of user namespaces (e.g. podman/docker `--security-opt seccomp=unconfined`, or `--security-opt systempaths=unconfined` for /proc), or let Conch use Landlock (sandbox_backend = "auto")',
+    };
+  }
+  return { cause: "the kernel refused to make a user namespace", fix: USERNS_FIX };
+}
 
 /**
  * Whether bubblewrap can sandbox here: present, 0.8 or later, and able to create the namespaces the
@@ -94,9 +147,11 @@ export async function probeBwrap(bwrap: string | null, shell: string | null): Pr
     ...withInheritedFdsClosed(shell, 2, ["true"]),
   ]);
   if (probe.code === 0) return { available: true, bwrap, shell };
+  const { cause, fix } = userNamespaceCause();
   return {
     available: false,
-    reason: `bubblewrap cannot create the sandbox's namespaces here: ${probe.output.trim() || `exit code ${probe.code}`}`,
-    fix: USERNS_FIX,
+    reason: `bubblewrap cannot create the sandbox's namespaces here (${cause}): ${probe.output.trim() || `exit code ${probe.code}`}`,
+    fix,
+    namespaces: true,
   };
 }

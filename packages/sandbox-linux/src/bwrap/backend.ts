@@ -181,6 +181,7 @@ async function launcher(env: Record<string, string | undefined>): Promise<Probe 
     available: false,
     reason: `${unshare} cannot make the mount namespace a root caller's sandbox starts in: ${outputs.join("; ")}`,
     fix,
+    namespaces: true,
   };
 }
 
@@ -232,7 +233,7 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
   const backend: LocalSandboxBackend = {
     name: "bwrap",
     platform: "linux",
-    async available(): Promise<Availability> {
+    async available(): Promise<Availability & { readonly namespaces?: boolean }> {
       const probed = await probeOnce();
       return probed.available ? { available: true } : probed;
     },

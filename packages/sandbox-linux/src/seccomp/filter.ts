@@ -38,6 +38,12 @@ export interface SeccompFilterOptions {
   readonly arch: SeccompArch;
   /** Whether the sandbox may use the network; false also cuts every way to host unix sockets. */
   readonly network: boolean;
+  /**
+   * Without the network: whether IP sockets may still be made (default true), because a network
+   * namespace of the command's own (bwrap's) leaves them nothing but a private loopback. False where no
+   * such namespace exists (the Landlock backend): AF_INET and AF_INET6 get EPERM too.
+   */
+  readonly ipSockets?: boolean;
 }
 
 /**
@@ -75,7 +81,7 @@ export interface SeccompFilterOptions {
  * own returns.
  */
 export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
-  const { arch, network } = normalizeOptions(options);
+  const { arch, network, ipSockets = true } = normalizeOptions(options);
   const nr = ARCH_SYSCALLS[arch];
 
   const program: Instruction[] = [
@@ -139,8 +145,12 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
     program.push(
       { op: "label", name: "socket" },
       { op: "load", offset: argLow(0) },
-      { op: "jeq", k: AF_INET, jt: "allow", jf: "next" },
-      { op: "jeq", k: AF_INET6, jt: "allow", jf: "next" },
+      ...(ipSockets
+        ? ([
+            { op: "jeq", k: AF_INET, jt: "allow", jf: "next" },
+            { op: "jeq", k: AF_INET6, jt: "allow", jf: "next" },
+          ] as const)
+        : []),
       { op: "jeq", k: AF_NETLINK, jt: "next", jf: "eperm" },
       { op: "load", offset: argLow(2) },
       { op: "jeq", k: NETLINK_ROUTE, jt: "allow", jf: "eperm" },
@@ -164,7 +174,10 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
 }
 
 function normalizeOptions(options: SeccompFilterOptions): SeccompFilterOptions {
-  const { arch, network } = Object.assign(Object.create(null) as object, options) as SeccompFilterOptions;
+  const { arch, network, ipSockets } = Object.assign(
+    Object.create(null) as object,
+    options,
+  ) as SeccompFilterOptions;
   if (!(SECCOMP_ARCHES as readonly unknown[]).includes(arch)) {
     throw new Error(
       `Unsupported seccomp architecture ${JSON.stringify(arch)}: supported are ${SECCOMP_ARCHES.join(", ")}`,
@@ -173,7 +186,10 @@ function normalizeOptions(options: SeccompFilterOptions): SeccompFilterOptions {
   if (typeof network !== "boolean") {
     throw new Error(`invalid options: ${expectedReceived("network", "a boolean", network)}`);
   }
-  return { arch, network };
+  if (ipSockets !== undefined && typeof ipSockets !== "boolean") {
+    throw new Error(`invalid options: ${expectedReceived("ipSockets", "a boolean", ipSockets)}`);
+  }
+  return { arch, network, ...(ipSockets === undefined ? {} : { ipSockets }) };
 }
 
 /** The seccomp architecture for a Node `process.arch` value. */

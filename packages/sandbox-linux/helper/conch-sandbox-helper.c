@@ -1,0 +1,426 @@
+/*
+ * conch-sandbox-helper: the small static program @conch/sandbox-linux runs in front of a command.
+ *
+ * Two jobs, each asked for by an option, both done before the command runs or after it ends:
+ *
+ * 1. Landlock (where bubblewrap cannot make its namespaces): applies a Landlock ruleset of read and
+ *    write grants given as paths, sets no_new_privs, installs the seccomp program read from a
+ *    descriptor, and execs the command. Every failure stops before exec, with exit code 125 and a line
+ *    on stderr that names what failed: the command never runs with less than it was promised.
+ *
+ * 2. Leftovers (--report FD): becomes a child subreaper, runs the command as its child, and when the
+ *    command exits, writes one line "PID NAME" per process the command left running (its descendants,
+ *    orphans included: they were reparented here), kills them all (SIGKILL), reaps them, and exits as
+ *    the command did. Signals sent to the helper (INT, TERM, HUP, QUIT) are passed on to the command.
+ *
+ *   conch-sandbox-helper --probe
+ *       prints "landlock-abi N" (0: Landlock is not available, with the reason on the next line)
+ *   conch-sandbox-helper [--read PATH]... [--write PATH]... [--landlock-min-abi N] [--landlock-net]
+ *                        [--landlock-scope] [--no-landlock] [--seccomp FD] [--report FD]
+ *                        [--rlimit-fsize BYTES] [--rlimit-nproc N] -- PROGRAM [ARG]...
+ *
+ * Built from this file alone, with no library beyond the C library, statically (musl on x86_64, glibc
+ * on aarch64): tooling/scripts/build-sandbox-helper.mjs. Constants are spelled out here rather than
+ * taken from <linux/landlock.h>, so the build does not depend on the build machine's kernel headers.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define EXIT_SETUP 125
+
+/* Landlock: the same numbers on every architecture (syscalls added after the table was unified). */
+#define SYS_LANDLOCK_CREATE_RULESET 444
+#define SYS_LANDLOCK_ADD_RULE 445
+#define SYS_LANDLOCK_RESTRICT_SELF 446
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#define LANDLOCK_RULE_PATH_BENEATH 1
+
+#define FS_EXECUTE (1ULL << 0)
+#define FS_WRITE_FILE (1ULL << 1)
+#define FS_READ_FILE (1ULL << 2)
+#define FS_READ_DIR (1ULL << 3)
+#define FS_REMOVE_DIR (1ULL << 4)
+#define FS_REMOVE_FILE (1ULL << 5)
+#define FS_MAKE_CHAR (1ULL << 6)
+#define FS_MAKE_DIR (1ULL << 7)
+#define FS_MAKE_REG (1ULL << 8)
+#define FS_MAKE_SOCK (1ULL << 9)
+#define FS_MAKE_FIFO (1ULL << 10)
+#define FS_MAKE_BLOCK (1ULL << 11)
+#define FS_MAKE_SYM (1ULL << 12)
+#define FS_REFER (1ULL << 13)    /* ABI 2 */
+#define FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+#define FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
+#define NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+#define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#define SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
+
+#define FS_READ (FS_EXECUTE | FS_READ_FILE | FS_READ_DIR)
+#define FS_WRITE                                                                                     \
+  (FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR | FS_MAKE_REG |       \
+   FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM | FS_REFER | FS_TRUNCATE | FS_IOCTL_DEV)
+/* What a rule on a file (not a directory) may grant. */
+#define FS_FILE_RIGHTS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+
+struct ruleset_attr {
+  uint64_t handled_access_fs;
+  uint64_t handled_access_net;
+  uint64_t scoped;
+};
+
+struct path_beneath_attr {
+  uint64_t allowed_access;
+  int32_t parent_fd;
+} __attribute__((packed));
+
+/* seccomp, through prctl (the same numbers everywhere). */
+#define PR_SET_SECCOMP_ 22
+#define SECCOMP_MODE_FILTER_ 2
+struct sock_filter_ {
+  uint16_t code;
+  uint8_t jt;
+  uint8_t jf;
+  uint32_t k;
+};
+struct sock_fprog_ {
+  unsigned short len;
+  struct sock_filter_ *filter;
+};
+
+#define MAX_RULES 4096
+#define MAX_FILTER_BYTES (8 * 65536)
+
+static void die(const char *what, int error) {
+  if (error != 0)
+    fprintf(stderr, "conch-sandbox-helper: %s: %s\n", what, strerror(error));
+  else
+    fprintf(stderr, "conch-sandbox-helper: %s\n", what);
+  _exit(EXIT_SETUP);
+}
+
+static int landlock_abi(void) {
+  long abi = syscall(SYS_LANDLOCK_CREATE_RULESET, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  return abi < 0 ? -errno : (int)abi;
+}
+
+/* The file rights a kernel of this ABI knows. */
+static uint64_t fs_rights(int abi) {
+  uint64_t rights = FS_READ | FS_WRITE;
+  if (abi < 2) rights &= ~FS_REFER;
+  if (abi < 3) rights &= ~FS_TRUNCATE;
+  if (abi < 5) rights &= ~FS_IOCTL_DEV;
+  return rights;
+}
+
+static long parse_number(const char *text, const char *option) {
+  char *end = NULL;
+  errno = 0;
+  long value = strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < 0) {
+    fprintf(stderr, "conch-sandbox-helper: %s: expected a number of 0 or more, received \"%s\"\n", option,
+            text);
+    _exit(EXIT_SETUP);
+  }
+  return value;
+}
+
+struct grant {
+  const char *path;
+  uint64_t access;
+};
+
+struct options {
+  struct grant grants[MAX_RULES];
+  int grant_count;
+  int landlock;
+  int min_abi;
+  int net;
+  int scope;
+  int seccomp_fd;
+  int report_fd;
+  long rlimit_fsize;
+  long rlimit_nproc;
+  char **argv;
+};
+
+static void parse(int argc, char **argv, struct options *options) {
+  memset(options, 0, sizeof *options);
+  options->landlock = 1;
+  options->min_abi = 1;
+  options->seccomp_fd = -1;
+  options->report_fd = -1;
+  options->rlimit_fsize = -1;
+  options->rlimit_nproc = -1;
+  int i = 1;
+  for (; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--") == 0) {
+      i++;
+      break;
+    }
+    int takes_value = strcmp(arg, "--read") == 0 || strcmp(arg, "--write") == 0 ||
+                      strcmp(arg, "--seccomp") == 0 || strcmp(arg, "--report") == 0 ||
+                      strcmp(arg, "--landlock-min-abi") == 0 || strcmp(arg, "--rlimit-fsize") == 0 ||
+                      strcmp(arg, "--rlimit-nproc") == 0;
+    if (takes_value && i + 1 >= argc) {
+      fprintf(stderr, "conch-sandbox-helper: %s: expected a value after it\n", arg);
+      _exit(EXIT_SETUP);
+    }
+    if (strcmp(arg, "--read") == 0 || strcmp(arg, "--write") == 0) {
+      if (options->grant_count >= MAX_RULES) die("too many --read and --write paths (at most 4096)", 0);
+      const char *path = argv[++i];
+      if (path[0] != '/') {
+        fprintf(stderr, "conch-sandbox-helper: %s: expected an absolute path, received \"%s\"\n", arg,
+                path);
+        _exit(EXIT_SETUP);
+      }
+      options->grants[options->grant_count].path = path;
+      options->grants[options->grant_count].access = arg[2] == 'r' ? FS_READ : FS_READ | FS_WRITE;
+      options->grant_count++;
+    } else if (strcmp(arg, "--seccomp") == 0) {
+      options->seccomp_fd = (int)parse_number(argv[++i], arg);
+    } else if (strcmp(arg, "--report") == 0) {
+      options->report_fd = (int)parse_number(argv[++i], arg);
+    } else if (strcmp(arg, "--landlock-min-abi") == 0) {
+      options->min_abi = (int)parse_number(argv[++i], arg);
+    } else if (strcmp(arg, "--rlimit-fsize") == 0) {
+      options->rlimit_fsize = parse_number(argv[++i], arg);
+    } else if (strcmp(arg, "--rlimit-nproc") == 0) {
+      options->rlimit_nproc = parse_number(argv[++i], arg);
+    } else if (strcmp(arg, "--landlock-net") == 0) {
+      options->net = 1;
+    } else if (strcmp(arg, "--landlock-scope") == 0) {
+      options->scope = 1;
+    } else if (strcmp(arg, "--no-landlock") == 0) {
+      options->landlock = 0;
+    } else {
+      fprintf(stderr, "conch-sandbox-helper: unknown option \"%s\"\n", arg);
+      _exit(EXIT_SETUP);
+    }
+  }
+  if (i >= argc) die("expected a program after --", 0);
+  options->argv = argv + i;
+}
+
+/* Reads the whole seccomp program from `fd` (raw struct sock_filter entries) and closes it. */
+static struct sock_fprog_ read_filter(int fd) {
+  static unsigned char buffer[MAX_FILTER_BYTES];
+  size_t length = 0;
+  for (;;) {
+    if (length == sizeof buffer) die("the seccomp program is too long", 0);
+    ssize_t got = read(fd, buffer + length, sizeof buffer - length);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      die("reading the seccomp program", errno);
+    }
+    if (got == 0) break;
+    length += (size_t)got;
+  }
+  close(fd);
+  if (length == 0 || length % sizeof(struct sock_filter_) != 0)
+    die("the seccomp program is empty or not whole instructions", 0);
+  struct sock_fprog_ program = {(unsigned short)(length / sizeof(struct sock_filter_)),
+                                (struct sock_filter_ *)buffer};
+  return program;
+}
+
+/* Applies the rlimits, the Landlock ruleset, no_new_privs and the seccomp program: this process only. */
+static void confine(const struct options *options, const struct sock_fprog_ *filter) {
+  if (options->rlimit_fsize >= 0) {
+    struct rlimit limit = {(rlim_t)options->rlimit_fsize, (rlim_t)options->rlimit_fsize};
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0) die("setrlimit(RLIMIT_FSIZE)", errno);
+  }
+  if (options->rlimit_nproc >= 0) {
+    struct rlimit limit = {(rlim_t)options->rlimit_nproc, (rlim_t)options->rlimit_nproc};
+    if (setrlimit(RLIMIT_NPROC, &limit) != 0) die("setrlimit(RLIMIT_NPROC)", errno);
+  }
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("prctl(PR_SET_NO_NEW_PRIVS)", errno);
+  if (options->landlock) {
+    int abi = landlock_abi();
+    if (abi < 0) die("Landlock is not available (landlock_create_ruleset)", -abi);
+    if (abi < options->min_abi) {
+      fprintf(stderr, "conch-sandbox-helper: Landlock ABI %d is older than the %d these rules need\n", abi,
+              options->min_abi);
+      _exit(EXIT_SETUP);
+    }
+    if (options->net && abi < 4) die("Landlock before ABI 4 cannot restrict TCP", 0);
+    if (options->scope && abi < 6) die("Landlock before ABI 6 cannot scope signals", 0);
+    uint64_t handled = fs_rights(abi);
+    struct ruleset_attr attr = {handled, options->net ? NET_BIND_TCP | NET_CONNECT_TCP : 0,
+                                options->scope ? SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL : 0};
+    size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+    int ruleset = (int)syscall(SYS_LANDLOCK_CREATE_RULESET, &attr, size, 0);
+    if (ruleset < 0) die("landlock_create_ruleset", errno);
+    for (int i = 0; i < options->grant_count; i++) {
+      const struct grant *grant = &options->grants[i];
+      int fd = open(grant->path, O_PATH | O_CLOEXEC);
+      if (fd < 0) {
+        /* Gone since the rules were made: nothing to grant (fewer rights, never more). */
+        if (errno == ENOENT || errno == ENOTDIR) continue;
+        fprintf(stderr, "conch-sandbox-helper: opening %s for a rule: %s\n", grant->path, strerror(errno));
+        _exit(EXIT_SETUP);
+      }
+      struct stat info;
+      if (fstat(fd, &info) != 0) die("fstat", errno);
+      uint64_t access = grant->access & handled;
+      if (!S_ISDIR(info.st_mode)) access &= FS_FILE_RIGHTS;
+      struct path_beneath_attr rule = {access, fd};
+      if (access != 0 && syscall(SYS_LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
+        fprintf(stderr, "conch-sandbox-helper: landlock_add_rule for %s: %s\n", grant->path, strerror(errno));
+        _exit(EXIT_SETUP);
+      }
+      close(fd);
+    }
+    if (syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0) die("landlock_restrict_self", errno);
+    close(ruleset);
+  }
+  if (filter != NULL && prctl(PR_SET_SECCOMP_, SECCOMP_MODE_FILTER_, filter, 0, 0) != 0)
+    die("installing the seccomp program", errno);
+}
+
+static pid_t command_pid = -1;
+
+static void pass_on(int signal) {
+  if (command_pid > 0) kill(command_pid, signal);
+}
+
+/* The children of this process (the command's leftovers end up here: this is their subreaper). */
+static int children(pid_t *out, int max) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+  FILE *file = fopen(path, "re");
+  if (file == NULL) return -1;
+  int count = 0;
+  int pid;
+  while (count < max && fscanf(file, "%d", &pid) == 1) out[count++] = pid;
+  fclose(file);
+  return count;
+}
+
+static void process_name(pid_t pid, char *name, size_t size) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+  name[0] = '\0';
+  FILE *file = fopen(path, "re");
+  if (file == NULL) return;
+  if (fgets(name, (int)size, file) == NULL) name[0] = '\0';
+  fclose(file);
+  name[strcspn(name, "\n")] = '\0';
+}
+
+#define MAX_LEFT 4096
+
+/*
+ * Kills what the command left, writing each to `report` once: a process is first stopped (so a fork
+ * loop cannot outrun the kill), its name read, then every stopped one is killed; its children come to
+ * this process as it dies, and are found in the next round.
+ */
+static void kill_leftovers(int report) {
+  static pid_t reported[MAX_LEFT];
+  int reported_count = 0;
+  for (int round = 0; round < 10000; round++) {
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+    pid_t found[512];
+    int count = children(found, 512);
+    if (count <= 0) return;
+    for (int i = 0; i < count; i++) kill(found[i], SIGSTOP);
+    for (int i = 0; i < count; i++) {
+      int seen = 0;
+      for (int j = 0; j < reported_count; j++) seen |= reported[j] == found[i];
+      if (!seen && reported_count < MAX_LEFT) {
+        reported[reported_count++] = found[i];
+        char name[64];
+        process_name(found[i], name, sizeof name);
+        if (report >= 0) dprintf(report, "%d %s\n", (int)found[i], name[0] == '\0' ? "?" : name);
+      }
+      kill(found[i], SIGKILL);
+    }
+    for (int i = 0; i < count; i++) waitpid(found[i], NULL, 0);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--probe") == 0) {
+    int abi = landlock_abi();
+    if (abi < 0) {
+      printf("landlock-abi 0\n%s\n", strerror(-abi));
+      return 0;
+    }
+    printf("landlock-abi %d\n", abi);
+    return 0;
+  }
+  struct options options;
+  parse(argc, argv, &options);
+
+  struct sock_fprog_ filter;
+  int has_filter = options.seccomp_fd >= 0;
+  if (has_filter) filter = read_filter(options.seccomp_fd);
+  if (options.report_fd >= 0 && fcntl(options.report_fd, F_SETFD, FD_CLOEXEC) != 0)
+    die("the --report descriptor", errno);
+
+  if (options.report_fd < 0) {
+    confine(&options, has_filter ? &filter : NULL);
+    execvp(options.argv[0], options.argv);
+    fprintf(stderr, "conch-sandbox-helper: cannot run %s: %s\n", options.argv[0], strerror(errno));
+    _exit(errno == ENOENT ? 127 : 126);
+  }
+
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) die("prctl(PR_SET_CHILD_SUBREAPER)", errno);
+  /* Signals arriving before the fork are passed on once there is someone to pass them to. */
+  sigset_t passed, previous;
+  sigemptyset(&passed);
+  int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) sigaddset(&passed, forwarded[i]);
+  sigprocmask(SIG_BLOCK, &passed, &previous);
+  pid_t child = fork();
+  if (child < 0) die("fork", errno);
+  if (child == 0) {
+    sigprocmask(SIG_SETMASK, &previous, NULL);
+    confine(&options, has_filter ? &filter : NULL);
+    execvp(options.argv[0], options.argv);
+    fprintf(stderr, "conch-sandbox-helper: cannot run %s: %s\n", options.argv[0], strerror(errno));
+    _exit(errno == ENOENT ? 127 : 126);
+  }
+  command_pid = child;
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = pass_on;
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++) sigaction(forwarded[i], &action, NULL);
+  sigprocmask(SIG_SETMASK, &previous, NULL);
+
+  int status = 0;
+  for (;;) {
+    pid_t done = waitpid(-1, &status, 0);
+    if (done == child) break;
+    if (done < 0 && errno != EINTR) die("waitpid", errno);
+  }
+  command_pid = -1;
+  kill_leftovers(options.report_fd);
+  if (options.report_fd >= 0) close(options.report_fd);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  /* Ended by a signal: end the same way, so whoever waits for this process sees it. */
+  int signal_number = WTERMSIG(status);
+  signal(signal_number, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, signal_number);
+  sigprocmask(SIG_UNBLOCK, &only, NULL);
+  raise(signal_number);
+  return 128 + signal_number;
+}

@@ -1,0 +1,205 @@
+// The Landlock backend, for Linux hosts where bubblewrap cannot make its namespaces (Ubuntu 24.04's
+// AppArmor restriction, most containers, hardened sysctls). The static helper applies Landlock grants
+// (grants.ts), sets no_new_privs, installs the same seccomp program as under bwrap (with IP sockets
+// refused too: there is no network namespace to keep them on a private loopback) and execs the command.
+// What it does not do that bwrap does: no private /tmp (TMPDIR is the workspace's own directory; the
+// host's /tmp is neither readable nor writable), no pid namespace (other processes are visible in /proc;
+// signals to processes outside the sandbox are refused only from Landlock ABI 6 on), no network
+// namespace (no network at all unless the policy gives the host's: an allowlist cannot reach a proxy
+// here, so it means none). docs/security.md says the same.
+import {
+  type Availability,
+  type LocalSandboxBackend,
+  SandboxError,
+  type SandboxRules,
+  type SpawnSpec,
+  sandboxEnv,
+} from "@conch/sandbox-core";
+import { withInheritedFdsClosed } from "../bwrap/fd-closer.js";
+import { findProgram } from "../bwrap/find-program.js";
+import { canonicalPath, isAtOrInside } from "../bwrap/paths.js";
+import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
+import { landlockGrants } from "./grants.js";
+import { helperPath, probeLandlockAbi } from "./helper.js";
+
+/** From this ABI on, Landlock scopes signals and abstract unix sockets to the sandbox. */
+const SIGNAL_SCOPE_ABI = 6;
+
+export interface LandlockBackendOptions {
+  /** Where PATH is read from to find bash; defaults to `process.env`. */
+  readonly env?: Record<string, string | undefined>;
+  /**
+   * Only where this backend cannot run: "auto" mode's fallback. Called by `available()`; Landlock is
+   * offered only when it returns a refusal whose cause is the namespaces (`namespaces: true`), and
+   * refused, naming that refusal, otherwise.
+   */
+  readonly onlyWhen?: () => Promise<Availability & { readonly namespaces?: boolean }>;
+}
+
+type Probe =
+  | { readonly available: true; readonly helper: string; readonly shell: string; readonly abi: number }
+  | Extract<Availability, { available: false }>;
+
+const KERNEL_FIX =
+  "run a kernel with Landlock (Linux 5.13 or later, with `landlock` in the lsm= boot parameter or CONFIG_LSM), or make bubblewrap work here";
+
+/** What Landlock enforces on a kernel of `abi`, and what it leaves, in one sentence each. */
+export function landlockLimits(abi: number): string[] {
+  return [
+    `Landlock ABI ${abi}: writes only in the writable roots (protected paths read-only), hidden paths unreadable, no network (seccomp refuses IP and unix sockets)`,
+    "no private /tmp: TMPDIR is the workspace's own directory and the host's /tmp is neither readable nor writable",
+    abi >= SIGNAL_SCOPE_ABI
+      ? "no pid namespace: other processes are visible in /proc, but signals to them are refused"
+      : `no pid namespace: other processes are visible in /proc, and signals to this user's other processes are not refused (that needs Landlock ABI ${SIGNAL_SCOPE_ABI}, Linux 6.12)`,
+    "a writable root that holds a protected path (.git) cannot get new top-level entries, and directories on the way to a hidden path cannot be listed",
+  ];
+}
+
+export function createLandlockBackend(options: LandlockBackendOptions = {}): LocalSandboxBackend {
+  const env = options.env ?? process.env;
+  let probe: Promise<Probe> | undefined;
+  const probeOnce = (): Promise<Probe> => {
+    probe ??= (async (): Promise<Probe> => {
+      if (process.platform !== "linux") {
+        return {
+          available: false,
+          reason: "Landlock is a Linux facility",
+          fix: "use the platform's own backend",
+        };
+      }
+      if (options.onlyWhen !== undefined) {
+        const first = await options.onlyWhen();
+        if (first.available) {
+          return {
+            available: false,
+            reason:
+              "bubblewrap works here, so it is used (Landlock is the fallback where it cannot make its namespaces)",
+            fix: 'set sandbox_backend = "landlock" to use Landlock anyway',
+          };
+        }
+        if (first.namespaces !== true) {
+          return {
+            available: false,
+            reason: `bubblewrap cannot run (${first.reason}), for a reason other than its namespaces, so Landlock is not used in its place`,
+            fix: `${first.fix}; or set sandbox_backend = "landlock"`,
+          };
+        }
+      }
+      try {
+        seccompArchOf(process.arch);
+      } catch (error) {
+        return {
+          available: false,
+          reason: (error as Error).message,
+          fix: "run Conch on x86_64 or aarch64 Linux",
+        };
+      }
+      const found = helperPath();
+      if (!("path" in found)) return found;
+      const shell = findProgram("bash", env);
+      if (shell === null) {
+        return {
+          available: false,
+          reason:
+            "bash is not installed; the sandbox runs it to close inherited descriptors before the command",
+          fix: "install bash: `apt-get install bash`, `dnf install bash`, `pacman -S bash`, `apk add bash`",
+        };
+      }
+      const { abi, why } = await probeLandlockAbi(found.path);
+      if (abi < 1) {
+        return {
+          available: false,
+          reason: `the kernel offers no Landlock${why === "" ? "" : ` (${why})`}`,
+          fix: KERNEL_FIX,
+        };
+      }
+      return { available: true, helper: found.path, shell, abi };
+    })();
+    return probe;
+  };
+
+  const backend: LocalSandboxBackend = {
+    name: "landlock",
+    platform: "linux",
+    async available(): Promise<Availability> {
+      const probed = await probeOnce();
+      return probed.available ? { available: true } : probed;
+    },
+    async transform(spec: SpawnSpec, rules: SandboxRules): Promise<SpawnSpec> {
+      const probed = await probeOnce();
+      if (!probed.available) {
+        throw new SandboxError("SANDBOX_UNAVAILABLE", `cannot sandbox: ${probed.reason}; fix: ${probed.fix}`);
+      }
+      checkRules(rules, [probed.helper, probed.shell]);
+      let grants: ReturnType<typeof landlockGrants>;
+      try {
+        grants = landlockGrants(rules);
+      } catch (error) {
+        throw new SandboxError(
+          "SANDBOX_UNAVAILABLE",
+          `cannot sandbox with Landlock: ${(error as Error).message}`,
+        );
+      }
+      const filter = buildSeccompFilter({
+        arch: seccompArchOf(process.arch),
+        network: rules.network,
+        ipSockets: false,
+      });
+      const seccompFd = 3 + spec.extraFds.length;
+      const helperArgs = [
+        ...grants.read.flatMap((path) => ["--read", path]),
+        ...grants.write.flatMap((path) => ["--write", path]),
+        ...(probed.abi >= SIGNAL_SCOPE_ABI ? ["--landlock-scope"] : []),
+        "--seccomp",
+        String(seccompFd),
+        "--",
+      ];
+      // The helper closes the seccomp descriptor once read; the caller's own extra descriptors stay.
+      const command = withInheritedFdsClosed(probed.shell, 2 + spec.extraFds.length, spec.argv);
+      const childEnv: Record<string, string> = { ...spec.env, ...sandboxEnv(backend.name, rules) };
+      if (rules.tmp.kind === "private") {
+        childEnv.TMPDIR = rules.tmp.source;
+      } else if (rules.tmp.kind === "empty") {
+        delete childEnv.TMPDIR;
+      }
+      return {
+        argv: [probed.helper, ...helperArgs, ...command],
+        cwd: spec.cwd,
+        env: childEnv,
+        extraFds: [...spec.extraFds, filter],
+      };
+    },
+  };
+  return backend;
+}
+
+/**
+ * Refuses rules Landlock cannot enforce as they say: the programs it runs must not lie where the command
+ * could replace them (a writable root), and readable roots other than `/` are not what the grants assume.
+ */
+function checkRules(rules: SandboxRules, programs: readonly string[]): void {
+  if (rules.readableRoots.length !== 1 || rules.readableRoots[0] !== "/") {
+    throw new SandboxError(
+      "SANDBOX_UNAVAILABLE",
+      `cannot sandbox: the Landlock backend reads from / less hidden paths, received readable roots ${JSON.stringify(rules.readableRoots)}`,
+    );
+  }
+  for (const program of programs) {
+    const root = rules.writableRoots.find(({ root }) =>
+      [program, canonicalPath(program)].some((path) => isAtOrInside(path, root)),
+    );
+    if (root !== undefined) {
+      throw new SandboxError(
+        "SANDBOX_UNAVAILABLE",
+        `cannot sandbox: ${program} lies inside the writable root ${root.root}, where the sandboxed command could replace it`,
+      );
+    }
+    const hidden = rules.hidden.find(({ path }) => isAtOrInside(canonicalPath(program), path));
+    if (hidden !== undefined) {
+      throw new SandboxError(
+        "SANDBOX_UNAVAILABLE",
+        `cannot sandbox: ${program} lies in ${hidden.path}, which the sandbox hides`,
+      );
+    }
+  }
+}
