@@ -257,6 +257,17 @@ await Promise.all([
   writeFile(join(dist, "bin.js"), BIN.replace("/*CACHE_FILE*/", PICK_CACHE).replace("/*MAKE_CACHE*/\n", "")),
 ]);
 await chmod(join(dist, "bin.js"), 0o755);
+// The Landlock helper of @conch/sandbox-linux, bundled above: its binaries beside dist/conch.js, where
+// the bundle looks for them (checked against their digests there as in the package).
+const helperDir = join(
+  dirname(createRequire(import.meta.url).resolve("@conch/sandbox-linux/package.json")),
+  "bin",
+);
+for (const arch of ["x64", "arm64"]) {
+  const name = `conch-sandbox-helper-linux-${arch}`;
+  await copyFile(join(helperDir, name), join(dist, name));
+  await chmod(join(dist, name), 0o755);
+}
 
 // The code cache: the maker runs the commands in a scratch home and directory of its own (nothing of
 // the person's config or state is read or written), then the checker must find the cache taken.

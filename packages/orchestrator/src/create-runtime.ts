@@ -145,6 +145,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   // before every command (see LinuxBackendOptions.probeCache).
   const sandboxRegistry = platformSandboxRegistry({
     probeCache: join(conchStateDir({ env }), "sandbox-probe.json"),
+    backend: config.sandboxBackend,
     sharedNetwork: options.sharedNetwork !== false || (networkProxy !== null && closed === undefined),
   });
   // Prepared once, for the orchestrator and `runtime.sandbox` alike: the workspace is resolved once.

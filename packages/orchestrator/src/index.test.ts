@@ -23,6 +23,7 @@ describe("@conch/orchestrator public surface", () => {
       "loadConfig",
       "platformSandboxRegistry",
       "recentAuditEntries",
+      "sandboxChoiceLines",
       "recordingsDir",
       "serveApprovalChannel",
       "trustProject",

@@ -28,7 +28,11 @@ export type {
   ToolOrchestratorOptions,
 } from "./orchestrator/types.js";
 export { conchStateDir } from "./runtime/state-dir.js";
-export { type PlatformSandboxOptions, platformSandboxRegistry } from "./sandbox-registry.js";
+export {
+  type PlatformSandboxOptions,
+  platformSandboxRegistry,
+  sandboxChoiceLines,
+} from "./sandbox-registry.js";
 export type { SessionMonitor, SessionView, WatchEvent } from "./sessions/session-monitor.js";
 export { listRecordings, type RecordingInfo, recordingsDir } from "./sessions/session-recorder.js";
 export { createSpillStore } from "./spill/spill-store.js";

@@ -1,5 +1,5 @@
-import { createSandboxRegistry, type SandboxRegistry } from "@conch/sandbox-core";
-import { createLinuxBackend } from "@conch/sandbox-linux";
+import { createSandboxRegistry, type SandboxPolicy, type SandboxRegistry } from "@conch/sandbox-core";
+import { createLinuxBackends, describeLandlock, type SandboxBackendChoice } from "@conch/sandbox-linux";
 
 export interface PlatformSandboxOptions {
   /**
@@ -9,19 +9,52 @@ export interface PlatformSandboxOptions {
   readonly probeCache?: string;
   /** Commands without the host's network share one namespace (LinuxBackendOptions.sharedNetwork). */
   readonly sharedNetwork?: boolean;
+  /** Config `sandbox_backend`: which Linux sandbox (createLinuxBackends); "auto" by default. */
+  readonly backend?: SandboxBackendChoice;
 }
 
 /**
- * The sandbox backends Conch has, in its order of preference: bwrap on Linux; none on other platforms,
+ * The sandbox backends Conch has, in its order of preference: on Linux bwrap, then Landlock where bwrap
+ * cannot make its namespaces (as config `sandbox_backend` chooses); none on other platforms,
  * where a sandboxed policy is then refused (fail closed). The one place they are assembled: each
  * runtime makes its own registry (there is no process-wide one), and `conch sandbox` makes the same.
  */
 export function platformSandboxRegistry(options: PlatformSandboxOptions = {}): SandboxRegistry {
-  const { probeCache, sharedNetwork } = options;
-  return createSandboxRegistry([
-    createLinuxBackend({
+  const { probeCache, sharedNetwork, backend = "auto" } = options;
+  return createSandboxRegistry(
+    createLinuxBackends(backend, {
       ...(probeCache === undefined ? {} : { probeCache }),
       ...(sharedNetwork === undefined ? {} : { sharedNetwork }),
     }),
-  ]);
+  );
+}
+
+/**
+ * What `conch sandbox --check` says of the choice: the backend that runs here, each more preferred one
+ * that cannot and why, and, for Landlock, what it enforces and what it does not. Null when the policy
+ * runs no sandbox. Throws nothing: a backend that cannot run is a line, and prepareSandbox refuses.
+ */
+export async function sandboxChoiceLines(
+  registry: SandboxRegistry,
+  policy: SandboxPolicy,
+  choice: SandboxBackendChoice,
+): Promise<string[]> {
+  const lines: string[] = [];
+  for (const backend of registry.candidates(policy)) {
+    const availability = await backend.available();
+    if (!availability.available) {
+      lines.push(`${backend.name} cannot run here: ${availability.reason} (fix: ${availability.fix})`);
+      continue;
+    }
+    const why =
+      choice === "auto"
+        ? lines.length === 0
+          ? 'sandbox_backend = "auto", and it works here'
+          : 'sandbox_backend = "auto", as the fallback'
+        : `sandbox_backend = "${choice}"`;
+    lines.push(`${backend.name} runs commands here (${why})`);
+    if (backend.name === "landlock") lines.push(...(await describeLandlock()).map((line) => `  ${line}`));
+    return lines;
+  }
+  return lines;
 }

@@ -10,7 +10,7 @@ describe("@conch/sandbox-linux public surface", () => {
       "createLandlockBackend",
       "createLinuxBackend",
       "createLinuxBackends",
-      "landlockLimits",
+      "describeLandlock",
       "seccompArchOf",
     ]);
   });

@@ -5,6 +5,7 @@ import {
   createRuntime,
   loadConfig,
   platformSandboxRegistry,
+  sandboxChoiceLines,
 } from "@conch/orchestrator";
 import { expectedReceived, visibleText } from "@conch/protocol";
 import { type PrepareSandboxOptions, prepareSandbox, type SandboxPolicy } from "@conch/sandbox-core";
@@ -59,14 +60,21 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
     process.stdout.write(SANDBOX_HELP);
     return 0;
   }
-  // This command's own registry, as a runtime has its own: bwrap on Linux, none elsewhere (fail closed).
-  const registry = platformSandboxRegistry();
+  // This command's own registry, as a runtime has its own: on Linux bwrap, then Landlock where bwrap
+  // cannot make its namespaces (config sandbox_backend); none elsewhere (fail closed).
+  const cwd = commandDirectory(options.cwd, "sandbox");
+  const { sandboxBackend } = await loadConfig({ cwd });
+  const registry = platformSandboxRegistry({ backend: sandboxBackend });
   if (options.check) {
-    const cwd = commandDirectory(options.cwd, "sandbox");
     const policy: SandboxPolicy = { mode: "workspace-write" };
+    for (const line of await sandboxChoiceLines(registry, policy, sandboxBackend)) {
+      process.stdout.write(`conch sandbox: ${line}\n`);
+    }
     // Throws SANDBOX_UNAVAILABLE with the reason and the fix (exit status 3) when it cannot run here.
     const sandbox = await prepareSandbox(policy, cwd, registry, await workspaceOptions(cwd, policy.mode));
-    process.stdout.write(`conch sandbox: ${sandbox.name} works here (namespaces and seccomp)\n`);
+    process.stdout.write(
+      `conch sandbox: ${sandbox.name} works here (${sandbox.name === "bwrap" ? "namespaces and seccomp" : "Landlock and seccomp"})\n`,
+    );
     await reportShellSnapshot(cwd);
     return 0;
   }
@@ -91,7 +99,6 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
     mode === "workspace-write"
       ? { mode, writableRoots: roots, networkAccess: options.network === true }
       : { mode };
-  const cwd = commandDirectory(options.cwd, "sandbox");
   const sandbox = await prepareSandbox(policy, cwd, registry, await workspaceOptions(cwd, policy.mode));
   const prepare = sandbox.spawnHook();
   return executeDirect("sandbox", positionals, { ...options, cwd }, prepare === null ? undefined : prepare);

@@ -6,6 +6,7 @@ import {
   expectedReceived,
   TOOL_PROFILE_NAMES,
 } from "@conch/protocol";
+import { SANDBOX_BACKEND_CHOICES } from "@conch/sandbox-linux";
 import { parse, TomlError } from "smol-toml";
 import { OrchestratorError } from "../errors.js";
 import { CONFIG_KEYS, CONFIG_SANDBOX_MODES, type ConfigFileValues, NETWORK_MODES } from "./config-values.js";
@@ -147,6 +148,9 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
         break;
       case "allow_read":
         values.allowRead = pathList(key, value);
+        break;
+      case "sandbox_backend":
+        values.sandboxBackend = oneOf(key, SANDBOX_BACKEND_CHOICES, value);
         break;
       case "tool_profile":
         values.toolProfile = oneOf(key, TOOL_PROFILE_NAMES, value);

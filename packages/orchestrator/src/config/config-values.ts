@@ -5,6 +5,7 @@ import {
   type SandboxMode,
   type ToolProfileName,
 } from "@conch/protocol";
+import type { SandboxBackendChoice } from "@conch/sandbox-linux";
 
 // The values a config file can hold are protocol's lists, which run from strictest to loosest: a project
 // config may move a setting only toward the front (Codex's order for approval policies, from most human
@@ -33,6 +34,7 @@ export type NetworkMode = (typeof NETWORK_MODES)[number];
 export interface ConfigFileValues {
   approvalPolicy?: ApprovalPolicy;
   sandbox?: ConfigSandboxMode;
+  sandboxBackend?: SandboxBackendChoice;
   writableRoots?: string[];
   networkAccess?: boolean;
   network?: NetworkMode;
@@ -68,6 +70,7 @@ export interface ConfigFileValues {
 export const CONFIG_KEYS: readonly string[] = [
   "approval_policy",
   "sandbox",
+  "sandbox_backend",
   "writable_roots",
   "network_access",
   "network",

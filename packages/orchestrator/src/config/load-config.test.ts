@@ -58,6 +58,7 @@ describe("loadConfig", () => {
     expect(await load()).toEqual({
       approvalPolicy: "on-request",
       sandbox: "workspace-write",
+      sandboxBackend: "auto",
       writableRoots: [],
       networkAccess: false,
       network: "off",
@@ -99,6 +100,7 @@ describe("loadConfig", () => {
       [
         'approval_policy = "never"',
         'sandbox = "danger-full-access"',
+        'sandbox_backend = "landlock"',
         'writable_roots = ["cache", "~/tmp", "/abs"]',
         "network_access = true",
         'env_inherit = "core"',
@@ -127,6 +129,7 @@ describe("loadConfig", () => {
     expect(await load()).toEqual({
       approvalPolicy: "never",
       sandbox: "danger-full-access",
+      sandboxBackend: "landlock",
       writableRoots: [join(home, "cache"), join(home, "tmp"), "/abs"],
       networkAccess: true,
       network: "on",
@@ -218,6 +221,7 @@ describe("loadConfig", () => {
     expect(await load(cwd)).toEqual({
       approvalPolicy: "untrusted",
       sandbox: "read-only",
+      sandboxBackend: "auto",
       writableRoots: ["/abs", join(project, "build"), join(project, "dist")],
       networkAccess: false,
       network: "off",
@@ -276,6 +280,19 @@ describe("loadConfig", () => {
       `${projectFile}:2: record_max_mb = 1 ignored: only the user config can size session recordings`,
       `${projectFile}:3: settle_ms = 5000 ignored: only the user config sets how long calls wait for output to settle`,
     ]);
+  });
+
+  it("leaves the sandbox backend to the user, and names the choices for a bad one", async () => {
+    await write(projectFile, 'sandbox_backend = "landlock"\n');
+    const config = await load();
+    expect(config.sandboxBackend).toBe("auto");
+    expect(config.warnings).toEqual([
+      `${projectFile}:1: sandbox_backend = "landlock" ignored: only the user config chooses the sandbox backend`,
+    ]);
+    await write(userFile, 'sandbox_backend = "seatbelt"\n');
+    await expect(load()).rejects.toThrow(
+      /config.toml:1: sandbox_backend: expected one of "auto", "bwrap", "landlock", received "seatbelt"/,
+    );
   });
 
   it("moves each ordered setting one step stricter", async () => {
@@ -533,7 +550,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, sandbox_backend, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, received an unknown key`,
     );
   });
 

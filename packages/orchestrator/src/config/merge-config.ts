@@ -8,6 +8,7 @@ import {
   receivedValue,
   type ToolProfileName,
 } from "@conch/protocol";
+import type { SandboxBackendChoice } from "@conch/sandbox-linux";
 import type { ConfigFile } from "./config-file.js";
 import {
   CONFIG_SANDBOX_MODES,
@@ -21,6 +22,11 @@ import { keyLine } from "./key-lines.js";
 export interface ConfigSettings {
   readonly approvalPolicy: ApprovalPolicy;
   readonly sandbox: ConfigSandboxMode;
+  /**
+   * Which Linux sandbox (`sandbox_backend`, user config only): auto (bwrap, and Landlock where bwrap
+   * cannot make its namespaces), bwrap, or landlock.
+   */
+  readonly sandboxBackend: SandboxBackendChoice;
   readonly writableRoots: readonly string[];
   readonly networkAccess: boolean;
   /** What commands may reach (`network`); `network_access = true` alone means `on`. */
@@ -85,6 +91,7 @@ export function defaultSettings(configDir: string): ConfigSettings {
   return {
     approvalPolicy: "on-request",
     sandbox: "workspace-write",
+    sandboxBackend: "auto",
     writableRoots: [],
     networkAccess: false,
     network: "off",
@@ -238,6 +245,10 @@ export async function applyProjectConfig(
     ignore("trust_project_rules", values.trustProjectRules, "only `conch trust` can trust project rules");
   }
   // Recordings are the person's record of what ran: a repository decides neither whether nor how much.
+  // The sandbox's kind is the person's: a repository cannot trade bwrap for Landlock's weaker promises.
+  if (values.sandboxBackend !== undefined) {
+    ignore("sandbox_backend", values.sandboxBackend, "only the user config chooses the sandbox backend");
+  }
   if (values.record !== undefined) {
     ignore("record", values.record, "only the user config can turn session recording on or off");
   }
@@ -256,6 +267,7 @@ export async function applyProjectConfig(
   const settings: ConfigSettings = {
     approvalPolicy: tighter("approval_policy", APPROVAL_POLICIES, user.approvalPolicy, values.approvalPolicy),
     sandbox: tighter("sandbox", CONFIG_SANDBOX_MODES, user.sandbox, values.sandbox),
+    sandboxBackend: user.sandboxBackend,
     writableRoots,
     networkAccess: networkAccess && network === "on",
     network,

@@ -2,12 +2,12 @@
 // rather than "the sandbox blocked a write or the network": a hidden secret (do not ask for it), a path
 // only its owner can read (the rest of the output stands), a read-only path (which, and why). Only
 // absolute paths the command printed next to the error are read; nothing is looked up on disk.
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { SandboxRules } from "@conch/sandbox-core";
 
 /** One thing the sandbox kept a command from, as the model is told it. */
 export interface Blocked {
-  readonly kind: "hidden" | "unreadable" | "read-only" | "protected";
+  readonly kind: "hidden" | "unreadable" | "read-only" | "protected" | "top-level";
   readonly path: string;
 }
 
@@ -17,6 +17,10 @@ const ERROR_LINE =
 const ABSOLUTE_PATH = /(?:^|[\s'"`(:])(\/[^\s'"`:()]*)/g;
 // A quoted name (coreutils quote what they name: `touch: cannot touch '.conch/x'`), relative or not.
 const QUOTED_PATH = /[\u2018'"`]([^\u2018\u2019'"`\n]+)[\u2019'"`]/g;
+// The program that reports the error, first on its line (`/bin/bash: line 1: `, `cat: `): not a path the
+// sandbox kept from anything. A shell's own error names the file after it, unquoted (a redirection).
+const REPORTER = /^(\S+?): (?:line \d+: )?/;
+const SHELL_REPORTER = /^(?:\S*\/)?(?:ba|z|da|k|)sh: (?:line \d+: )?([^:\n]+): /;
 
 function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
@@ -27,20 +31,28 @@ function inside(path: string, root: string): boolean {
  * line's absolute paths and quoted names (relative ones read from `cwd`), judged against the rules it ran
  * under.
  */
-export function blockedPaths(output: string, rules: SandboxRules, cwd: string): Blocked[] {
+export function blockedPaths(
+  output: string,
+  rules: SandboxRules,
+  cwd: string,
+  options: { readonly landlock?: boolean } = {},
+): Blocked[] {
   const found = new Map<string, Blocked>();
   for (const line of output.split("\n")) {
     const error = ERROR_LINE.exec(line)?.[1];
     if (error === undefined) continue;
+    const shellNamed = SHELL_REPORTER.exec(line)?.[1];
+    const rest = line.replace(REPORTER, "");
     const named = [
-      ...[...line.matchAll(QUOTED_PATH)].map((match) => match[1] as string),
-      ...[...line.matchAll(ABSOLUTE_PATH)].map((match) => match[1] as string),
+      ...(shellNamed === undefined ? [] : [shellNamed]),
+      ...[...rest.matchAll(QUOTED_PATH)].map((match) => match[1] as string),
+      ...[...rest.matchAll(ABSOLUTE_PATH)].map((match) => match[1] as string),
     ];
     for (const name of named) {
       if (name.includes("\0") || /^[a-z]+:\/\//i.test(name)) continue;
       const path = resolve(cwd, name).replace(/\/+$/, "") || "/";
       if (found.has(path)) continue;
-      const kind = judge(path, error, rules);
+      const kind = judge(path, error, rules, options.landlock === true);
       if (kind !== null) found.set(path, { kind, path });
     }
     if (found.size >= 8) break;
@@ -48,7 +60,7 @@ export function blockedPaths(output: string, rules: SandboxRules, cwd: string): 
   return [...found.values()];
 }
 
-function judge(path: string, error: string, rules: SandboxRules): Blocked["kind"] | null {
+function judge(path: string, error: string, rules: SandboxRules, landlock: boolean): Blocked["kind"] | null {
   const hidden = rules.hidden.find((entry) => inside(path, entry.path));
   if (hidden !== undefined && !hidden.readable.some((readable) => inside(path, readable))) return "hidden";
   if (error === "Read-only file system" || error === "Operation not permitted") {
@@ -58,6 +70,12 @@ function judge(path: string, error: string, rules: SandboxRules): Blocked["kind"
   }
   if (error === "Permission denied" && !rules.writableRoots.some((entry) => inside(path, entry.root))) {
     return "unreadable";
+  }
+  // Landlock keeps a root's .git read-only by granting what lies beside it, not the root itself: an entry
+  // made, removed or renamed at the root's top level is refused.
+  if (error === "Permission denied" && landlock) {
+    const root = rules.writableRoots.find((entry) => dirname(path) === entry.root);
+    if (root !== undefined && root.readOnlySubpaths.length > 0) return "top-level";
   }
   return null;
 }
@@ -99,6 +117,12 @@ export function blockedHint(
   if (protectedPaths.length > 0) {
     sentences.push(
       `${list(protectedPaths)} ${protectedPaths.length === 1 ? "is" : "are"} kept read-only inside the workspace: .git's config and hooks, .conch and .agents can make the user's own tools run programs later.${escalate === null ? "" : ` To change ${protectedPaths.length === 1 ? "it" : "them"}, ${escalate}.`}`,
+    );
+  }
+  const topLevel = of("top-level");
+  if (topLevel.length > 0) {
+    sentences.push(
+      `${list(topLevel)}: under the Landlock sandbox (this host cannot run bwrap) nothing can be made, removed or renamed at the top of a workspace that holds .git, which stays read-only because only what lies beside it is writable; work in a subdirectory, or ask the user to make the entry.`,
     );
   }
   return sentences.join(" ");

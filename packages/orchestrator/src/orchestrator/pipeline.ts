@@ -255,7 +255,7 @@ function blockedText(
 ): string | null {
   if (attempt.rules === null) return null;
   return blockedHint(
-    blockedPaths(attempt.denialExcerpt(), attempt.rules, cwd),
+    blockedPaths(attempt.denialExcerpt(), attempt.rules, cwd, { landlock: attempt.sandbox === "landlock" }),
     attempt.rules,
     escalationWords(approvalPolicy, canEscalate),
   );

@@ -79,7 +79,7 @@ export class ToolOrchestrator {
   /** What each sandboxed session's sandbox could not protect, checked after each of its calls. */
   readonly #gitWatches = new Map<number, GitWatch>();
   // The rules each sandboxed session runs under: what its later output says was blocked is read by them.
-  readonly #sessionRules = new Map<number, { rules: SandboxRules; cwd: string }>();
+  readonly #sessionRules = new Map<number, { rules: SandboxRules; cwd: string; sandbox: string }>();
   // What a person typed into each session (the console's take-over) that the model has not been told of.
   readonly #personTyped = new Map<number, string>();
   // What a person typed into each session since its last audit row (a row per line, not per key).
@@ -223,7 +223,7 @@ export class ToolOrchestrator {
       // What the session's sandbox could not protect is checked again after each of its calls.
       if (gitWatch !== null && response.running) this.#gitWatches.set(response.sessionId, gitWatch);
       if (done.value.rules !== null && response.running) {
-        this.#sessionRules.set(response.sessionId, { rules: done.value.rules, cwd: request.cwd });
+        this.#sessionRules.set(response.sessionId, { rules: done.value.rules, cwd: request.cwd, sandbox });
       }
       if (proxyEndpoint !== null) {
         if (response.running) {
@@ -339,10 +339,10 @@ export class ToolOrchestrator {
   #blocked(id: number, output: string): string[] {
     const session = this.#sessionRules.get(id);
     if (session === undefined) return [];
-    const { rules, cwd } = session;
+    const { rules, cwd, sandbox } = session;
     // Typed input asks to leave the sandbox through exec_command, not through this session.
     const hint = blockedHint(
-      blockedPaths(output, rules, cwd),
+      blockedPaths(output, rules, cwd, { landlock: sandbox === "landlock" }),
       rules,
       escalationWords(this.approvalPolicy, true),
     );

@@ -56,7 +56,14 @@ function readSysctl(path: string): string | null {
  * Why this host refuses user namespaces, as far as it says, and the fix for that cause: AppArmor's
  * restriction (Ubuntu 23.10+), a sysctl set to 0, or a container whose runtime filters unshare/clone.
  */
-function userNamespaceCause(): { cause: string; fix: string } {
+function userNamespaceCause(output = ""): { cause: string; fix: string } {
+  if (/ENOSPC|max_\*?_?namespaces|nesting depth/.test(output)) {
+    return {
+      cause:
+        "no more user namespaces may be made here: user.max_user_namespaces is 0 or used up, or Conch itself runs in a sandbox that forbids nesting one",
+      fix: '`sysctl -w user.max_user_namespaces=15000` where you may; inside a sandbox or container that forbids it, Conch uses Landlock (sandbox_backend = "auto")',
+    };
+  }
   if (
     readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") === "1" &&
     process.getuid?.() !== 0
@@ -147,7 +154,7 @@ export async function probeBwrap(bwrap: string | null, shell: string | null): Pr
     ...withInheritedFdsClosed(shell, 2, ["true"]),
   ]);
   if (probe.code === 0) return { available: true, bwrap, shell };
-  const { cause, fix } = userNamespaceCause();
+  const { cause, fix } = userNamespaceCause(probe.output);
   return {
     available: false,
     reason: `bubblewrap cannot create the sandbox's namespaces here (${cause}): ${probe.output.trim() || `exit code ${probe.code}`}`,

@@ -43,8 +43,17 @@ type Probe =
 const KERNEL_FIX =
   "run a kernel with Landlock (Linux 5.13 or later, with `landlock` in the lsm= boot parameter or CONFIG_LSM), or make bubblewrap work here";
 
+/** What Landlock enforces on this kernel, and what it leaves, in one sentence each (for `conch sandbox --check`). */
+export async function describeLandlock(): Promise<string[]> {
+  const found = helperPath();
+  if (!("path" in found)) return [`Landlock cannot be used: ${found.reason}`];
+  const { abi, why } = await probeLandlockAbi(found.path);
+  if (abi < 1) return [`the kernel offers no Landlock${why === "" ? "" : ` (${why})`}`];
+  return landlockLimits(abi);
+}
+
 /** What Landlock enforces on a kernel of `abi`, and what it leaves, in one sentence each. */
-export function landlockLimits(abi: number): string[] {
+function landlockLimits(abi: number): string[] {
   return [
     `Landlock ABI ${abi}: writes only in the writable roots (protected paths read-only), hidden paths unreadable, no network (seccomp refuses IP and unix sockets)`,
     "no private /tmp: TMPDIR is the workspace's own directory and the host's /tmp is neither readable nor writable",

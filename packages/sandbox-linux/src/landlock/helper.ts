@@ -2,7 +2,7 @@
 // helper/conch-sandbox-helper.c by tooling/scripts/build-sandbox-helper.mjs): found for this machine's
 // architecture, its SHA-256 checked against the digest recorded at build time before it is ever run.
 import { createHash } from "node:crypto";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Availability } from "@conch/sandbox-core";
 import { runCapture } from "../bwrap/availability.js";
@@ -24,8 +24,11 @@ export function helperPath(arch: string = process.arch): { path: string } | Unav
       fix: "run Conch on x86_64 or aarch64 Linux",
     };
   }
-  // From src/landlock or dist/landlock alike: the package's bin/ is two levels up.
-  const path = fileURLToPath(new URL(`../../bin/conch-sandbox-helper-${key}`, import.meta.url));
+  // From src/landlock or dist/landlock alike the package's bin/ is two levels up; a bundle (the conch
+  // CLI's dist/conch.js) has it copied beside itself.
+  const name = `conch-sandbox-helper-${key}`;
+  const places = [new URL(`../../bin/${name}`, import.meta.url), new URL(`./${name}`, import.meta.url)];
+  const path = fileURLToPath(places.find((place) => existsSync(place)) ?? (places[0] as URL));
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
