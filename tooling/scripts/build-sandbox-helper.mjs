@@ -1,6 +1,6 @@
 // Builds conch-sandbox-helper (packages/sandbox-linux/helper/conch-sandbox-helper.c) for linux-x64 and
 // linux-arm64, statically, and writes the binaries to packages/sandbox-linux/bin and their SHA-256 to
-// packages/sandbox-linux/src/landlock/helper-digests.ts, which the package checks before running one.
+// packages/sandbox-linux/src/helper/helper-digests.ts, which the package checks before running one.
 // The binaries are committed, so an install from the registry needs no compiler; `--check` builds them
 // again in a temporary directory and fails unless they are byte for byte the committed ones (the build
 // is reproducible: no build id, no paths, no dates). Needs Debian's musl-tools (x64, musl) and
@@ -17,7 +17,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const PACKAGE = join(ROOT, "packages", "sandbox-linux");
 const SOURCE_DIR = join(PACKAGE, "helper");
 const SOURCE = "conch-sandbox-helper.c";
-const DIGESTS = join(PACKAGE, "src", "landlock", "helper-digests.ts");
+const DIGESTS = join(PACKAGE, "src", "helper", "helper-digests.ts");
 
 const TARGETS = [
   { arch: "x64", compiler: "musl-gcc", install: "apt-get install musl-tools" },
@@ -98,7 +98,7 @@ if (check) {
       }
     }
     if (readFileSync(DIGESTS, "utf8") !== digestsSource(fresh)) {
-      console.error("build-sandbox-helper: src/landlock/helper-digests.ts does not match the built helpers");
+      console.error("build-sandbox-helper: src/helper/helper-digests.ts does not match the built helpers");
       failed = true;
     }
     if (failed) {

@@ -2,7 +2,16 @@
 // came with arguments that do not go together (issue 15), exactly as a model reads it. Commands that
 // would write do so in a temp directory; the user's config and state are replaced by temp ones.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -167,4 +176,39 @@ describe("conch tool call: escalation arguments", () => {
     );
     expect(parsed.result).toMatchObject({ status: "ok", unused_arguments: ["justification"] });
   });
+});
+
+describeWith(["linux", "bwrap"], "a one-shot's background processes", () => {
+  for (const sandbox of ["workspace-write", "danger-full-access"]) {
+    it(`are stopped and said, not lost without a word (--sandbox ${sandbox})`, () => {
+      const run = conch([
+        "tool",
+        "call",
+        "--sandbox",
+        sandbox,
+        "--approval",
+        "never",
+        "--json",
+        "shell_command",
+        JSON.stringify({ command: "sleep 293 & nohup sleep 294 >/dev/null 2>&1 & echo started" }),
+      ]);
+      const { text } = JSON.parse(run.stdout) as { text: string };
+      expect(text).toContain("started");
+      // Named as each was when stopped (a fork not yet exec'd is still bash).
+      expect(text).toMatch(
+        /\[Conch stopped 2 processes this command left running \((sleep|bash|nohup)( \u00d72|, (sleep|bash|nohup))\): a one-shot command cannot leave processes behind; start a server or a background job with exec_command, which keeps it running in a session\.\]/,
+      );
+      // Nothing of theirs runs on the host.
+      const left = readdirSync("/proc")
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          try {
+            return /^sleep\0(293|294)\0$/.test(readFileSync(`/proc/${pid}/cmdline`, "latin1"));
+          } catch {
+            return false;
+          }
+        });
+      expect(left).toEqual([]);
+    });
+  }
 });

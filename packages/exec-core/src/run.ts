@@ -88,6 +88,16 @@ class OutputCount {
   }
 }
 
+/** The names in a helper's report (`PID NAME` a line), in its order. */
+function parseReport(text: string): string[] {
+  const names: string[] = [];
+  for (const line of text.split("\n")) {
+    const match = /^\d+ (.+)$/.exec(line);
+    if (match !== null) names.push(match[1] as string);
+  }
+  return names;
+}
+
 /** The exit status a shell would report: the code, or 128+N after signal N. */
 export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
   if (code !== null) return code;
@@ -125,6 +135,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       durationMs: 0,
       timedOut: false,
       canceled: true,
+      leftProcesses: [],
     };
   }
   // Set once the run's handlers exist; until then (the child may write before) chunks are kept, copied.
@@ -157,7 +168,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     // The child holds its end now (or never will).
     pair?.theirs.destroy();
   }
-  const { process: child, tree } = spawned;
+  const { process: child, tree, report } = spawned;
 
   return new Promise<ExecResult>((resolve, reject) => {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -166,7 +177,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
     /** Canceled before the command exited: the exit status is ours, not the command's. */
     let killedByCancel = false;
     let callbackError: { error: unknown } | undefined;
-    let killing: Promise<void> | undefined;
+    let killing: Promise<unknown> | undefined;
     const stdout = pair?.ours ?? child.stdout;
     let openStreams = stdout === null ? 1 : 2;
     let drainTimer: NodeJS.Timeout | undefined;
@@ -202,8 +213,12 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       signal?.removeEventListener("abort", onAbort);
       for (const stream of streams) stream?.destroy();
       // Whatever the command left behind dies with the call: long-lived processes belong in a session.
+      // Those it left running when it exited are named: by the sandbox's helper, which stopped them
+      // inside (they die with the sandbox before this process could see them), or as found here.
       await killing;
-      await tree.terminate(req.killGraceMs);
+      const stopped = await tree.terminate(req.killGraceMs);
+      const reported = report === null ? [] : parseReport(await report);
+      const leftProcesses = exit === undefined || timedOut || canceled ? [] : [...reported, ...stopped];
       if (callbackError) {
         reject(callbackError.error);
         return;
@@ -221,6 +236,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
         durationMs: performance.now() - started,
         timedOut,
         canceled,
+        leftProcesses,
       });
     };
     function settle(): void {

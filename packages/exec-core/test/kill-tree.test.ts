@@ -39,6 +39,15 @@ describe.runIf(process.platform === "linux")("a finished call leaves nothing beh
     const [pid] = printedPids(result.stdout);
     expect(pid).toBeTypeOf("number");
     expect(isAlive(pid as number)).toBe(false);
+    // And says what it stopped.
+    expect(result.leftProcesses).toEqual(["sleep"]);
+  });
+
+  it("names nothing when the command left nothing, or when it was stopped by its timeout", async () => {
+    expect((await run({ argv: ["sh", "-c", "echo alone"], cwd: "/" })).leftProcesses).toEqual([]);
+    const timedOut = await run({ argv: ["sh", "-c", "sleep 300 & sleep 300"], cwd: "/", timeoutMs: 300 });
+    expect(timedOut.timedOut).toBe(true);
+    expect(timedOut.leftProcesses).toEqual([]);
   });
 
   it("kills a daemon that closed its pipes and left the session", async () => {
@@ -49,6 +58,8 @@ describe.runIf(process.platform === "linux")("a finished call leaves nothing beh
     expect(result.exitCode).toBe(0);
     const [pid] = printedPids(result.stdout);
     expect(isAlive(pid as number)).toBe(false);
+    // Named as it was when stopped: setsid, sh or sleep, by how far it got toward its exec.
+    expect(result.leftProcesses).toEqual([expect.stringMatching(/^(setsid|sh|sleep)$/)]);
   });
 
   it("keeps what a background child prints within the drain window", async () => {

@@ -55,6 +55,11 @@ export interface ExecResult {
   output: string;
   stdoutBytes: number;
   stderrBytes: number;
+  /**
+   * The programs the command left running when it exited, each stopped by Conch (a one-shot leaves
+   * nothing behind), by name; empty when there were none, or when it timed out or was canceled.
+   */
+  leftProcesses: string[];
 }
 
 /**
@@ -67,4 +72,10 @@ export interface SpawnSpec {
   env: Record<string, string>;
   /** Data the child reads on descriptors 3, 4, ... (each a pipe closed after the data; e.g. a seccomp program for `bwrap --seccomp 3`). */
   extraFds: Uint8Array[];
+  /**
+   * A descriptor of the child, right after the `extraFds` ones, that the spawner opens as a pipe and reads:
+   * where a sandbox's helper writes a line `PID NAME` for each process the command left running, which
+   * it then stopped. Absent: nothing reports them there.
+   */
+  reportFd?: number;
 }

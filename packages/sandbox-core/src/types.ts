@@ -109,8 +109,17 @@ interface BackendBase {
 }
 
 export interface LocalSandboxBackend extends BackendBase {
-  /** `spec` rewritten to run under `rules`; `options.tty` for PTY sessions (no new session). */
-  transform(spec: SpawnSpec, rules: SandboxRules, options?: { tty?: boolean }): Promise<SpawnSpec>;
+  /**
+   * `spec` rewritten to run under `rules`; `options.tty` for PTY sessions (no new session).
+   * `options.reportLeftovers` (a one-shot command): where the backend can, the processes the command
+   * leaves running when it exits are stopped and named, a line `PID NAME` each, on the returned spec's
+   * `reportFd`.
+   */
+  transform(
+    spec: SpawnSpec,
+    rules: SandboxRules,
+    options?: { tty?: boolean; reportLeftovers?: boolean },
+  ): Promise<SpawnSpec>;
   /**
    * A listener inside the network namespace the backend's commands share when the network is not the
    * host's (on a loopback port there, accepted by this process): where one command reaches Conch's

@@ -38,6 +38,27 @@ export interface SpawnedProcess<Process> {
    * `terminate(graceMs)` ends it all (SIGTERM, grace, SIGKILL).
    */
   readonly tree: ProcessTree;
+  /** What the prepared spec's `reportFd` said, read to its end; null when it had none. */
+  readonly report: Promise<string> | null;
+}
+
+// A report is a line per process: a few KiB at most is plenty, and more is not read.
+const MAX_REPORT_BYTES = 64 * 1024;
+
+/** The report pipe's text, read to its end (or its first 64 KiB); null without one. */
+function readReport(child: unknown, spec: SpawnSpec): Promise<string> | null {
+  if (spec.reportFd === undefined) return null;
+  const stream = (child as ChildProcess).stdio?.[spec.reportFd] as NodeJS.ReadableStream | null | undefined;
+  if (stream === null || stream === undefined) return null;
+  return new Promise((resolve) => {
+    let text = "";
+    stream.on("data", (chunk: Buffer) => {
+      if (text.length < MAX_REPORT_BYTES) text += chunk.toString("utf8");
+    });
+    stream.on("error", () => resolve(text));
+    stream.on("close", () => resolve(text));
+    stream.on("end", () => resolve(text));
+  });
 }
 
 /** Why a spawn failed, in words: ENOENT for a file that exists means its `#!` interpreter is missing. */
@@ -94,11 +115,12 @@ function spawnChild(spec: SpawnSpec, stdout: number | Socket | "pipe"): Promise<
     try {
       // detached: the child leads a new session and process group, so one signal reaches its whole tree
       // and the terminal's Ctrl-C reaches only us.
+      const reportSlot = spec.reportFd === undefined ? [] : ["pipe" as const];
       child = spawn(file, args, {
         cwd: spec.cwd,
         env: spec.env,
         detached: true,
-        stdio: ["ignore", stdout, "pipe", ...spec.extraFds.map(() => "pipe" as const)],
+        stdio: ["ignore", stdout, "pipe", ...spec.extraFds.map(() => "pipe" as const), ...reportSlot],
       });
       spec.extraFds.forEach((data, index) => {
         const pipe = child.stdio[3 + index] as Writable | null;
@@ -171,5 +193,10 @@ export async function spawnProcess<Process extends { readonly pid: number }>(
     }
   }
   const pid = child.pid as number;
-  return { process: child, pid, tree: new ProcessTree(pid, marker.entry) };
+  return {
+    process: child,
+    pid,
+    tree: new ProcessTree(pid, marker.entry),
+    report: readReport(child, prepared),
+  };
 }

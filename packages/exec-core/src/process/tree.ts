@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   environContains,
@@ -166,20 +166,23 @@ export class ProcessTree {
   /**
    * SIGTERM to every member, up to `graceMs` for them to leave, then SIGKILL until none is left. Before
    * SIGKILL, members are stopped (SIGSTOP) and the tree scanned again until it stops growing, so a
-   * process that forks as fast as it can is caught with all its children.
+   * process that forks as fast as it can is caught with all its children. Resolves with the names of the
+   * processes it found to end (none once the tree is gone; none without /proc, where it cannot tell).
    */
-  async terminate(graceMs: number): Promise<void> {
+  async terminate(graceMs: number): Promise<string[]> {
     if (this.#rootStart === undefined) {
       await this.#terminateGroup(graceMs);
-      return;
+      return [];
     }
     let scan = this.#scan();
-    if (scan.members.length === 0) return;
+    if (scan.members.length === 0) return [];
+    const names = scan.members.map((member) => processName(member.pid));
     this.#signal("SIGTERM", scan);
     const terminated = new Set(scan.members.map((m) => `${m.pid}:${m.startTime}`));
     const terminateNew = (): void => {
       const fresh = scan.members.filter((m) => !terminated.has(`${m.pid}:${m.startTime}`));
       for (const member of fresh) terminated.add(`${member.pid}:${member.startTime}`);
+      names.push(...fresh.map((member) => processName(member.pid)));
       // One by one: the group has had its SIGTERM, and a second one could cut short a graceful exit.
       this.#signal("SIGTERM", { members: fresh, groupIsOurs: false });
     };
@@ -187,7 +190,7 @@ export class ProcessTree {
     while (Date.now() < deadline) {
       await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
       scan = this.#scan();
-      if (scan.members.length === 0) return;
+      if (scan.members.length === 0) return names;
       // Started since the last look: they get their SIGTERM and the rest of the grace period too.
       terminateNew();
     }
@@ -201,8 +204,9 @@ export class ProcessTree {
       this.#signal("SIGKILL", { members: [...frozen.values()], groupIsOurs: scan.groupIsOurs });
       await sleep(round === 0 ? 1 : POLL_MS);
       scan = this.#scan();
-      if (scan.members.length === 0) return;
+      if (scan.members.length === 0) return names;
     }
+    return names;
   }
 
   /** Without /proc: the process group is all that can be seen and signalled. */
@@ -221,5 +225,14 @@ export class ProcessTree {
     const deadline = Date.now() + graceMs;
     while (groupAlive() && Date.now() < deadline) await sleep(POLL_MS);
     if (groupAlive()) this.#signal("SIGKILL", none);
+  }
+}
+
+/** A process's name as the kernel has it (`comm`), or "?" once it is gone. */
+function processName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim() || "?";
+  } catch {
+    return "?";
   }
 }

@@ -260,7 +260,11 @@ export async function runOneShot(
   // The rules found now, before anything is collected or spawned (throws `WRITABLE_ROOT_CHANGED`).
   const rules = commandRules(sandbox);
   const network = await proxyEndpoint(options, sandbox, rules, request, context, false);
-  const prepare = withEnv(sandbox?.spawnHook(rules === null ? {} : { rules }) ?? null, network?.env, rules);
+  const prepare = withEnv(
+    sandbox?.spawnHook({ reportLeftovers: true, ...(rules === null ? {} : { rules }) }) ?? null,
+    network?.env,
+    rules,
+  );
   // Outside the sandbox, the keeper (as for a session): the command dies with this process.
   const reaper = prepare === null ? options.hostReaper : null;
   let marker: string | undefined;
@@ -270,7 +274,7 @@ export async function runOneShot(
       : (spec: SpawnSpec): Promise<SpawnSpec> => {
           marker = runMarkerOf(spec.env);
           reaper.record(null, marker);
-          return reaper.hook(spec);
+          return reaper.oneShotHook(spec);
         };
   const hook = prepare ?? keep;
   const exec: ExecRequest = { argv: [...plan.argv], cwd: request.cwd };
@@ -318,7 +322,11 @@ export async function runOneShot(
     network?.endpoint.close();
   }
   const sandboxName = sandbox?.name ?? "none";
-  const notices = [...networkRefusals(network?.endpoint), ...repairGit(rules?.gitWatch, request.cwd)];
+  const notices = [
+    ...leftProcessesNotice(result.leftProcesses),
+    ...networkRefusals(network?.endpoint),
+    ...repairGit(rules?.gitWatch, request.cwd),
+  ];
   const denied =
     prepare !== null &&
     !result.timedOut &&
@@ -474,4 +482,23 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     value !== null &&
     typeof (value as { then?: unknown }).then === "function"
   );
+}
+
+/**
+ * The processes a one-shot command left running, which Conch stopped, said once: the model learns why
+ * its `cmd &` or `nohup` server is gone and where a long-lived process belongs.
+ */
+function leftProcessesNotice(names: readonly string[]): string[] {
+  if (names.length === 0) return [];
+  const counts = new Map<string, number>();
+  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+  const listed = [...counts.entries()]
+    .slice(0, 6)
+    .map(([name, count]) => (count > 1 ? `${name} \u00d7${count}` : name))
+    .join(", ");
+  const more = counts.size > 6 ? ", \u2026" : "";
+  const n = names.length;
+  return [
+    `Conch stopped ${n} ${n === 1 ? "process" : "processes"} this command left running (${listed}${more}): a one-shot command cannot leave processes behind; start a server or a background job with exec_command, which keeps it running in a session.`,
+  ];
 }

@@ -40,7 +40,7 @@ const PRCTL: Readonly<Partial<Record<NodeJS.Architecture, number>>> = { x64: 157
 
 const KEEPER = String.raw`
 use strict; use warnings; use POSIX ();
-my ($nr, $parent, $nenv, @rest) = @ARGV;
+my ($nr, $parent, $report, $nenv, @rest) = @ARGV;
 my @env = splice(@rest, 0, $nenv);
 my @cmd = @rest;
 syscall($nr, 36, 1, 0, 0, 0);
@@ -82,6 +82,7 @@ if ($child == 0) {
   POSIX::setpgid(0, 0);
   POSIX::tcsetpgrp(0, POSIX::getpgrp()) if $tty;
   $SIG{$_} = "DEFAULT" for @quiet;
+  POSIX::close($report) if $report >= 0;
   for (@env) { my ($name, $value) = split /=/, $_, 2; $ENV{$name} = $value }
   { no warnings; exec { $cmd[0] } @cmd; }
   print STDERR "conch: cannot run $cmd[0]: $!\n"; POSIX::_exit(127);
@@ -99,6 +100,14 @@ while (1) {
 }
 alarm 0;
 my @left = descendants();
+if ($report >= 0 && open(my $out, ">&=", $report)) {
+  for my $pid (@left) {
+    my $name = "?";
+    if (open(my $fh, "<", "/proc/$pid/comm")) { $name = <$fh> // "?"; chomp $name; close $fh }
+    print $out "$pid $name\n";
+  }
+  close $out;
+}
 if (@left) {
   kill "TERM", @left;
   for (1 .. 50) { reap(); last unless descendants(); select(undef, undef, undef, 0.01) }
@@ -161,7 +170,16 @@ export class HostReaper {
   }
 
   /** Rewrites `spec` to run under the keeper (a spawn hook, as a sandbox backend's). */
-  readonly hook = async (spec: SpawnSpec): Promise<SpawnSpec> => {
+  readonly hook = (spec: SpawnSpec): Promise<SpawnSpec> => this.#wrap(spec, false);
+
+  /**
+   * The same for a one-shot command: the keeper also names, on the spec's `reportFd`, what the command
+   * left running when it exited (and then ends).
+   */
+  readonly oneShotHook = (spec: SpawnSpec): Promise<SpawnSpec> => this.#wrap(spec, true);
+
+  async #wrap(spec: SpawnSpec, report: boolean): Promise<SpawnSpec> {
+    const reportFd = 3 + spec.extraFds.length;
     const env: Record<string, string> = {};
     const moved: string[] = [];
     for (const [name, value] of Object.entries(spec.env)) {
@@ -177,13 +195,15 @@ export class HostReaper {
         "--",
         String(this.#prctl),
         String(process.pid),
+        String(report ? reportFd : -1),
         String(moved.length),
         ...moved,
         ...spec.argv,
       ],
       env,
+      ...(report ? { reportFd } : {}),
     };
-  };
+  }
 
   /**
    * Writes a started keeper (its pid and run marker) to the ledger; without a pid (a one-shot command,

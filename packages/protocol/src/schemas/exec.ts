@@ -80,4 +80,5 @@ export const ExecResultSchema = z.strictObject({
   output: z.string().describe("stdout and stderr interleaved in arrival order."),
   stdoutBytes: z.number().int().nonnegative(),
   stderrBytes: z.number().int().nonnegative(),
+  leftProcesses: z.array(z.string()),
 }) satisfies z.ZodType<ExecResult>;

@@ -21,6 +21,8 @@ export interface SpawnHookOptions {
   readonly tty?: boolean;
   /** Rules other than the workspace's (a narrower sandbox for one helper); `workspace.rules()` by default. */
   readonly rules?: SandboxRules;
+  /** A one-shot command: what it leaves running is named on the spec's `reportFd`, where the backend can. */
+  readonly reportLeftovers?: boolean;
 }
 
 /** A sandbox checked to work here, for one session: what every spawn under its policy needs. */
@@ -91,7 +93,9 @@ export async function prepareSandbox(
       }
       const rules = hookOptions.rules ?? workspace.rules();
       const tty = hookOptions.tty === true;
-      return (spec) => backend.transform(spec, rules, { tty });
+      const reportLeftovers = hookOptions.reportLeftovers === true && !tty;
+      return (spec) =>
+        backend.transform(spec, rules, { tty, ...(reportLeftovers ? { reportLeftovers } : {}) });
     },
   };
 }

@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Availability } from "@conch/sandbox-core";
+import { runCapture } from "../helper/run-capture.js";
 import { withInheritedFdsClosed } from "./fd-closer.js";
 
 const INSTALL_FIX =
@@ -16,25 +16,6 @@ const SHELL_FIX =
  * holding every capability there, unmount or remount what the sandbox made read-only.
  */
 const MINIMUM_VERSION: readonly [number, number] = [0, 8];
-
-/** Runs a program to its end: its exit code (null when it could not start) and output, interleaved. */
-export function runCapture(
-  file: string,
-  args: readonly string[],
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (data: Buffer) => {
-      output += data.toString();
-    });
-    child.stderr.on("data", (data: Buffer) => {
-      output += data.toString();
-    });
-    child.on("error", (error) => resolve({ code: null, output: error.message }));
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}
 
 /**
  * What the probe found: the programs to run, or why the sandbox cannot run and how to fix it;

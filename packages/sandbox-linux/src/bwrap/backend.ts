@@ -8,8 +8,10 @@ import {
   type SpawnSpec,
   sandboxEnv,
 } from "@conch/sandbox-core";
+import { helperPath } from "../helper/helper.js";
+import { runCapture } from "../helper/run-capture.js";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
-import { type BwrapProbe, probeBwrap, runCapture } from "./availability.js";
+import { type BwrapProbe, probeBwrap } from "./availability.js";
 import { bwrapArgs } from "./bwrap-args.js";
 import { DEVICE_DIR, privateDeviceNodes } from "./device-nodes.js";
 import { withInheritedFdsClosed } from "./fd-closer.js";
@@ -113,6 +115,20 @@ function checkRules(rules: SandboxRules, programs: readonly string[], shell: str
       `cannot sandbox: ${shell} lies in ${hidden ?? tmp}, which the sandbox hides or replaces`,
     );
   }
+}
+
+/**
+ * The helper that names a one-shot's leftovers, when this package has a checked one for this machine
+ * that the sandbox can see and the command cannot replace; else null (nothing is named then).
+ */
+function reaperHelper(rules: SandboxRules): string | null {
+  const found = helperPath();
+  if (!("path" in found)) return null;
+  const real = canonicalPath(found.path);
+  const replaceable = rules.writableRoots.some(({ root }) => isAtOrInside(real, root));
+  const hidden = rules.hidden.some(({ path }) => isAtOrInside(real, path));
+  const tmp = rules.tmp.kind !== "host" && rules.tmp.targets.some((target) => isAtOrInside(real, target));
+  return replaceable || hidden || tmp ? null : found.path;
 }
 
 /** The launchers a root caller's bwrap may start from, in the order they are tried. */
@@ -268,11 +284,17 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
       const command = withInheritedFdsClosed(probed.shell, 2 + spec.extraFds.length, spec.argv, {
         tty: transformOptions.tty === true,
       });
+      // A one-shot's leftovers die with bwrap's pid namespace before anyone outside could count them: the
+      // helper, inside, stops and names them first (where this package has one for this machine).
+      const reportFd = 3 + spec.extraFds.length + 1;
+      const helper = transformOptions.reportLeftovers === true ? reaperHelper(rules) : null;
+      const reaper = helper === null ? [] : [helper, "--no-landlock", "--report", String(reportFd), "--"];
       return {
-        argv: [...enter, ...probed.launcher, probed.bwrap, ...args, ...command],
+        argv: [...enter, ...probed.launcher, probed.bwrap, ...args, ...reaper, ...command],
         cwd: spec.cwd,
         env: { ...spec.env, ...sandboxEnv(backend.name, rules) },
         extraFds: [...spec.extraFds, filter],
+        ...(helper === null ? {} : { reportFd }),
       };
     },
   };

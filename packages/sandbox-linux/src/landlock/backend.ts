@@ -18,9 +18,9 @@ import {
 import { withInheritedFdsClosed } from "../bwrap/fd-closer.js";
 import { findProgram } from "../bwrap/find-program.js";
 import { canonicalPath, isAtOrInside } from "../bwrap/paths.js";
+import { helperPath, probeLandlockAbi } from "../helper/helper.js";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
 import { landlockGrants } from "./grants.js";
-import { helperPath, probeLandlockAbi } from "./helper.js";
 
 /** From this ABI on, Landlock scopes signals and abstract unix sockets to the sandbox. */
 const SIGNAL_SCOPE_ABI = 6;
@@ -134,7 +134,7 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
       const probed = await probeOnce();
       return probed.available ? { available: true } : probed;
     },
-    async transform(spec: SpawnSpec, rules: SandboxRules): Promise<SpawnSpec> {
+    async transform(spec: SpawnSpec, rules: SandboxRules, transformOptions = {}): Promise<SpawnSpec> {
       const probed = await probeOnce();
       if (!probed.available) {
         throw new SandboxError("SANDBOX_UNAVAILABLE", `cannot sandbox: ${probed.reason}; fix: ${probed.fix}`);
@@ -155,7 +155,10 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
         ipSockets: false,
       });
       const seccompFd = 3 + spec.extraFds.length;
+      // A one-shot: the helper stays as the command's subreaper, and stops and names what it leaves.
+      const reportFd = transformOptions.reportLeftovers === true ? seccompFd + 1 : null;
       const helperArgs = [
+        ...(reportFd === null ? [] : ["--report", String(reportFd)]),
         ...grants.read.flatMap((path) => ["--read", path]),
         ...grants.write.flatMap((path) => ["--write", path]),
         ...(probed.abi >= SIGNAL_SCOPE_ABI ? ["--landlock-scope"] : []),
@@ -176,6 +179,7 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
         cwd: spec.cwd,
         env: childEnv,
         extraFds: [...spec.extraFds, filter],
+        ...(reportFd === null ? {} : { reportFd }),
       };
     },
   };

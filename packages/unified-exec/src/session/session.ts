@@ -110,7 +110,7 @@ export class Session {
   #drained = false;
   #lastOutputAt: number | null = null;
   #waiters = new Set<() => void>();
-  #killing: Promise<void> | null = null;
+  #killing: Promise<unknown> | null = null;
   #rootExited = false;
   #rootExitedAt: number | null = null;
   #terminated = false;

@@ -5,8 +5,8 @@ import { createHash } from "node:crypto";
 import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Availability } from "@conch/sandbox-core";
-import { runCapture } from "../bwrap/availability.js";
 import { HELPER_DIGESTS } from "./helper-digests.js";
+import { runCapture } from "./run-capture.js";
 
 const REINSTALL_FIX =
   "reinstall @conch/sandbox-linux (its bin/ directory holds the helper, checked against the digest it was built with), or build it with `node tooling/scripts/build-sandbox-helper.mjs` in a checkout";
@@ -24,7 +24,7 @@ export function helperPath(arch: string = process.arch): { path: string } | Unav
       fix: "run Conch on x86_64 or aarch64 Linux",
     };
   }
-  // From src/landlock or dist/landlock alike the package's bin/ is two levels up; a bundle (the conch
+  // From src/helper or dist/helper alike the package's bin/ is two levels up; a bundle (the conch
   // CLI's dist/conch.js) has it copied beside itself.
   const name = `conch-sandbox-helper-${key}`;
   const places = [new URL(`../../bin/${name}`, import.meta.url), new URL(`./${name}`, import.meta.url)];
