@@ -88,14 +88,23 @@ class OutputCount {
   }
 }
 
-/** The names in a helper's report (`PID NAME` a line), in its order. */
-function parseReport(text: string): string[] {
-  const names: string[] = [];
+/**
+ * A helper's report: `PID NAME` for each process the command left (in its order), and `limit KIND N`
+ * for each limit the kernel enforced.
+ */
+function parseReport(text: string): { left: string[]; limits: ExecResult["limitsReached"] } {
+  const left: string[] = [];
+  const limits: ExecResult["limitsReached"] = [];
   for (const line of text.split("\n")) {
+    const limit = /^limit (memory|processes|file) (\d+)$/.exec(line);
+    if (limit !== null) {
+      limits.push({ kind: limit[1] as "memory" | "processes" | "file", limit: Number(limit[2]) });
+      continue;
+    }
     const match = /^\d+ (.+)$/.exec(line);
-    if (match !== null) names.push(match[1] as string);
+    if (match !== null) left.push(match[1] as string);
   }
-  return names;
+  return { left, limits };
 }
 
 /** The exit status a shell would report: the code, or 128+N after signal N. */
@@ -136,6 +145,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       timedOut: false,
       canceled: true,
       leftProcesses: [],
+      limitsReached: [],
     };
   }
   // Set once the run's handlers exist; until then (the child may write before) chunks are kept, copied.
@@ -217,8 +227,8 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
       // inside (they die with the sandbox before this process could see them), or as found here.
       await killing;
       const stopped = await tree.terminate(req.killGraceMs);
-      const reported = report === null ? [] : parseReport(await report);
-      const leftProcesses = exit === undefined || timedOut || canceled ? [] : [...reported, ...stopped];
+      const reported = report === null ? { left: [], limits: [] } : parseReport(await report);
+      const leftProcesses = exit === undefined || timedOut || canceled ? [] : [...reported.left, ...stopped];
       if (callbackError) {
         reject(callbackError.error);
         return;
@@ -237,6 +247,7 @@ export async function run(request: ExecRequest, options: RunOptions = {}): Promi
         timedOut,
         canceled,
         leftProcesses,
+        limitsReached: reported.limits,
       });
     };
     function settle(): void {

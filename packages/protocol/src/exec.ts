@@ -60,6 +60,12 @@ export interface ExecResult {
    * nothing behind), by name; empty when there were none, or when it timed out or was canceled.
    */
   leftProcesses: string[];
+  /**
+   * The resource limits the kernel enforced on the command (config `limits`): `memory` (an OOM kill in
+   * its cgroup; `limit` in bytes), `processes` (a fork refused; `limit` processes), `file` (a write past
+   * RLIMIT_FSIZE; `limit` in bytes). Empty when none was reached or none applied.
+   */
+  limitsReached: { kind: "memory" | "processes" | "file"; limit: number }[];
 }
 
 /**

@@ -13,10 +13,19 @@
  *    orphans included: they were reparented here), kills them all (SIGKILL), reaps them, and exits as
  *    the command did. Signals sent to the helper (INT, TERM, HUP, QUIT) are passed on to the command.
  *
+ * 3. Limits (--cgroup DIR, one per hierarchy: cgroup v2's one, or v1's memory, pids and cpu; made and
+ *    limited by the caller): joins them before anything else, so every process of the command is
+ *    counted; runs the command as its child as in 2; when it exits, writes "limit memory" or
+ *    "limit processes" to the report for each limit the kernel enforced (an OOM kill in the group, a
+ *    fork refused at pids.max), kills what is left in the groups and removes them. --rlimit-fsize and
+ *    --rlimit-nproc set those rlimits for the command. --report-limits FD: the limits only, on a
+ *    descriptor the command inherits (a second helper inside bwrap reports the leftovers on it).
+ *
  *   conch-sandbox-helper --probe
  *       prints "landlock-abi N" (0: Landlock is not available, with the reason on the next line)
  *   conch-sandbox-helper [--read PATH]... [--write PATH]... [--landlock-min-abi N] [--landlock-net]
  *                        [--landlock-scope] [--no-landlock] [--seccomp FD] [--report FD]
+ *                        [--cgroup DIR]... [--report-limits FD]
  *                        [--rlimit-fsize BYTES] [--rlimit-nproc N] -- PROGRAM [ARG]...
  *
  * Built from this file alone, with no library beyond the C library, statically (musl on x86_64, glibc
@@ -153,6 +162,9 @@ struct options {
   int scope;
   int seccomp_fd;
   int report_fd;
+  int limits_fd;
+  const char *cgroups[4];
+  int cgroup_count;
   long rlimit_fsize;
   long rlimit_nproc;
   char **argv;
@@ -164,6 +176,7 @@ static void parse(int argc, char **argv, struct options *options) {
   options->min_abi = 1;
   options->seccomp_fd = -1;
   options->report_fd = -1;
+  options->limits_fd = -1;
   options->rlimit_fsize = -1;
   options->rlimit_nproc = -1;
   int i = 1;
@@ -176,7 +189,8 @@ static void parse(int argc, char **argv, struct options *options) {
     int takes_value = strcmp(arg, "--read") == 0 || strcmp(arg, "--write") == 0 ||
                       strcmp(arg, "--seccomp") == 0 || strcmp(arg, "--report") == 0 ||
                       strcmp(arg, "--landlock-min-abi") == 0 || strcmp(arg, "--rlimit-fsize") == 0 ||
-                      strcmp(arg, "--rlimit-nproc") == 0;
+                      strcmp(arg, "--rlimit-nproc") == 0 || strcmp(arg, "--cgroup") == 0 ||
+                      strcmp(arg, "--report-limits") == 0;
     if (takes_value && i + 1 >= argc) {
       fprintf(stderr, "conch-sandbox-helper: %s: expected a value after it\n", arg);
       _exit(EXIT_SETUP);
@@ -192,8 +206,18 @@ static void parse(int argc, char **argv, struct options *options) {
       options->grants[options->grant_count].path = path;
       options->grants[options->grant_count].access = arg[2] == 'r' ? FS_READ : FS_READ | FS_WRITE;
       options->grant_count++;
+    } else if (strcmp(arg, "--cgroup") == 0) {
+      if (options->cgroup_count >= 4) die("too many --cgroup directories (at most 4)", 0);
+      const char *dir = argv[++i];
+      if (dir[0] != '/') {
+        fprintf(stderr, "conch-sandbox-helper: --cgroup: expected an absolute path, received \"%s\"\n", dir);
+        _exit(EXIT_SETUP);
+      }
+      options->cgroups[options->cgroup_count++] = dir;
     } else if (strcmp(arg, "--seccomp") == 0) {
       options->seccomp_fd = (int)parse_number(argv[++i], arg);
+    } else if (strcmp(arg, "--report-limits") == 0) {
+      options->limits_fd = (int)parse_number(argv[++i], arg);
     } else if (strcmp(arg, "--report") == 0) {
       options->report_fd = (int)parse_number(argv[++i], arg);
     } else if (strcmp(arg, "--landlock-min-abi") == 0) {
@@ -355,6 +379,103 @@ static void kill_leftovers(int report) {
   }
 }
 
+/* Moves this process into each group (before any fork: everything the command starts is counted). */
+static void join_cgroups(const struct options *options) {
+  for (int i = 0; i < options->cgroup_count; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cgroup.procs", options->cgroups[i]);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      fprintf(stderr, "conch-sandbox-helper: joining %s: %s\n", options->cgroups[i], strerror(errno));
+      _exit(EXIT_SETUP);
+    }
+    char pid[32];
+    int length = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    if (write(fd, pid, (size_t)length) != length) {
+      fprintf(stderr, "conch-sandbox-helper: joining %s: %s\n", options->cgroups[i], strerror(errno));
+      _exit(EXIT_SETUP);
+    }
+    close(fd);
+  }
+}
+
+/* The number after `key ` in a cgroup file of "key value" lines, or 0. */
+static long cgroup_count_of(const char *dir, const char *file, const char *key) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  FILE *stream = fopen(path, "re");
+  if (stream == NULL) return 0;
+  char line[256];
+  long value = 0;
+  size_t key_length = strlen(key);
+  while (fgets(line, sizeof line, stream) != NULL) {
+    if (strncmp(line, key, key_length) == 0 && line[key_length] == ' ') value = strtol(line + key_length + 1, NULL, 10);
+  }
+  fclose(stream);
+  return value;
+}
+
+/* Says which limits the kernel enforced, then kills what is left in the groups and removes them. */
+/* The first number in a cgroup file (a limit: memory.max, memory.limit_in_bytes, pids.max), or -1. */
+static long long cgroup_value(const char *dir, const char *file) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  FILE *stream = fopen(path, "re");
+  if (stream == NULL) return -1;
+  long long value = -1;
+  if (fscanf(stream, "%lld", &value) != 1) value = -1;
+  fclose(stream);
+  return value;
+}
+
+static void finish_cgroups(const struct options *options, int report) {
+  long long memory = -1, processes = -1;
+  for (int i = 0; i < options->cgroup_count; i++) {
+    const char *dir = options->cgroups[i];
+    /* v2's memory.events, v1's memory.oom_control: "oom_kill N". */
+    if (cgroup_count_of(dir, "memory.events", "oom_kill") > 0) memory = cgroup_value(dir, "memory.max");
+    if (cgroup_count_of(dir, "memory.oom_control", "oom_kill") > 0)
+      memory = cgroup_value(dir, "memory.limit_in_bytes");
+    /* v1 and v2's pids.events: "max N", forks refused at pids.max. */
+    if (cgroup_count_of(dir, "pids.events", "max") > 0) processes = cgroup_value(dir, "pids.max");
+  }
+  /* "limit KIND N": the limit the kernel enforced, and its value (bytes, processes). */
+  if (report >= 0 && memory != -1) dprintf(report, "limit memory %lld\n", memory);
+  if (report >= 0 && processes != -1) dprintf(report, "limit processes %lld\n", processes);
+  /* This process leaves the groups first (back to the parent of each), so they can be emptied. */
+  for (int i = 0; i < options->cgroup_count; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/../cgroup.procs", options->cgroups[i]);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      dprintf(fd, "%d\n", (int)getpid());
+      close(fd);
+    }
+  }
+  for (int round = 0; round < 100; round++) {
+    int left = 0;
+    for (int i = 0; i < options->cgroup_count; i++) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/cgroup.procs", options->cgroups[i]);
+      FILE *stream = fopen(path, "re");
+      if (stream == NULL) continue;
+      int pid;
+      while (fscanf(stream, "%d", &pid) == 1) {
+        kill(pid, SIGKILL);
+        left = 1;
+      }
+      fclose(stream);
+    }
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+    if (!left) break;
+    usleep(10000);
+  }
+  for (int i = 0; i < options->cgroup_count; i++) {
+    for (int tries = 0; tries < 100 && rmdir(options->cgroups[i]) != 0 && errno == EBUSY; tries++) usleep(10000);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--probe") == 0) {
     int abi = landlock_abi();
@@ -374,7 +495,8 @@ int main(int argc, char **argv) {
   if (options.report_fd >= 0 && fcntl(options.report_fd, F_SETFD, FD_CLOEXEC) != 0)
     die("the --report descriptor", errno);
 
-  if (options.report_fd < 0) {
+  join_cgroups(&options);
+  if (options.report_fd < 0 && options.cgroup_count == 0 && options.limits_fd < 0) {
     confine(&options, has_filter ? &filter : NULL);
     execvp(options.argv[0], options.argv);
     fprintf(stderr, "conch-sandbox-helper: cannot run %s: %s\n", options.argv[0], strerror(errno));
@@ -412,6 +534,13 @@ int main(int argc, char **argv) {
   }
   command_pid = -1;
   kill_leftovers(options.report_fd);
+  int limits_report = options.report_fd >= 0 ? options.report_fd : options.limits_fd;
+  finish_cgroups(&options, limits_report);
+  /* Killed by SIGXFSZ, or a bwrap (or shell) in between that exits 128 + SIGXFSZ for it. */
+  int file_limit = (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) ||
+                   (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXFSZ);
+  if (limits_report >= 0 && options.rlimit_fsize >= 0 && file_limit)
+    dprintf(limits_report, "limit file %ld\n", options.rlimit_fsize);
   if (options.report_fd >= 0) close(options.report_fd);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   /* Ended by a signal: end the same way, so whoever waits for this process sees it. */

@@ -11,6 +11,7 @@ describe("@conch/sandbox-linux public surface", () => {
       "createLinuxBackend",
       "createLinuxBackends",
       "describeLandlock",
+      "describeLimits",
       "seccompArchOf",
     ]);
   });

@@ -19,9 +19,12 @@ export function createLinuxBackends(
       `invalid sandbox_backend: expected one of ${SANDBOX_BACKEND_CHOICES.join(", ")}, received ${JSON.stringify(choice)}`,
     );
   }
-  const env = options.env === undefined ? {} : { env: options.env };
-  if (choice === "landlock") return [createLandlockBackend(env)];
+  const shared = {
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+  };
+  if (choice === "landlock") return [createLandlockBackend(shared)];
   const bwrap = createLinuxBackend(options);
   if (choice === "bwrap") return [bwrap];
-  return [bwrap, createLandlockBackend({ ...env, onlyWhen: () => bwrap.available() })];
+  return [bwrap, createLandlockBackend({ ...shared, onlyWhen: () => bwrap.available() })];
 }

@@ -1,53 +1,12 @@
 // What a one-shot command leaves running is stopped and named by the helper inside the sandbox (bwrap:
 // it would die with the pid namespace before anyone outside could count it; Landlock: there is no such
 // namespace, and the helper is what ends it). Real backends, real processes; the host checked after.
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import type { Readable, Writable } from "node:stream";
-import type { LocalSandboxBackend, SpawnSpec } from "@conch/sandbox-core";
+import type { LocalSandboxBackend } from "@conch/sandbox-core";
 import { describeWith, type Need } from "@conch/test-config";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createLandlockBackend, createLinuxBackend } from "../src/index.js";
-import { rules, writableRoots } from "./sandbox-helpers.js";
-
-/** Runs `script` one-shot under `backend`, asking for the report: its exit code, output and report. */
-async function oneShot(
-  backend: LocalSandboxBackend,
-  cwd: string,
-  script: string,
-): Promise<{ code: number | null; output: string; report: string }> {
-  const spec: SpawnSpec = await backend.transform(
-    { argv: ["bash", "-c", script], cwd, env: { PATH: process.env.PATH ?? "" }, extraFds: [] },
-    rules({ writableRoots: writableRoots(cwd) }),
-    { reportLeftovers: true },
-  );
-  expect(spec.reportFd).toBe(3 + spec.extraFds.length);
-  const [file, ...args] = spec.argv as [string, ...string[]];
-  const child = spawn(file, args, {
-    cwd: spec.cwd,
-    env: spec.env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe", ...spec.extraFds.map(() => "pipe" as const), "pipe"],
-  });
-  spec.extraFds.forEach((data, index) => {
-    const pipe = child.stdio[3 + index] as Writable;
-    pipe.on("error", () => {});
-    pipe.end(data);
-  });
-  let output = "";
-  let report = "";
-  child.stdout?.on("data", (data: Buffer) => {
-    output += data.toString();
-  });
-  child.stderr?.on("data", (data: Buffer) => {
-    output += data.toString();
-  });
-  (child.stdio[spec.reportFd as number] as Readable).on("data", (data: Buffer) => {
-    report += data.toString();
-  });
-  const code = await new Promise<number | null>((done) => child.on("close", done));
-  return { code, output, report };
-}
+import { oneShot } from "./sandbox-helpers.js";
 
 function alive(pid: number): boolean {
   try {

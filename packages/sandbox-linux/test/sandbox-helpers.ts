@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { LocalSandboxBackend, SandboxRules, SpawnSpec, WritableRoot } from "@conch/sandbox-core";
 
 // sandbox-core's resolver is being rewritten; these tests build the rules it would produce by hand.
@@ -88,4 +88,44 @@ export async function runSandboxed(
   });
   const code = await new Promise<number | null>((done) => child.on("close", done));
   return { code, output };
+}
+
+/** Runs `script` one-shot under `backend`, asking for the report: its exit code, output and report. */
+export async function oneShot(
+  backend: LocalSandboxBackend,
+  cwd: string,
+  script: string,
+  sandboxRules: SandboxRules = rules({ writableRoots: writableRoots(cwd) }),
+): Promise<{ code: number | null; output: string; report: string }> {
+  const spec: SpawnSpec = await backend.transform(
+    { argv: ["bash", "-c", script], cwd, env: { PATH: process.env.PATH ?? "" }, extraFds: [] },
+    sandboxRules,
+    { reportLeftovers: true },
+  );
+  if (spec.reportFd !== 3 + spec.extraFds.length) throw new Error(`no report descriptor: ${spec.reportFd}`);
+  const [file, ...args] = spec.argv as [string, ...string[]];
+  const child = spawn(file, args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe", ...spec.extraFds.map(() => "pipe" as const), "pipe"],
+  });
+  spec.extraFds.forEach((data, index) => {
+    const pipe = child.stdio[3 + index] as Writable;
+    pipe.on("error", () => {});
+    pipe.end(data);
+  });
+  let output = "";
+  let report = "";
+  child.stdout?.on("data", (data: Buffer) => {
+    output += data.toString();
+  });
+  child.stderr?.on("data", (data: Buffer) => {
+    output += data.toString();
+  });
+  (child.stdio[spec.reportFd as number] as Readable).on("data", (data: Buffer) => {
+    report += data.toString();
+  });
+  const code = await new Promise<number | null>((done) => child.on("close", done));
+  return { code, output, report };
 }

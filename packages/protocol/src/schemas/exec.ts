@@ -81,4 +81,7 @@ export const ExecResultSchema = z.strictObject({
   stdoutBytes: z.number().int().nonnegative(),
   stderrBytes: z.number().int().nonnegative(),
   leftProcesses: z.array(z.string()),
+  limitsReached: z.array(
+    z.strictObject({ kind: z.enum(["memory", "processes", "file"]), limit: z.number().nonnegative() }),
+  ),
 }) satisfies z.ZodType<ExecResult>;

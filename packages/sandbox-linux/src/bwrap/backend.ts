@@ -10,6 +10,7 @@ import {
 } from "@conch/sandbox-core";
 import { helperPath } from "../helper/helper.js";
 import { runCapture } from "../helper/run-capture.js";
+import { limitArgs, makeCommandCgroups, type ResourceLimits } from "../limits/limits.js";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
 import { type BwrapProbe, probeBwrap } from "./availability.js";
 import { bwrapArgs } from "./bwrap-args.js";
@@ -43,10 +44,15 @@ export interface LinuxBackendOptions {
    * each such command gets a namespace of its own (one command per process, nothing to share).
    */
   sharedNetwork?: boolean;
+  /**
+   * What each command may consume (config `limits`): memory, processes and CPU in a cgroup of its own
+   * where one can be made, the largest file through RLIMIT_FSIZE. Absent: nothing is limited.
+   */
+  limits?: ResourceLimits;
 }
 
 function normalizeOptions(options: LinuxBackendOptions): LinuxBackendOptions {
-  const { env, bwrap, probeCache, sharedNetwork } = Object.assign(
+  const { env, bwrap, probeCache, sharedNetwork, limits } = Object.assign(
     Object.create(null) as object,
     options,
   ) as LinuxBackendOptions;
@@ -79,6 +85,7 @@ function normalizeOptions(options: LinuxBackendOptions): LinuxBackendOptions {
     ...(bwrap === undefined ? {} : { bwrap }),
     ...(probeCache === undefined ? {} : { probeCache }),
     ...(sharedNetwork === undefined ? {} : { sharedNetwork }),
+    ...(limits === undefined ? {} : { limits }),
   };
 }
 
@@ -129,6 +136,31 @@ function reaperHelper(rules: SandboxRules): string | null {
   const hidden = rules.hidden.some(({ path }) => isAtOrInside(real, path));
   const tmp = rules.tmp.kind !== "host" && rules.tmp.targets.some((target) => isAtOrInside(real, target));
   return replaceable || hidden || tmp ? null : found.path;
+}
+
+/**
+ * The helper in front of bwrap that applies `limits` (and reports what was reached on `reportFd`), or
+ * nothing when no limit is set or none can be applied here (no helper: `describeLimits` says so).
+ */
+function limiterArgs(limits: ResourceLimits | undefined, reportFd: number | null): string[] {
+  if (limits === undefined) return [];
+  const found = helperPath();
+  if (!("path" in found)) return [];
+  let cgroups: string[];
+  try {
+    cgroups = makeCommandCgroups(limits);
+  } catch {
+    cgroups = [];
+  }
+  const args = limitArgs(limits, cgroups);
+  if (args.length === 0) return [];
+  return [
+    found.path,
+    "--no-landlock",
+    ...args,
+    ...(reportFd === null ? [] : ["--report-limits", String(reportFd)]),
+    "--",
+  ];
 }
 
 /** The launchers a root caller's bwrap may start from, in the order they are tried. */
@@ -274,6 +306,7 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
         placeholder: hiddenFilePlaceholder(),
         proc: readProcSurface(),
         devices: privateDeviceNodes(),
+        ...(checked.limits?.tmpMb === undefined ? {} : { tmpBytes: checked.limits.tmpMb * 1024 * 1024 }),
         deviceDir: DEVICE_DIR,
         ...(network === null ? {} : { sharedNetwork: true }),
         ...(network === null || root
@@ -289,8 +322,11 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
       const reportFd = 3 + spec.extraFds.length + 1;
       const helper = transformOptions.reportLeftovers === true ? reaperHelper(rules) : null;
       const reaper = helper === null ? [] : [helper, "--no-landlock", "--report", String(reportFd), "--"];
+      // Limits: the helper outside bwrap (cgroups cannot be joined from inside, where /sys is read-only)
+      // joins the command's groups and sets the rlimits before bwrap starts, and says what was reached.
+      const limiter = limiterArgs(checked.limits, helper === null ? null : reportFd);
       return {
-        argv: [...enter, ...probed.launcher, probed.bwrap, ...args, ...reaper, ...command],
+        argv: [...limiter, ...enter, ...probed.launcher, probed.bwrap, ...args, ...reaper, ...command],
         cwd: spec.cwd,
         env: { ...spec.env, ...sandboxEnv(backend.name, rules) },
         extraFds: [...spec.extraFds, filter],

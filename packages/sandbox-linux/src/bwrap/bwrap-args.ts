@@ -26,6 +26,8 @@ export interface BwrapArgsOptions {
   sharedNetwork?: boolean;
   /** The uid and gid the command runs as (set when bwrap starts as root of another user namespace). */
   identity?: { readonly uid: number; readonly gid: number };
+  /** The size of a fresh /tmp (read-only mode's tmpfs), in bytes; unbounded (tmpfs's half of RAM) without. */
+  tmpBytes?: number;
 }
 
 /** A host directory bound writable at `target` in the sandbox. */
@@ -63,7 +65,8 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): strin
       writable.push({ source: tmp.source, target });
     }
   } else if (tmp.kind === "empty") {
-    for (const target of tmp.targets) args.push("--perms", "1777", "--tmpfs", target);
+    const size = options.tmpBytes === undefined ? [] : ["--size", String(options.tmpBytes)];
+    for (const target of tmp.targets) args.push("--perms", "1777", ...size, "--tmpfs", target);
   }
   const roots = rules.writableRoots.map(({ root }): WritableMount => ({ source: root, target: root }));
   for (const root of roots) args.push("--bind", root.source, root.target);

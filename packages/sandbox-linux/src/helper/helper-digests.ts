@@ -1,6 +1,6 @@
 // Written by tooling/scripts/build-sandbox-helper.mjs: the SHA-256 of each committed helper binary
 // (bin/conch-sandbox-helper-linux-*), checked before one is run. Do not edit by hand.
 export const HELPER_DIGESTS: Readonly<Record<string, string>> = {
-  "linux-x64": "5a229487ae461c615aabda0effc65570105c7b3abbaa42650baeae308d3883fa",
-  "linux-arm64": "82dd903ebb83173c88d8bc085e1189a8e0640ec05423341dedf61e4fe5fbe993",
+  "linux-x64": "2ec36210a2217e82274aaa91c8f968d2287251b3f30cf2c97654068b9c27d9c6",
+  "linux-arm64": "719f8d3bf874eed834ef4d9e047d7af245016d61b250749a391d721adfe03c11",
 };

@@ -19,6 +19,7 @@ import { withInheritedFdsClosed } from "../bwrap/fd-closer.js";
 import { findProgram } from "../bwrap/find-program.js";
 import { canonicalPath, isAtOrInside } from "../bwrap/paths.js";
 import { helperPath, probeLandlockAbi } from "../helper/helper.js";
+import { limitArgs, makeCommandCgroups, type ResourceLimits } from "../limits/limits.js";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
 import { landlockGrants } from "./grants.js";
 
@@ -34,6 +35,8 @@ export interface LandlockBackendOptions {
    * refused, naming that refusal, otherwise.
    */
   readonly onlyWhen?: () => Promise<Availability & { readonly namespaces?: boolean }>;
+  /** What each command may consume (LinuxBackendOptions.limits). */
+  readonly limits?: ResourceLimits;
 }
 
 type Probe =
@@ -157,7 +160,14 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
       const seccompFd = 3 + spec.extraFds.length;
       // A one-shot: the helper stays as the command's subreaper, and stops and names what it leaves.
       const reportFd = transformOptions.reportLeftovers === true ? seccompFd + 1 : null;
+      let cgroups: string[] = [];
+      try {
+        cgroups = options.limits === undefined ? [] : makeCommandCgroups(options.limits);
+      } catch {
+        cgroups = [];
+      }
       const helperArgs = [
+        ...(options.limits === undefined ? [] : limitArgs(options.limits, cgroups)),
         ...(reportFd === null ? [] : ["--report", String(reportFd)]),
         ...grants.read.flatMap((path) => ["--read", path]),
         ...grants.write.flatMap((path) => ["--write", path]),

@@ -1,0 +1,215 @@
+// Limits on what one command consumes (config `limits`): memory, processes and CPU through a cgroup of
+// its own where Conch may make one (cgroup v2 at /sys/fs/cgroup, or v1's memory, pids and cpu
+// hierarchies, under a `conch` group; as root, or wherever those directories are writable), and the
+// size of any one file it writes through RLIMIT_FSIZE everywhere. The helper joins the groups before
+// the command starts, says which limit the kernel enforced, and removes the groups when it ends.
+// Where no cgroup can be made, memory, processes and CPU are not limited (RLIMIT_AS breaks Node and
+// JITs; RLIMIT_NPROC counts every process of the uid and does not bind root): `describeLimits` says so.
+
+import { randomBytes } from "node:crypto";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+
+/** What a user may limit; absent means no limit of that kind. */
+export interface ResourceLimits {
+  /** Memory (RSS and page cache) of all the command's processes together, in MiB. */
+  readonly memoryMb?: number;
+  /** How many processes (and threads) the command may have at once. */
+  readonly processes?: number;
+  /** CPU time as a percentage of one core (200: two cores' worth). */
+  readonly cpuPercent?: number;
+  /** The largest file the command may write, in MiB (RLIMIT_FSIZE: the workspace as well as /tmp). */
+  readonly fileMb?: number;
+  /**
+   * The size of a fresh /tmp, in MiB: read-only mode's tmpfs under bwrap. The workspace's persistent
+   * private /tmp (workspace-write) is a directory on the host's disk and is bounded only per file.
+   */
+  readonly tmpMb?: number;
+}
+
+type Hierarchy =
+  | { readonly kind: "v2"; readonly root: string }
+  | { readonly kind: "v1"; readonly roots: Readonly<Record<"memory" | "pids" | "cpu", string>> };
+
+const CGROUP = "/sys/fs/cgroup";
+const GROUP = "conch";
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where this process may make a command's cgroup, or why it may not. */
+export function cgroupHierarchy(): Hierarchy | { readonly kind: "none"; readonly why: string } {
+  if (existsSync(join(CGROUP, "cgroup.controllers"))) {
+    const controllers = readFileSync(join(CGROUP, "cgroup.controllers"), "utf8");
+    if (!/\bmemory\b/.test(controllers) || !/\bpids\b/.test(controllers)) {
+      return { kind: "none", why: "cgroup v2 here offers no memory or pids controller" };
+    }
+    if (!writable(CGROUP) && !writable(join(CGROUP, GROUP))) {
+      return {
+        kind: "none",
+        why: `${CGROUP} (cgroup v2) is not writable by this user (a delegated subtree is not used yet)`,
+      };
+    }
+    return { kind: "v2", root: join(CGROUP, GROUP) };
+  }
+  const roots = { memory: join(CGROUP, "memory"), pids: join(CGROUP, "pids"), cpu: join(CGROUP, "cpu") };
+  const missing = Object.entries(roots).filter(([, path]) => !existsSync(join(path, "cgroup.procs")));
+  if (missing.length > 0)
+    return {
+      kind: "none",
+      why: `no cgroup ${missing.map(([name]) => name).join(", ")} hierarchy is mounted`,
+    };
+  const closed = Object.entries(roots).filter(([, path]) => !writable(path) && !writable(join(path, GROUP)));
+  if (closed.length > 0) {
+    return {
+      kind: "none",
+      why: `the cgroup v1 ${closed.map(([name]) => name).join(", ")} hierarchies are not writable by this user`,
+    };
+  }
+  return {
+    kind: "v1",
+    roots: { memory: join(roots.memory, GROUP), pids: join(roots.pids, GROUP), cpu: join(roots.cpu, GROUP) },
+  };
+}
+
+function write(path: string, value: string): void {
+  writeFileSync(path, value);
+}
+
+/** Removes the groups of Conch processes that are gone (a helper killed before it could). */
+function sweep(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || existsSync(`/proc/${pid}`)) continue;
+    try {
+      rmdirSync(join(parent, name));
+    } catch {
+      // Still holds a process, or not ours to remove.
+    }
+  }
+}
+
+/**
+ * Makes one command's cgroups with `limits` written, and returns their directories for the helper's
+ * `--cgroup`; an empty list when no cgroup limit is asked for or none can be made here.
+ */
+export function makeCommandCgroups(limits: ResourceLimits): string[] {
+  const wanted =
+    limits.memoryMb !== undefined || limits.processes !== undefined || limits.cpuPercent !== undefined;
+  if (!wanted) return [];
+  const hierarchy = cgroupHierarchy();
+  if (hierarchy.kind === "none") return [];
+  const name = `${process.pid}-${randomBytes(6).toString("hex")}`;
+  const memory = limits.memoryMb === undefined ? null : String(limits.memoryMb * 1024 * 1024);
+  const period = 100_000;
+  const quota =
+    limits.cpuPercent === undefined
+      ? null
+      : String(Math.max(1000, Math.round((limits.cpuPercent / 100) * period)));
+  if (hierarchy.kind === "v2") {
+    mkdirSync(hierarchy.root, { recursive: true });
+    sweep(hierarchy.root);
+    // The controllers must be handed down to the group and from it.
+    for (const dir of [CGROUP, hierarchy.root]) {
+      try {
+        write(join(dir, "cgroup.subtree_control"), "+memory +pids +cpu");
+      } catch {
+        write(join(dir, "cgroup.subtree_control"), "+memory +pids");
+      }
+    }
+    const dir = join(hierarchy.root, name);
+    mkdirSync(dir);
+    if (memory !== null) {
+      write(join(dir, "memory.max"), memory);
+      write(join(dir, "memory.swap.max"), "0");
+    }
+    if (limits.processes !== undefined) write(join(dir, "pids.max"), String(limits.processes));
+    if (quota !== null && existsSync(join(dir, "cpu.max"))) write(join(dir, "cpu.max"), `${quota} ${period}`);
+    return [dir];
+  }
+  const dirs: string[] = [];
+  if (memory !== null) {
+    mkdirSync(hierarchy.roots.memory, { recursive: true });
+    sweep(hierarchy.roots.memory);
+    const dir = join(hierarchy.roots.memory, name);
+    mkdirSync(dir);
+    write(join(dir, "memory.limit_in_bytes"), memory);
+    // Swap counted too where the kernel accounts it, so a hog cannot spill past the limit into swap.
+    if (existsSync(join(dir, "memory.memsw.limit_in_bytes")))
+      write(join(dir, "memory.memsw.limit_in_bytes"), memory);
+    dirs.push(dir);
+  }
+  if (limits.processes !== undefined) {
+    mkdirSync(hierarchy.roots.pids, { recursive: true });
+    sweep(hierarchy.roots.pids);
+    const dir = join(hierarchy.roots.pids, name);
+    mkdirSync(dir);
+    write(join(dir, "pids.max"), String(limits.processes));
+    dirs.push(dir);
+  }
+  if (quota !== null) {
+    mkdirSync(hierarchy.roots.cpu, { recursive: true });
+    sweep(hierarchy.roots.cpu);
+    const dir = join(hierarchy.roots.cpu, name);
+    mkdirSync(dir);
+    write(join(dir, "cpu.cfs_period_us"), String(period));
+    write(join(dir, "cpu.cfs_quota_us"), quota);
+    dirs.push(dir);
+  }
+  return dirs;
+}
+
+/** The helper's options for `limits` and the groups made for them. */
+export function limitArgs(limits: ResourceLimits, cgroups: readonly string[]): string[] {
+  return [
+    ...cgroups.flatMap((dir) => ["--cgroup", dir]),
+    ...(limits.fileMb === undefined ? [] : ["--rlimit-fsize", String(limits.fileMb * 1024 * 1024)]),
+  ];
+}
+
+/** Which limits hold here, a line each (for `conch sandbox --check`). */
+export function describeLimits(limits: ResourceLimits): string[] {
+  const hierarchy = cgroupHierarchy();
+  const lines: string[] = [];
+  const cgroupKinds = [
+    limits.memoryMb === undefined ? null : `memory ${limits.memoryMb} MB`,
+    limits.processes === undefined ? null : `${limits.processes} processes`,
+    limits.cpuPercent === undefined ? null : `CPU ${limits.cpuPercent}% of a core`,
+  ].filter((kind): kind is string => kind !== null);
+  if (cgroupKinds.length > 0) {
+    lines.push(
+      hierarchy.kind === "none"
+        ? `limits: ${cgroupKinds.join(", ")} do NOT hold here: ${hierarchy.why}`
+        : `limits: ${cgroupKinds.join(", ")} per command, in a cgroup of its own (${hierarchy.kind})`,
+    );
+  }
+  if (limits.fileMb !== undefined) lines.push(`limits: files of at most ${limits.fileMb} MB (RLIMIT_FSIZE)`);
+  if (limits.tmpMb !== undefined) {
+    lines.push(`limits: a fresh /tmp (read-only mode, under bwrap) of at most ${limits.tmpMb} MB`);
+  }
+  lines.push(
+    "limits: the workspace and workspace-write's persistent /tmp are not bounded as a whole (each file is, by file_mb)",
+  );
+  return lines;
+}

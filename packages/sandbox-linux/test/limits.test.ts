@@ -1,0 +1,101 @@
+// Limits on what one command consumes, for real: a memory hog, a fork bomb and a CPU quota in a cgroup of
+// the command's own (where this user may make one: root here, cgroup v1 or v2), files bounded by
+// RLIMIT_FSIZE in the workspace and in /tmp; each stopped with the limit named, nothing left running,
+// the groups removed. As uid 65534 no cgroup can be made: the suite checks that this is said, and that
+// the file limit still holds.
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { LocalSandboxBackend } from "@conch/sandbox-core";
+import { describeWith, type Need } from "@conch/test-config";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  createLandlockBackend,
+  createLinuxBackend,
+  describeLimits,
+  type ResourceLimits,
+} from "../src/index.js";
+import { cgroupHierarchy } from "../src/limits/limits.js";
+import { oneShot, rules, writableRoots } from "./sandbox-helpers.js";
+
+const LIMITS: ResourceLimits = { memoryMb: 64, processes: 40, cpuPercent: 10, fileMb: 1 };
+
+const cases: [string, Need[], (limits: ResourceLimits) => LocalSandboxBackend][] = [
+  ["bwrap", ["linux", "bwrap", "python3"], (limits) => createLinuxBackend({ sharedNetwork: false, limits })],
+  ["landlock", ["linux", "landlock", "python3"], (limits) => createLandlockBackend({ limits })],
+];
+
+/** The command groups Conch has made and not removed, in every hierarchy it uses. */
+function leftGroups(): string[] {
+  return ["/sys/fs/cgroup/conch", ...["memory", "pids", "cpu"].map((c) => `/sys/fs/cgroup/${c}/conch`)]
+    .filter((dir) => existsSync(dir))
+    .flatMap((dir) => readdirSync(dir).filter((name) => name.startsWith(`${process.pid}-`)));
+}
+
+for (const [name, needs, make] of cases) {
+  describeWith(needs, `limits under ${name}`, () => {
+    let cwd: string;
+    let tmp: string;
+    const hierarchy = cgroupHierarchy();
+    const run = (script: string) =>
+      oneShot(
+        make(LIMITS),
+        cwd,
+        script,
+        rules({
+          writableRoots: writableRoots(cwd),
+          tmp: { kind: "private", source: tmp, targets: ["/tmp"] },
+        }),
+      );
+    beforeAll(() => {
+      cwd = mkdtempSync("/var/tmp/conch-limits-");
+      tmp = mkdtempSync("/var/tmp/conch-limits-tmp-");
+    });
+    afterAll(() => {
+      rmSync(cwd, { recursive: true, force: true });
+      rmSync(tmp, { recursive: true, force: true });
+    });
+
+    it("a file past file_mb is cut, in the workspace and in the temporary directory, and named", async () => {
+      for (const target of [join(cwd, "big.bin"), `"\${TMPDIR:-/tmp}/big.bin"`]) {
+        const ran = await run(`exec dd if=/dev/zero of=${target} bs=1M count=5 status=none`);
+        expect(ran.report).toContain(`limit file ${1024 * 1024}`);
+        expect(ran.code === 153 || ran.code === null).toBe(true);
+      }
+      expect(statSync(join(cwd, "big.bin")).size).toBeLessThanOrEqual(1024 * 1024);
+      expect(statSync(join(tmp, "big.bin")).size).toBeLessThanOrEqual(1024 * 1024);
+    });
+
+    if (hierarchy.kind === "none") {
+      it("without a cgroup this user may make, says that memory, processes and CPU are not limited", async () => {
+        expect(describeLimits(LIMITS)[0]).toMatch(
+          /^limits: memory 64 MB, 40 processes, CPU 10% of a core do NOT hold here: /,
+        );
+        const ran = await run("echo still runs");
+        expect(ran.output).toContain("still runs");
+      });
+      return;
+    }
+
+    it("a memory hog is killed at memory_mb, and the limit named", async () => {
+      const ran = await run("python3 -c 'a = bytearray(400 * 1024 * 1024); print(\"survived\")'");
+      expect(ran.output).not.toContain("survived");
+      expect(ran.report).toContain(`limit memory ${64 * 1024 * 1024}`);
+      expect(leftGroups()).toEqual([]);
+    });
+
+    it("a fork bomb stops at processes, the limit is named and nothing is left running", async () => {
+      const ran = await run("bomb() { bomb | bomb & }; bomb; sleep 1; echo after");
+      expect(ran.report).toContain("limit processes 40");
+      expect(leftGroups()).toEqual([]);
+    });
+
+    it("the command runs in its own group with the CPU quota of cpu_percent", async () => {
+      const ran = await run(
+        "g=$(grep -E ':(cpu|cpu,cpuacct|cpuacct,cpu):|^0::' /proc/self/cgroup | head -1 | cut -d: -f3); " +
+          'cat "/sys/fs/cgroup/cpu$g/cpu.cfs_quota_us" 2>/dev/null || cut -d" " -f1 "/sys/fs/cgroup$g/cpu.max"',
+      );
+      expect(ran.output.trim()).toBe("10000");
+      expect(describeLimits(LIMITS)[0]).toContain("per command, in a cgroup of its own");
+    });
+  });
+}
