@@ -40,7 +40,7 @@ describeWith("bwrap", "conch sandbox", () => {
     const result = conch("sandbox", "--check");
     expect(result).toEqual({ status: 0, stdout: expect.any(String), stderr: "" });
     expect(result.stdout).toMatch(
-      /^conch sandbox: bwrap works here \(namespaces and seccomp\)\nconch sandbox: \S+'s login environment is captured once, in the sandbox \(\S+\.sh\); commands run non-login with it\n$/,
+      /^conch sandbox: bwrap runs commands here \(sandbox_backend = "auto", and it works here\)\n(conch sandbox: limits: .*\n)+conch sandbox: bwrap works here \(namespaces and seccomp\)\nconch sandbox: \S+'s login environment is captured once, in the sandbox \(\S+\.sh\); commands run non-login with it\n$/,
     );
   });
 

@@ -146,6 +146,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   const sandboxRegistry = platformSandboxRegistry({
     probeCache: join(conchStateDir({ env }), "sandbox-probe.json"),
     backend: config.sandboxBackend,
+    limits: config.limits,
     sharedNetwork: options.sharedNetwork !== false || (networkProxy !== null && closed === undefined),
   });
   // Prepared once, for the orchestrator and `runtime.sandbox` alike: the workspace is resolved once.

@@ -23,8 +23,8 @@ describe("@conch/orchestrator public surface", () => {
       "loadConfig",
       "platformSandboxRegistry",
       "recentAuditEntries",
-      "sandboxChoiceLines",
       "recordingsDir",
+      "sandboxChoiceLines",
       "serveApprovalChannel",
       "trustProject",
     ]);

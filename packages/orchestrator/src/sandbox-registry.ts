@@ -1,5 +1,11 @@
 import { createSandboxRegistry, type SandboxPolicy, type SandboxRegistry } from "@conch/sandbox-core";
-import { createLinuxBackends, describeLandlock, type SandboxBackendChoice } from "@conch/sandbox-linux";
+import {
+  createLinuxBackends,
+  describeLandlock,
+  describeLimits,
+  type ResourceLimits,
+  type SandboxBackendChoice,
+} from "@conch/sandbox-linux";
 
 export interface PlatformSandboxOptions {
   /**
@@ -11,6 +17,8 @@ export interface PlatformSandboxOptions {
   readonly sharedNetwork?: boolean;
   /** Config `sandbox_backend`: which Linux sandbox (createLinuxBackends); "auto" by default. */
   readonly backend?: SandboxBackendChoice;
+  /** Config `limits`: what each command may consume (LinuxBackendOptions.limits); none by default. */
+  readonly limits?: ResourceLimits;
 }
 
 /**
@@ -20,11 +28,12 @@ export interface PlatformSandboxOptions {
  * runtime makes its own registry (there is no process-wide one), and `conch sandbox` makes the same.
  */
 export function platformSandboxRegistry(options: PlatformSandboxOptions = {}): SandboxRegistry {
-  const { probeCache, sharedNetwork, backend = "auto" } = options;
+  const { probeCache, sharedNetwork, backend = "auto", limits } = options;
   return createSandboxRegistry(
     createLinuxBackends(backend, {
       ...(probeCache === undefined ? {} : { probeCache }),
       ...(sharedNetwork === undefined ? {} : { sharedNetwork }),
+      ...(limits === undefined ? {} : { limits }),
     }),
   );
 }
@@ -38,6 +47,7 @@ export async function sandboxChoiceLines(
   registry: SandboxRegistry,
   policy: SandboxPolicy,
   choice: SandboxBackendChoice,
+  limits?: ResourceLimits,
 ): Promise<string[]> {
   const lines: string[] = [];
   for (const backend of registry.candidates(policy)) {
@@ -54,6 +64,7 @@ export async function sandboxChoiceLines(
         : `sandbox_backend = "${choice}"`;
     lines.push(`${backend.name} runs commands here (${why})`);
     if (backend.name === "landlock") lines.push(...(await describeLandlock()).map((line) => `  ${line}`));
+    if (limits !== undefined && backend.platform === "linux") lines.push(...describeLimits(limits));
     return lines;
   }
   return lines;

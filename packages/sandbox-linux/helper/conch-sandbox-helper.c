@@ -503,6 +503,11 @@ int main(int argc, char **argv) {
     _exit(errno == ENOENT ? 127 : 126);
   }
 
+  /* Dies with whoever started it (Conch), as bwrap's --die-with-parent does; the command then dies with
+   * this process (below), and bwrap with its parent. */
+  pid_t starter = getppid();
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl(PR_SET_PDEATHSIG)", errno);
+  if (getppid() != starter) _exit(EXIT_SETUP);
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) die("prctl(PR_SET_CHILD_SUBREAPER)", errno);
   /* Signals arriving before the fork are passed on once there is someone to pass them to. */
   sigset_t passed, previous;
@@ -514,6 +519,9 @@ int main(int argc, char **argv) {
   if (child < 0) die("fork", errno);
   if (child == 0) {
     sigprocmask(SIG_SETMASK, &previous, NULL);
+    pid_t helper = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl(PR_SET_PDEATHSIG)", errno);
+    if (getppid() != helper) _exit(EXIT_SETUP);
     confine(&options, has_filter ? &filter : NULL);
     execvp(options.argv[0], options.argv);
     fprintf(stderr, "conch-sandbox-helper: cannot run %s: %s\n", options.argv[0], strerror(errno));

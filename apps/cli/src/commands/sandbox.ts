@@ -63,11 +63,11 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
   // This command's own registry, as a runtime has its own: on Linux bwrap, then Landlock where bwrap
   // cannot make its namespaces (config sandbox_backend); none elsewhere (fail closed).
   const cwd = commandDirectory(options.cwd, "sandbox");
-  const { sandboxBackend } = await loadConfig({ cwd });
-  const registry = platformSandboxRegistry({ backend: sandboxBackend });
+  const { sandboxBackend, limits } = await loadConfig({ cwd });
+  const registry = platformSandboxRegistry({ backend: sandboxBackend, limits });
   if (options.check) {
     const policy: SandboxPolicy = { mode: "workspace-write" };
-    for (const line of await sandboxChoiceLines(registry, policy, sandboxBackend)) {
+    for (const line of await sandboxChoiceLines(registry, policy, sandboxBackend, limits)) {
       process.stdout.write(`conch sandbox: ${line}\n`);
     }
     // Throws SANDBOX_UNAVAILABLE with the reason and the fix (exit status 3) when it cannot run here.

@@ -9,7 +9,13 @@ import {
 import { SANDBOX_BACKEND_CHOICES } from "@conch/sandbox-linux";
 import { parse, TomlError } from "smol-toml";
 import { OrchestratorError } from "../errors.js";
-import { CONFIG_KEYS, CONFIG_SANDBOX_MODES, type ConfigFileValues, NETWORK_MODES } from "./config-values.js";
+import {
+  CONFIG_KEYS,
+  CONFIG_SANDBOX_MODES,
+  type ConfigFileValues,
+  LIMIT_KEYS,
+  NETWORK_MODES,
+} from "./config-values.js";
 import { keyLine } from "./key-lines.js";
 
 /** One config file, read and validated. */
@@ -149,6 +155,29 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       case "allow_read":
         values.allowRead = pathList(key, value);
         break;
+      case "limits": {
+        if (typeof value !== "object" || value === null || Array.isArray(value)) {
+          fail(key, "a table of memory_mb, processes, cpu_percent, tmp_mb and file_mb", value);
+        }
+        const limits: Record<string, number> = {};
+        for (const [name, limit] of Object.entries(value as Record<string, unknown>)) {
+          const known = LIMIT_KEYS.find(([snake]) => snake === name);
+          if (known === undefined) {
+            fail(
+              key,
+              `one of the keys ${LIMIT_KEYS.map(([snake]) => snake).join(", ")}`,
+              name,
+              `limits.${name}`,
+            );
+          }
+          if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit <= 0) {
+            fail(key, "a positive integer", limit, `limits.${name}`);
+          }
+          limits[(known as (typeof LIMIT_KEYS)[number])[1]] = limit as number;
+        }
+        values.limits = limits;
+        break;
+      }
       case "sandbox_backend":
         values.sandboxBackend = oneOf(key, SANDBOX_BACKEND_CHOICES, value);
         break;

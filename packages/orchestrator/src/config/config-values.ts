@@ -64,7 +64,26 @@ export interface ConfigFileValues {
   record?: boolean;
   recordMaxMb?: number;
   settleMs?: number;
+  limits?: ConfigLimits;
 }
+
+/** What one command may consume (`limits = { memory_mb, processes, cpu_percent, tmp_mb, file_mb }`). */
+export interface ConfigLimits {
+  readonly memoryMb?: number;
+  readonly processes?: number;
+  readonly cpuPercent?: number;
+  readonly tmpMb?: number;
+  readonly fileMb?: number;
+}
+
+/** The keys of `limits`, snake_case as written, with their camelCase names. */
+export const LIMIT_KEYS: readonly (readonly [string, keyof ConfigLimits])[] = [
+  ["memory_mb", "memoryMb"],
+  ["processes", "processes"],
+  ["cpu_percent", "cpuPercent"],
+  ["tmp_mb", "tmpMb"],
+  ["file_mb", "fileMb"],
+];
 
 /** The snake_case TOML key of each value, in the order they are documented. */
 export const CONFIG_KEYS: readonly string[] = [
@@ -100,4 +119,5 @@ export const CONFIG_KEYS: readonly string[] = [
   "record",
   "record_max_mb",
   "settle_ms",
+  "limits",
 ];

@@ -1,10 +1,17 @@
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isOrchestratorError, OrchestratorError } from "../errors.js";
 import { conchConfigDir, loadConfig, trustProject } from "./load-config.js";
+
+// The default limits: memory is three quarters of this machine's.
+const DEFAULT_LIMITS = {
+  memoryMb: Math.max(256, Math.floor((totalmem() * 0.75) / (1024 * 1024))),
+  processes: 8192,
+  fileMb: 16384,
+};
 
 let root: string;
 let home: string;
@@ -87,6 +94,7 @@ describe("loadConfig", () => {
       record: true,
       recordMaxMb: 16,
       settleMs: 100,
+      limits: DEFAULT_LIMITS,
       projectDir: null,
       sources: [],
       warnings: [],
@@ -124,6 +132,7 @@ describe("loadConfig", () => {
         "record = false",
         "record_max_mb = 4",
         "settle_ms = 0",
+        "limits = { memory_mb = 2048, processes = 512, cpu_percent = 150, tmp_mb = 64, file_mb = 100 }",
       ].join("\n"),
     );
     expect(await load()).toEqual({
@@ -158,6 +167,7 @@ describe("loadConfig", () => {
       record: false,
       recordMaxMb: 4,
       settleMs: 0,
+      limits: { memoryMb: 2048, processes: 512, cpuPercent: 150, tmpMb: 64, fileMb: 100 },
       projectDir: null,
       sources: [userFile],
       warnings: [],
@@ -251,6 +261,7 @@ describe("loadConfig", () => {
       record: true,
       recordMaxMb: 16,
       settleMs: 100,
+      limits: DEFAULT_LIMITS,
       projectDir: project,
       sources: [userFile, projectFile],
       warnings: [],
@@ -280,6 +291,25 @@ describe("loadConfig", () => {
       `${projectFile}:2: record_max_mb = 1 ignored: only the user config can size session recordings`,
       `${projectFile}:3: settle_ms = 5000 ignored: only the user config sets how long calls wait for output to settle`,
     ]);
+  });
+
+  it("limits: a project may only lower each, and a bad key or value is named", async () => {
+    await write(userFile, "limits = { memory_mb = 4096, processes = 100 }\n");
+    await write(projectFile, "limits = { memory_mb = 8192, processes = 50, cpu_percent = 100 }\n");
+    expect((await load()).limits).toEqual({
+      ...DEFAULT_LIMITS,
+      memoryMb: 4096,
+      processes: 50,
+      cpuPercent: 100,
+    });
+    await write(userFile, "limits = { memory = 1 }\n");
+    await expect(load()).rejects.toThrow(
+      /config\.toml:1: limits\.memory: expected one of the keys memory_mb, processes, cpu_percent, tmp_mb, file_mb/,
+    );
+    await write(userFile, "limits = { file_mb = -1 }\n");
+    await expect(load()).rejects.toThrow(
+      /config\.toml:1: limits\.file_mb: expected a positive integer, received -1/,
+    );
   });
 
   it("leaves the sandbox backend to the user, and names the choices for a bad one", async () => {
@@ -550,7 +580,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, sandbox_backend, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, sandbox_backend, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, limits, received an unknown key`,
     );
   });
 

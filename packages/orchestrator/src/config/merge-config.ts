@@ -1,4 +1,5 @@
 import { realpath } from "node:fs/promises";
+import { totalmem } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import {
   APPROVAL_POLICIES,
@@ -12,7 +13,9 @@ import type { SandboxBackendChoice } from "@conch/sandbox-linux";
 import type { ConfigFile } from "./config-file.js";
 import {
   CONFIG_SANDBOX_MODES,
+  type ConfigLimits,
   type ConfigSandboxMode,
+  LIMIT_KEYS,
   NETWORK_MODES,
   type NetworkMode,
 } from "./config-values.js";
@@ -73,6 +76,11 @@ export interface ConfigSettings {
   readonly recordMaxMb: number;
   /** A session call returns once output was quiet this long (a shell at its prompt sooner); 0: never early. */
   readonly settleMs: number;
+  /**
+   * What one command may consume (`limits`): defaults no ordinary build reaches (memory: three quarters
+   * of this machine's, 8192 processes, 16 GiB files), the user's over them, a project's only lower.
+   */
+  readonly limits: ConfigLimits;
 }
 
 const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
@@ -85,6 +93,20 @@ const DEFAULT_SESSION_IDLE_TTL_S = 3600;
 const DEFAULT_SESSION_EXIT_GRACE_S = 600;
 const DEFAULT_RECORD_MAX_MB = 16;
 const DEFAULT_SETTLE_MS = 100;
+const DEFAULT_PROCESSES = 8192;
+const DEFAULT_FILE_MB = 16 * 1024;
+
+/** A project's limits over the user's: each only lower, never removed. */
+function lowerLimits(user: ConfigLimits, project: ConfigLimits | undefined): ConfigLimits {
+  const merged: Record<string, number> = { ...user } as Record<string, number>;
+  for (const [, key] of LIMIT_KEYS) {
+    const value = project?.[key];
+    if (value === undefined) continue;
+    const current = user[key];
+    merged[key] = current === undefined ? value : Math.min(current, value);
+  }
+  return merged;
+}
 
 /** The settings with nothing configured; `rulesDirs` defaults to `<config dir>/rules`. */
 export function defaultSettings(configDir: string): ConfigSettings {
@@ -120,13 +142,18 @@ export function defaultSettings(configDir: string): ConfigSettings {
     record: true,
     recordMaxMb: DEFAULT_RECORD_MAX_MB,
     settleMs: DEFAULT_SETTLE_MS,
+    limits: {
+      memoryMb: Math.max(256, Math.floor((totalmem() * 0.75) / (1024 * 1024))),
+      processes: DEFAULT_PROCESSES,
+      fileMb: DEFAULT_FILE_MB,
+    },
   };
 }
 
 /** The user file over the defaults: the user may set anything. */
 export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | null): ConfigSettings {
   const { trustProjectRules: _replaced, ...values } = user?.values ?? {};
-  const settings = { ...defaults, ...values };
+  const settings = { ...defaults, ...values, limits: { ...defaults.limits, ...values.limits } };
   // `network_access = true` is `network = "on"` unless `network` says otherwise.
   const network = values.network ?? (values.networkAccess === true ? "on" : defaults.network);
   return { ...settings, network, networkAccess: network === "on" };
@@ -303,6 +330,7 @@ export async function applyProjectConfig(
     record: user.record,
     recordMaxMb: user.recordMaxMb,
     settleMs: user.settleMs,
+    limits: lowerLimits(user.limits, values.limits),
   };
   // Stable sort: in file order, several writable roots in the order written.
   const warnings = ignored.sort((a, b) => a.line - b.line).map((warning) => warning.text);

@@ -323,6 +323,7 @@ export async function runOneShot(
   }
   const sandboxName = sandbox?.name ?? "none";
   const notices = [
+    ...limitsNotice(result.limitsReached),
     ...leftProcessesNotice(result.leftProcesses),
     ...networkRefusals(network?.endpoint),
     ...repairGit(rules?.gitWatch, request.cwd),
@@ -501,4 +502,21 @@ function leftProcessesNotice(names: readonly string[]): string[] {
   return [
     `Conch stopped ${n} ${n === 1 ? "process" : "processes"} this command left running (${listed}${more}): a one-shot command cannot leave processes behind; start a server or a background job with exec_command, which keeps it running in a session.`,
   ];
+}
+
+const MIB = 1024 * 1024;
+
+/** Each resource limit the kernel enforced on a one-shot command, named with its config key. */
+function limitsNotice(reached: ExecResult["limitsReached"]): string[] {
+  return reached.map(({ kind, limit }) => {
+    switch (kind) {
+      case "memory":
+        return `Killed: the command reached its memory limit of ${Math.round(limit / MIB)} MB (limits.memory_mb in the user's Conch config).`;
+      case "processes":
+        return `The command reached its process limit of ${limit} (limits.processes): starting more processes and threads failed.`;
+      case "file":
+        return `The command reached its file size limit of ${Math.round(limit / MIB)} MB (limits.file_mb): no file can grow past it.`;
+    }
+    return `The command reached a limit (${kind}).`;
+  });
 }

@@ -1,0 +1,75 @@
+// Limits through the real conch: the user config's `limits`, a memory hog, a fork bomb and a file past
+// its limit, each stopped with a text that names the limit; `conch sandbox --check` says which hold.
+// Root may make cgroups here (memory and processes limited); uid 65534 may not (said, and files are
+// still bounded).
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describeWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { conch, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
+
+let ws: Workspace;
+beforeEach(() => {
+  ws = workspace();
+  userConfig(ws, ["limits = { memory_mb = 64, processes = 40, file_mb = 1 }"]);
+});
+afterEach(() => ws.cleanup());
+
+/** Whether this user may make cgroups where Conch makes them (root, here). */
+function cgroupsWritable(): boolean {
+  return process.getuid?.() === 0 && existsSync("/sys/fs/cgroup");
+}
+
+describeWith(["linux", "bwrap", "python3"], "limits on what a command consumes", () => {
+  it("conch sandbox --check says which limits hold here", () => {
+    const run = conch(ws, ["sandbox", "--check"]);
+    expect(run.stdout).toContain("conch sandbox: bwrap runs commands here");
+    expect(run.stdout).toContain("limits: files of at most 1 MB (RLIMIT_FSIZE)");
+    expect(run.stdout).toMatch(
+      cgroupsWritable()
+        ? /limits: memory 64 MB, 40 processes per command, in a cgroup of its own \(v[12]\)/
+        : /limits: memory 64 MB, 40 processes do NOT hold here: /,
+    );
+  });
+
+  it("a file past file_mb is stopped, in the workspace and in /tmp, and the limit named", () => {
+    for (const target of ["big.bin", "/tmp/big.bin"]) {
+      const call = toolCall(ws, "shell_command", {
+        command: `exec head -c 8388608 /dev/zero > ${target}`,
+      });
+      expect(call.text).toContain(
+        "The command reached its file size limit of 1 MB (limits.file_mb): no file can grow past it.",
+      );
+    }
+    expect(statSync(join(ws.cwd, "big.bin")).size).toBeLessThanOrEqual(1024 * 1024);
+  });
+
+  it("a memory hog and a fork bomb are stopped at their limits, said, and nothing is left", () => {
+    if (!cgroupsWritable()) {
+      // No cgroup for this user: said by --check (above); the command is not limited, so not tried.
+      expect(conch(ws, ["sandbox", "--check"]).stdout).toContain("do NOT hold here");
+      return;
+    }
+    const hog = toolCall(ws, "shell_command", {
+      command: "python3 -c 'a = bytearray(300 * 1024 * 1024); print(\"survived\")'",
+    });
+    expect(hog.text).not.toContain("survived");
+    expect(hog.text).toContain(
+      "Killed: the command reached its memory limit of 64 MB (limits.memory_mb in the user's Conch config).",
+    );
+    const bomb = toolCall(ws, "shell_command", {
+      command: "bomb() { bomb | bomb & }; bomb; sleep 1; echo after",
+    });
+    expect(bomb.text).toContain("The command reached its process limit of 40 (limits.processes)");
+    // The command groups are gone (the parent `conch` group stays).
+    for (const parent of [
+      "/sys/fs/cgroup/conch",
+      "/sys/fs/cgroup/memory/conch",
+      "/sys/fs/cgroup/pids/conch",
+    ]) {
+      if (!existsSync(parent)) continue;
+      const groups = readdirSync(parent, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+      expect(groups.map((entry) => entry.name)).toEqual([]);
+    }
+  });
+});
