@@ -1,5 +1,7 @@
-// Replays an agent's seven tasks (agent-tasks.jsonl: a test-fix loop, git, a dev server, a Python REPL,
-// a 15 MB output, sandbox denials, commands waiting for input) through the codex tools, once with the
+// Replays an agent's eight tasks (agent-tasks.jsonl: a test-fix loop, git, a dev server, a Python REPL,
+// a 15 MB output, sandbox denials, commands waiting for input, and issue 25's points: an empty poll of an
+// idle shell, an editor's :wq, list_sessions, a one-shot's background server, a 3,000,000-line output, a
+// hidden key) through the codex tools, once with the
 // fixed wait windows (`settle_ms = 0`, the behaviour before settled returns) and once with the default
 // settle, and prints each task's wall time, idle time and window-bound time for both.
 //
@@ -35,6 +37,7 @@ const TASKS = [
   { name: "15 MB output", first: 29, last: 31 },
   { name: "sandbox denials", first: 32, last: 35 },
   { name: "commands waiting for input", first: 36, last: 45 },
+  { name: "idle shell, editor, lost id, leftovers, cut, hidden key", first: 46, last: 54 },
 ];
 
 const calls = readFileSync(file, "utf8")

@@ -13,7 +13,12 @@ import {
   prepareSandbox,
   resolveSandboxPolicy,
 } from "@conch/sandbox-core";
-import { buildSeccompFilter, createLinuxBackend, seccompArchOf } from "@conch/sandbox-linux";
+import {
+  buildSeccompFilter,
+  createLandlockBackend,
+  createLinuxBackend,
+  seccompArchOf,
+} from "@conch/sandbox-linux";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const cliBin = fileURLToPath(new URL("../../apps/cli/dist/bin.js", import.meta.url));
@@ -266,6 +271,37 @@ if (process.platform === "linux" && (await backend.available()).available) {
     "ms",
     "<= 1.3x",
   );
+
+  // 5b. The Landlock backend (where bwrap cannot run) against bwrap, both without limits: a warm run() of
+  // `true` through each backend's prepare hook, and the one-shot spawn of each transformed command.
+  const landlock = createLandlockBackend();
+  if ((await landlock.available()).available) {
+    const landlockPrepare = (spec) => landlock.transform(spec, rules);
+    const viaLandlock = () => run({ argv: ["true"], cwd: process.cwd() }, { prepare: landlockPrepare });
+    await compare(10, sandboxed, viaLandlock);
+    row(
+      "`true` under workspace-write, warm run(), Landlock vs bwrap (median of 100)",
+      "bwrap",
+      await compare(100, sandboxed, viaLandlock),
+      "ms",
+      "faster than bwrap",
+    );
+    const landlockSpec = await landlockPrepare({
+      argv: ["true"],
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH },
+      extraFds: [],
+    });
+    const rawLandlock = rawSpec({ ...landlockSpec, cwd: process.cwd() });
+    await compare(10, rawBwrap, rawLandlock);
+    row(
+      "`true` one-shot spawn, Landlock helper vs bwrap (median of 100)",
+      "bwrap + seccomp",
+      await compare(100, rawBwrap, rawLandlock),
+      "ms",
+      "faster than bwrap",
+    );
+  }
 
   // 6. A whole tool call through the orchestrator: validation, approval requirement (tree-sitter),
   // sandbox, run, formatting, audit line. HOME is an empty dir so that the login shell reads no user

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { isSandboxError, type SandboxRules } from "@conch/sandbox-core";
 import { itWith } from "@conch/test-config";
 import { afterAll, describe, expect, it } from "vitest";
-import { probeBwrap } from "../src/bwrap/availability.js";
+import { probeBwrap, userNamespaceCause } from "../src/bwrap/availability.js";
 import { findProgram } from "../src/bwrap/find-program.js";
 import { createLinuxBackend } from "../src/index.js";
 
@@ -154,5 +154,34 @@ describe("findProgram", () => {
     chmodSync(path, 0o755);
     expect(findProgram(name, { PATH: `fallback:${join(dir, "fallback")}` })).toBe(path);
     expect(findProgram(name, { PATH: "fallback" })).toBeNull();
+  });
+});
+
+describe("the cause of a refusal to make user namespaces, from the host", () => {
+  const host =
+    (files: Record<string, string>) =>
+    (path: string): string | null =>
+      files[path] ?? null;
+  it("names each cause with its own fix", () => {
+    expect(
+      userNamespaceCause("bwrap: Creating new namespace failed: ... (ENOSPC)", host({}), 1000).cause,
+    ).toMatch(/^no more user namespaces may be made here/);
+    const apparmor = userNamespaceCause(
+      "",
+      host({ "/proc/sys/kernel/apparmor_restrict_unprivileged_userns": "1" }),
+      1000,
+    );
+    expect(apparmor.cause).toMatch(/^AppArmor restricts unprivileged user namespaces/);
+    expect(apparmor.fix).toContain("apparmor");
+    expect(userNamespaceCause("", host({ "/proc/sys/user/max_user_namespaces": "0" }), 0).cause).toMatch(
+      /user\.max_user_namespaces=0/,
+    );
+    expect(
+      userNamespaceCause("", host({ "/proc/sys/kernel/unprivileged_userns_clone": "0" }), 1000).cause,
+    ).toMatch(/kernel\.unprivileged_userns_clone=0/);
+    const container = userNamespaceCause("", host({ "/proc/1/cgroup": "0::/kubepods/besteffort/pod1" }), 0);
+    expect(container.cause).toMatch(/looks like a container/);
+    expect(container.fix).toContain("seccomp");
+    expect(userNamespaceCause("", host({}), 1000).cause).toBe("the kernel refused to make a user namespace");
   });
 });

@@ -37,7 +37,11 @@ function readSysctl(path: string): string | null {
  * Why this host refuses user namespaces, as far as it says, and the fix for that cause: AppArmor's
  * restriction (Ubuntu 23.10+), a sysctl set to 0, or a container whose runtime filters unshare/clone.
  */
-function userNamespaceCause(output = ""): { cause: string; fix: string } {
+export function userNamespaceCause(
+  output = "",
+  read: (path: string) => string | null = readSysctl,
+  uid: number | undefined = process.getuid?.(),
+): { cause: string; fix: string } {
   if (/ENOSPC|max_\*?_?namespaces|nesting depth/.test(output)) {
     return {
       cause:
@@ -45,32 +49,29 @@ function userNamespaceCause(output = ""): { cause: string; fix: string } {
       fix: '`sysctl -w user.max_user_namespaces=15000` where you may; inside a sandbox or container that forbids it, Conch uses Landlock (sandbox_backend = "auto")',
     };
   }
-  if (
-    readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") === "1" &&
-    process.getuid?.() !== 0
-  ) {
+  if (read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") === "1" && uid !== 0) {
     return {
       cause:
         "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 23.10 and later)",
       fix: 'give bwrap an AppArmor profile that allows userns (`/etc/apparmor.d/bwrap`, as Ubuntu documents), or `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`; or let Conch use Landlock (sandbox_backend = "auto", the default)',
     };
   }
-  if (readSysctl("/proc/sys/user/max_user_namespaces") === "0") {
+  if (read("/proc/sys/user/max_user_namespaces") === "0") {
     return {
       cause: "user namespaces are switched off (user.max_user_namespaces=0)",
       fix: '`sysctl -w user.max_user_namespaces=15000` where you may; inside a sandbox or container that set it, Conch uses Landlock (sandbox_backend = "auto")',
     };
   }
-  if (readSysctl("/proc/sys/kernel/unprivileged_userns_clone") === "0" && process.getuid?.() !== 0) {
+  if (read("/proc/sys/kernel/unprivileged_userns_clone") === "0" && uid !== 0) {
     return {
       cause: "unprivileged user namespaces are switched off (kernel.unprivileged_userns_clone=0)",
       fix: '`sysctl -w kernel.unprivileged_userns_clone=1`; or let Conch use Landlock (sandbox_backend = "auto")',
     };
   }
   const container =
-    readSysctl("/run/.containerenv") !== null ||
-    readSysctl("/.dockerenv") !== null ||
-    /\b(docker|kubepods|containerd|libpod|lxc)\b/.test(readSysctl("/proc/1/cgroup") ?? "");
+    read("/run/.containerenv") !== null ||
+    read("/.dockerenv") !== null ||
+    /\b(docker|kubepods|containerd|libpod|lxc)\b/.test(read("/proc/1/cgroup") ?? "");
   if (container) {
     return {
       cause:
