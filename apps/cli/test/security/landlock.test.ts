@@ -87,6 +87,7 @@ describeWith(
           `mv ${ws.outside}/keep.txt ${ws.outside}/moved.txt || echo denied-move`,
           `echo x > ${ws.home}/.bashrc || echo denied-home`,
           "echo x > /tmp/conch-landlock-host.txt || echo denied-tmp",
+          "exit 1",
         ].join("; "),
       );
       expect(call.result.sandbox).toBe("landlock");
@@ -96,6 +97,11 @@ describeWith(
       expect(call.text).toContain("denied-move");
       expect(call.text).toContain("denied-home");
       expect(call.text).toContain("denied-tmp");
+      // Said as what they were: writes to read-only places, not reads.
+      expect(call.text).toMatch(
+        /read-only in the sandbox: only .* and \$TMPDIR \(not \/tmp, under the Landlock sandbox\) are writable/,
+      );
+      expect(call.text).not.toContain("not readable in the sandbox");
       expect(readFileSync(join(ws.cwd, "src", "a.txt"), "utf8")).toBe("ok\n");
       expect(readdirSync(ws.outside)).toEqual(["keep.txt"]);
       expect(existsSync(join(ws.home, ".bashrc"))).toBe(false);

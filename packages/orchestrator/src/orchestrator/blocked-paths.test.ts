@@ -31,6 +31,13 @@ describe("blockedPaths", () => {
     const blocked = blockedPaths(line, rules, "/w", { landlock: true });
     expect(blocked).toEqual([{ kind: "top-level", path: "/w/made.txt" }]);
     expect(blockedHint(blocked, rules, null)).toContain("work in a subdirectory");
+    // Outside the roots, Landlock's EACCES for a write is a read-only path; a read stays unreadable.
+    expect(
+      blockedPaths("touch: cannot touch '/srv/x': Permission denied\n", rules, "/w", { landlock: true }),
+    ).toEqual([{ kind: "read-only", path: "/srv/x" }]);
+    expect(blockedPaths("cat: /srv/x: Permission denied\n", rules, "/w", { landlock: true })).toEqual([
+      { kind: "unreadable", path: "/srv/x" },
+    ]);
     // Deeper in the root, a refusal is no such thing.
     expect(blockedPaths("bash: src/x: Permission denied\n", rules, "/w", { landlock: true })).toEqual([]);
   });

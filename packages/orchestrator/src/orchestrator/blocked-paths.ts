@@ -20,6 +20,9 @@ const QUOTED_PATH = /[\u2018'"`]([^\u2018\u2019'"`\n]+)[\u2019'"`]/g;
 // The program that reports the error, first on its line (`/bin/bash: line 1: `, `cat: `): not a path the
 // sandbox kept from anything. A shell's own error names the file after it, unquoted (a redirection).
 const REPORTER = /^(\S+?): (?:line \d+: )?/;
+// An error line of a program that was reading (not writing) what it names.
+const READS =
+  /^(?:\S*\/)?(?:cat|ls|head|tail|less|more|grep|find|du|stat|file|wc|diff|cmp|sort|source|\.|python3?|node): |cannot (?:open .* for reading|access|read)/;
 const SHELL_REPORTER = /^(?:\S*\/)?(?:ba|z|da|k|)sh: (?:line \d+: )?([^:\n]+): /;
 
 function inside(path: string, root: string): boolean {
@@ -52,7 +55,7 @@ export function blockedPaths(
       if (name.includes("\0") || /^[a-z]+:\/\//i.test(name)) continue;
       const path = resolve(cwd, name).replace(/\/+$/, "") || "/";
       if (found.has(path)) continue;
-      const kind = judge(path, error, rules, options.landlock === true);
+      const kind = judge(path, error, rules, options.landlock === true, READS.test(line));
       if (kind !== null) found.set(path, { kind, path });
     }
     if (found.size >= 8) break;
@@ -60,7 +63,13 @@ export function blockedPaths(
   return [...found.values()];
 }
 
-function judge(path: string, error: string, rules: SandboxRules, landlock: boolean): Blocked["kind"] | null {
+function judge(
+  path: string,
+  error: string,
+  rules: SandboxRules,
+  landlock: boolean,
+  reading: boolean,
+): Blocked["kind"] | null {
   const hidden = rules.hidden.find((entry) => inside(path, entry.path));
   if (hidden !== undefined && !hidden.readable.some((readable) => inside(path, readable))) return "hidden";
   if (error === "Read-only file system" || error === "Operation not permitted") {
@@ -69,7 +78,9 @@ function judge(path: string, error: string, rules: SandboxRules, landlock: boole
     return root.readOnlySubpaths.some((sub) => inside(path, sub)) ? "protected" : null;
   }
   if (error === "Permission denied" && !rules.writableRoots.some((entry) => inside(path, entry.root))) {
-    return "unreadable";
+    // Landlock refuses a write outside the roots with EACCES where bwrap's read-only mount says EROFS:
+    // there, what is not a read is a write.
+    return landlock && !reading ? "read-only" : "unreadable";
   }
   // Landlock keeps a root's .git read-only by granting what lies beside it, not the root itself: an entry
   // made, removed or renamed at the root's top level is refused.
@@ -88,6 +99,7 @@ export function blockedHint(
   blocked: readonly Blocked[],
   rules: SandboxRules,
   escalate: string | null,
+  options: { readonly landlock?: boolean } = {},
 ): string | null {
   if (blocked.length === 0) return null;
   const of = (kind: Blocked["kind"]): string[] =>
@@ -110,7 +122,7 @@ export function blockedHint(
   if (readOnly.length > 0) {
     const roots = rules.writableRoots.map((entry) => entry.root);
     sentences.push(
-      `${list(readOnly)} ${readOnly.length === 1 ? "is" : "are"} read-only in the sandbox: ${roots.length === 0 ? "nothing is writable in this mode" : `only ${list(roots)} and /tmp are writable`}.${escalate === null ? "" : ` To write there, ${escalate}.`}`,
+      `${list(readOnly)} ${readOnly.length === 1 ? "is" : "are"} read-only in the sandbox: ${roots.length === 0 ? "nothing is writable in this mode" : `only ${list(roots)} and ${options.landlock === true ? "$TMPDIR (not /tmp, under the Landlock sandbox)" : "/tmp"} are writable`}.${escalate === null ? "" : ` To write there, ${escalate}.`}`,
     );
   }
   const protectedPaths = of("protected");

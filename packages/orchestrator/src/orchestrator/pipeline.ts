@@ -258,6 +258,7 @@ function blockedText(
     blockedPaths(attempt.denialExcerpt(), attempt.rules, cwd, { landlock: attempt.sandbox === "landlock" }),
     attempt.rules,
     escalationWords(approvalPolicy, canEscalate),
+    { landlock: attempt.sandbox === "landlock" },
   );
 }
 

@@ -345,6 +345,7 @@ export class ToolOrchestrator {
       blockedPaths(output, rules, cwd, { landlock: sandbox === "landlock" }),
       rules,
       escalationWords(this.approvalPolicy, true),
+      { landlock: sandbox === "landlock" },
     );
     return hint === null ? [] : [hint];
   }
