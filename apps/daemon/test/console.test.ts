@@ -5,7 +5,15 @@
 // defences (no session secret, no data; no cookie for another port to receive; foreign origins; CSP;
 // accessibility), and `conch console`, whose browser is given no secret on its command line.
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -172,6 +180,22 @@ function audit(): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** Whether a `sleep 300` runs as the foreground process group of its terminal (as /proc says). */
+function sleepInForeground(): boolean {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "latin1") !== "sleep\u0000300\u0000") continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (fields[2] === fields[5]) return true;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return false;
+}
+
 describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
   beforeAll(async () => {
     ws = makeWorkspace();
@@ -327,6 +351,12 @@ describeWith(["bwrap", "pty", "chromium"], "the web console", () => {
 
     // Interrupt: Ctrl-C reaches the foreground program, the shell lives on.
     await agent.call("write_stdin", { session_id: id, chars: "sleep 300\n", yield_time_ms: 500 });
+    // Once the sleep holds the terminal (on a loaded machine the shell may still be starting it).
+    await eventually(
+      async () => sleepInForeground(),
+      (found) => found,
+      "sleep 300 in the terminal's foreground",
+    );
     await page.getByRole("button", { name: "Interrupt (Ctrl-C)" }).click();
     const after = await agent.call("write_stdin", {
       session_id: id,
