@@ -97,6 +97,28 @@ struct path_beneath_attr {
   int32_t parent_fd;
 } __attribute__((packed));
 
+/* openat2 (Linux 5.6, before Landlock's 5.13): the same number everywhere. */
+#define SYS_OPENAT2_ 437
+#define RESOLVE_NO_SYMLINKS_ 0x04
+struct open_how_ {
+  uint64_t flags;
+  uint64_t mode;
+  uint64_t resolve;
+};
+
+/* Capabilities: capset with version 3 (two 32-bit words), and the ambient set. */
+#define SYS_CAPSET_ARCH SYS_capset
+#define LINUX_CAPABILITY_VERSION_3_ 0x20080522
+struct cap_header_ {
+  uint32_t version;
+  int pid;
+};
+struct cap_data_ {
+  uint32_t effective;
+  uint32_t permitted;
+  uint32_t inheritable;
+};
+
 /* seccomp, through prctl (the same numbers everywhere). */
 #define PR_SET_SECCOMP_ 22
 #define SECCOMP_MODE_FILTER_ 2
@@ -263,6 +285,33 @@ static struct sock_fprog_ read_filter(int fd) {
   return program;
 }
 
+/*
+ * No capability survives into the command (a root caller's, or one in a user namespace): Landlock does
+ * not cover what they allow (a file's mode, owner, attributes). The bounding set is emptied where this
+ * process may, the ambient set cleared, and the effective, permitted and inheritable sets set to none;
+ * whatever is left is checked, and the command does not run with any.
+ */
+static void drop_capabilities(void) {
+  for (int cap = 0; cap < 64; cap++) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL && errno != EPERM)
+      die("prctl(PR_CAPBSET_DROP)", errno);
+  }
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  struct cap_header_ header = {LINUX_CAPABILITY_VERSION_3_, 0};
+  struct cap_data_ data[2];
+  memset(data, 0, sizeof data);
+  if (syscall(SYS_CAPSET_ARCH, &header, data) != 0) die("capset", errno);
+  FILE *status = fopen("/proc/self/status", "re");
+  if (status == NULL) die("reading /proc/self/status to check the capabilities", errno);
+  char line[256];
+  int clear = 0;
+  while (fgets(line, sizeof line, status) != NULL) {
+    if (strncmp(line, "CapEff:", 7) == 0) clear = strtoull(line + 7, NULL, 16) == 0;
+  }
+  fclose(status);
+  if (!clear) die("capabilities are left after dropping them all", 0);
+}
+
 /* Applies the rlimits, the Landlock ruleset, no_new_privs and the seccomp program: this process only. */
 static void confine(const struct options *options, const struct sock_fprog_ *filter) {
   if (options->rlimit_fsize >= 0) {
@@ -274,6 +323,7 @@ static void confine(const struct options *options, const struct sock_fprog_ *fil
     if (setrlimit(RLIMIT_NPROC, &limit) != 0) die("setrlimit(RLIMIT_NPROC)", errno);
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("prctl(PR_SET_NO_NEW_PRIVS)", errno);
+  if (options->landlock) drop_capabilities();
   if (options->landlock) {
     int abi = landlock_abi();
     if (abi < 0) die("Landlock is not available (landlock_create_ruleset)", -abi);
@@ -292,10 +342,13 @@ static void confine(const struct options *options, const struct sock_fprog_ *fil
     if (ruleset < 0) die("landlock_create_ruleset", errno);
     for (int i = 0; i < options->grant_count; i++) {
       const struct grant *grant = &options->grants[i];
-      int fd = open(grant->path, O_PATH | O_CLOEXEC);
+      /* No symbolic link anywhere on the way: a grant must land on the path listed, never on what a
+       * link made since the rules were found points to (a link to / would grant everything). */
+      struct open_how_ how = {O_PATH | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS_};
+      int fd = (int)syscall(SYS_OPENAT2_, AT_FDCWD, grant->path, &how, sizeof how);
       if (fd < 0) {
-        /* Gone since the rules were made: nothing to grant (fewer rights, never more). */
-        if (errno == ENOENT || errno == ENOTDIR) continue;
+        /* Gone, or a link now, since the rules were made: nothing to grant (fewer rights, never more). */
+        if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) continue;
         fprintf(stderr, "conch-sandbox-helper: opening %s for a rule: %s\n", grant->path, strerror(errno));
         _exit(EXIT_SETUP);
       }

@@ -9,6 +9,8 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:net";
@@ -169,6 +171,94 @@ describeWith(["linux", "landlock", "bash", "git", "python3"], "the Landlock back
     expect(ran.output).toMatch(/NoNewPrivs:\s+1/);
     expect(ran.output).toContain("denied-unshare");
     expect(ran.output).toContain("ptrace -1");
+  });
+
+  it("follows no symbolic link to a grant: a link to / in a root, or beside a protected path, grants nothing", async () => {
+    mkdirSync(join(ws, "src", "evil", ".git", "hooks"), { recursive: true });
+    symlinkSync("/", join(ws, "rootlink"));
+    symlinkSync("/", join(ws, "src", "evil", "pwn"));
+    const deeper = rules({
+      writableRoots: [{ root: ws, readOnlySubpaths: [join(ws, ".git"), join(ws, "src", "evil", ".git")] }],
+      hidden: [{ path: join(home, ".ssh"), type: "dir", readable: [] }],
+      tmp: { kind: "private", source: tmp, targets: ["/tmp"] },
+    });
+    const ran = await sh(
+      [
+        `cat rootlink${home}/.ssh/id_rsa || echo denied-read-1`,
+        `cat src/evil/pwn${home}/.ssh/id_rsa || echo denied-read-2`,
+        `echo x >> rootlink${outside}/keep.txt || echo denied-write-1`,
+        `echo x >> src/evil/pwn${outside}/keep.txt || echo denied-write-2`,
+        "echo y > src/evil/pwn/var/tmp/conch-landlock-planted || echo denied-write-3",
+      ].join("; "),
+      deeper,
+    );
+    expect(ran.output).not.toContain("PRIVATE KEY");
+    for (const mark of [
+      "denied-read-1",
+      "denied-read-2",
+      "denied-write-1",
+      "denied-write-2",
+      "denied-write-3",
+    ]) {
+      expect(ran.output).toContain(mark);
+    }
+    expect(readFileSync(join(outside, "keep.txt"), "utf8")).toBe("host file");
+    expect(existsSync("/var/tmp/conch-landlock-planted")).toBe(false);
+  });
+
+  it("a hidden path reached through a link in the home (~/.aws -> dotfiles/aws) stays hidden", async () => {
+    mkdirSync(join(home, "dotfiles", "aws"), { recursive: true });
+    writeFileSync(join(home, "dotfiles", "aws", "credentials"), "AWSKEY");
+    symlinkSync("dotfiles/aws", join(home, ".aws"));
+    const hiding = rules({
+      writableRoots: writableRoots(ws),
+      hidden: [
+        { path: join(home, ".ssh"), type: "dir", readable: [] },
+        { path: join(home, "dotfiles", "aws"), type: "dir", readable: [] },
+      ],
+      tmp: { kind: "private", source: tmp, targets: ["/tmp"] },
+    });
+    const ran = await sh(`cat ${home}/.aws/credentials || echo denied-aws`, hiding);
+    expect(ran.output).not.toContain("AWSKEY");
+    expect(ran.output).toContain("denied-aws");
+  });
+
+  it("leaves other processes alone: no prlimit, renice or scheduling of another pid; its own limits are its own", async () => {
+    const ran = await sh(
+      [
+        "prlimit --pid $PPID --nofile=0:0 && echo prlimit-worked || echo denied-prlimit",
+        "renice -n 5 -p $PPID >/dev/null 2>&1 && echo renice-worked || echo denied-renice",
+        "python3 -c 'import os; os.sched_setaffinity(os.getppid(), {0})' 2>/dev/null && echo affinity-worked || echo denied-affinity",
+        "ulimit -n 100 && echo own-limit",
+      ].join("; "),
+    );
+    expect(ran.output).toContain("denied-prlimit");
+    expect(ran.output).toContain("denied-renice");
+    expect(ran.output).toContain("denied-affinity");
+    expect(ran.output).toContain("own-limit");
+  });
+
+  it("holds no capability, changes no owner or attribute, and sets no setuid bit", async () => {
+    writeFileSync(join(ws, "src", "tool.sh"), "#!/bin/sh\necho tool\n");
+    const root = process.getuid?.() === 0;
+    const ran = await sh(
+      [
+        "grep CapEff /proc/self/status",
+        "chmod u+s src/tool.sh && echo setuid-worked || echo denied-setuid",
+        "chmod g+s src/tool.sh && echo setgid-worked || echo denied-setgid",
+        "chmod +x src/tool.sh && echo chmod-x-worked || echo denied-chmod-x",
+        'python3 -c \'import os; os.setxattr("src/tool.sh", "user.x", b"1")\' 2>/dev/null && echo xattr-worked || echo denied-xattr',
+        "chown 65534 src/tool.sh 2>/dev/null && echo chown-worked || echo denied-chown",
+      ].join("; "),
+    );
+    expect(ran.output).toMatch(/CapEff:\s+0000000000000000/);
+    expect(ran.output).toContain("denied-setuid");
+    expect(ran.output).toContain("denied-setgid");
+    expect(ran.output).toContain("denied-xattr");
+    expect(ran.output).toContain("denied-chown");
+    // A root caller owns the host's files, and Landlock does not cover a file's mode: no chmod at all.
+    expect(ran.output).toContain(root ? "denied-chmod-x" : "chmod-x-worked");
+    expect(statSync(join(ws, "src", "tool.sh")).mode & 0o6000).toBe(0);
   });
 
   it("fails closed: a helper that cannot apply its rules runs nothing", async () => {

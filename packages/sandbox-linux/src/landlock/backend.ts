@@ -156,6 +156,7 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
         arch: seccompArchOf(process.arch),
         network: rules.network,
         ipSockets: false,
+        hostProcesses: { root: process.getuid?.() === 0 },
       });
       const seccompFd = 3 + spec.extraFds.length;
       // A one-shot: the helper stays as the command's subreaper, and stops and names what it leaves.

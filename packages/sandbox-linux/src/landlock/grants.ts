@@ -5,7 +5,7 @@
 // entry of /root but .ssh. The cost, said in docs/security.md: the directories on the way (/, /root)
 // cannot be listed, and in a writable root that holds a protected path (`.git`) no file can be made,
 // removed or renamed at the top level; entries that appear there later get no grant at all.
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { SandboxRules } from "@conch/sandbox-core";
 import { isAtOrInside } from "../bwrap/paths.js";
@@ -42,7 +42,13 @@ export function grantsExcept(root: string, excluded: readonly string[]): string[
     return [];
   }
   const grants: string[] = [];
-  for (const entry of entries.sort()) grants.push(...grantsExcept(join(root, entry), inside));
+  for (const entry of entries.sort()) {
+    const path = join(root, entry);
+    // A symbolic link is never granted: a grant follows it to what it names (a link to / would grant
+    // everything), and access through it is judged at its target, by that target's own grants.
+    if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() !== false) continue;
+    grants.push(...grantsExcept(path, inside));
+  }
   return grants;
 }
 

@@ -1,6 +1,12 @@
 import { expectedReceived } from "@conch/protocol";
 import { assemble, type Instruction } from "./bpf.js";
-import { ARCH_SYSCALLS, DENIED_SYSCALLS, SECCOMP_ARCHES, type SeccompArch } from "./syscalls.js";
+import {
+  ARCH_SYSCALLS,
+  DENIED_SYSCALLS,
+  HOST_SYSCALLS,
+  SECCOMP_ARCHES,
+  type SeccompArch,
+} from "./syscalls.js";
 
 export const SECCOMP_RET_KILL_PROCESS = 0x80000000;
 export const SECCOMP_RET_ERRNO = 0x00050000;
@@ -31,6 +37,8 @@ const CLONE_NEW_NAMESPACES =
 /** CLONE_NEWTIME shares its bit with clone()'s exit signal, so only unshare() is checked for it. */
 const CLONE_NEWTIME = 0x00000080;
 const PERSONALITY_QUERY = 0xffffffff;
+/** S_ISUID | S_ISGID. */
+const SETUID_SETGID = 0o6000;
 /** PER_LINUX32 | UNAME26 | ADDR_NO_RANDOMIZE: what `setarch`/`linux32`, old builds and rr ask for. */
 const HARMLESS_PERSONALITY = 0x0008 | 0x0020000 | 0x0040000;
 
@@ -44,6 +52,13 @@ export interface SeccompFilterOptions {
    * such namespace exists (the Landlock backend): AF_INET and AF_INET6 get EPERM too.
    */
   readonly ipSockets?: boolean;
+  /**
+   * The command shares the host's pid namespace and its files' owners (the Landlock backend): it may not
+   * act on another process (prlimit, setpriority, sched_set*, ioprio_set with a pid other than 0), change
+   * an owner or an extended attribute, or set a setuid or setgid bit; `root`: no chmod at all (uid 0
+   * owns the host's files, and Landlock does not cover a file's mode).
+   */
+  readonly hostProcesses?: { readonly root: boolean };
 }
 
 /**
@@ -81,7 +96,7 @@ export interface SeccompFilterOptions {
  * own returns.
  */
 export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
-  const { arch, network, ipSockets = true } = normalizeOptions(options);
+  const { arch, network, ipSockets = true, hostProcesses } = normalizeOptions(options);
   const nr = ARCH_SYSCALLS[arch];
 
   const program: Instruction[] = [
@@ -114,6 +129,21 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
       { op: "jeq", k: nr.socket, jt: "socket", jf: "next" },
       { op: "jeq", k: nr.socketpair, jt: "socketpair", jf: "next" },
     );
+  }
+  if (hostProcesses !== undefined) {
+    for (const call of HOST_SYSCALLS.pidArg) {
+      const number = call[arch];
+      if (number !== null) program.push({ op: "jeq", k: number, jt: `pid${call.arg}`, jf: "next" });
+    }
+    for (const call of HOST_SYSCALLS.denied) {
+      const number = call[arch];
+      if (number !== null) program.push({ op: "jeq", k: number, jt: "listed", jf: "next" });
+    }
+    for (const call of HOST_SYSCALLS.mode) {
+      const number = call[arch];
+      const target = hostProcesses.root ? "listed" : `mode${call.arg}`;
+      if (number !== null) program.push({ op: "jeq", k: number, jt: target, jf: "next" });
+    }
   }
   program.push(
     { op: "ret", value: SECCOMP_RET_ALLOW },
@@ -164,6 +194,27 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
       { op: "jeq", k: SOCK_SEQPACKET, jt: "allow", jf: "eperm" },
     );
   }
+  if (hostProcesses !== undefined) {
+    program.push(
+      // Another process's: any pid but 0 (this process), in the low 32 bits the kernel reads.
+      { op: "label", name: "pid0" },
+      { op: "load", offset: argLow(0) },
+      { op: "jeq", k: 0, jt: "allow", jf: "eperm" },
+      { op: "label", name: "pid1" },
+      { op: "load", offset: argLow(1) },
+      { op: "jeq", k: 0, jt: "allow", jf: "eperm" },
+    );
+    if (!hostProcesses.root) {
+      program.push(
+        { op: "label", name: "mode1" },
+        { op: "load", offset: argLow(1) },
+        { op: "jset", k: SETUID_SETGID, jt: "eperm", jf: "allow" },
+        { op: "label", name: "mode2" },
+        { op: "load", offset: argLow(2) },
+        { op: "jset", k: SETUID_SETGID, jt: "eperm", jf: "allow" },
+      );
+    }
+  }
   program.push(
     { op: "label", name: "allow" },
     { op: "ret", value: SECCOMP_RET_ALLOW },
@@ -174,7 +225,7 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
 }
 
 function normalizeOptions(options: SeccompFilterOptions): SeccompFilterOptions {
-  const { arch, network, ipSockets } = Object.assign(
+  const { arch, network, ipSockets, hostProcesses } = Object.assign(
     Object.create(null) as object,
     options,
   ) as SeccompFilterOptions;
@@ -189,7 +240,20 @@ function normalizeOptions(options: SeccompFilterOptions): SeccompFilterOptions {
   if (ipSockets !== undefined && typeof ipSockets !== "boolean") {
     throw new Error(`invalid options: ${expectedReceived("ipSockets", "a boolean", ipSockets)}`);
   }
-  return { arch, network, ...(ipSockets === undefined ? {} : { ipSockets }) };
+  if (
+    hostProcesses !== undefined &&
+    (typeof hostProcesses !== "object" || hostProcesses === null || typeof hostProcesses.root !== "boolean")
+  ) {
+    throw new Error(
+      `invalid options: ${expectedReceived("hostProcesses", "{ root: boolean }", hostProcesses)}`,
+    );
+  }
+  return {
+    arch,
+    network,
+    ...(ipSockets === undefined ? {} : { ipSockets }),
+    ...(hostProcesses === undefined ? {} : { hostProcesses }),
+  };
 }
 
 /** The seccomp architecture for a Node `process.arch` value. */

@@ -118,3 +118,46 @@ export const DENIED_SYSCALLS: readonly DeniedSyscall[] = [
   { name: "modify_ldt", x86_64: 154, aarch64: null },
   { name: "move_pages", x86_64: 279, aarch64: 239 },
 ];
+
+/**
+ * What a command without a pid namespace of its own (the Landlock backend) could do to the host's
+ * processes and files that Landlock does not cover, by argument position. `pidArg`: calls that act on
+ * another process when that argument is not 0 (its own); `denied`: changes of owner and extended
+ * attributes, refused outright; `mode`: chmod's mode argument (setuid and setgid bits refused; a root
+ * caller's chmod refused outright, since uid 0 owns the host's files).
+ */
+export const HOST_SYSCALLS: {
+  readonly pidArg: readonly (DeniedSyscall & { readonly arg: number })[];
+  readonly denied: readonly DeniedSyscall[];
+  readonly mode: readonly (DeniedSyscall & { readonly arg: number })[];
+} = {
+  pidArg: [
+    { name: "prlimit64", x86_64: 302, aarch64: 261, arg: 0 },
+    { name: "sched_setparam", x86_64: 142, aarch64: 118, arg: 0 },
+    { name: "sched_setscheduler", x86_64: 144, aarch64: 119, arg: 0 },
+    { name: "sched_setaffinity", x86_64: 203, aarch64: 122, arg: 0 },
+    { name: "sched_setattr", x86_64: 314, aarch64: 274, arg: 0 },
+    { name: "setpriority", x86_64: 141, aarch64: 140, arg: 1 },
+    { name: "ioprio_set", x86_64: 251, aarch64: 30, arg: 1 },
+  ],
+  denied: [
+    { name: "chown", x86_64: 92, aarch64: null },
+    { name: "fchown", x86_64: 93, aarch64: 55 },
+    { name: "lchown", x86_64: 94, aarch64: null },
+    { name: "fchownat", x86_64: 260, aarch64: 54 },
+    { name: "setxattr", x86_64: 188, aarch64: 5 },
+    { name: "lsetxattr", x86_64: 189, aarch64: 6 },
+    { name: "fsetxattr", x86_64: 190, aarch64: 7 },
+    { name: "removexattr", x86_64: 197, aarch64: 14 },
+    { name: "lremovexattr", x86_64: 198, aarch64: 15 },
+    { name: "fremovexattr", x86_64: 199, aarch64: 16 },
+    { name: "setxattrat", x86_64: 463, aarch64: 463 },
+    { name: "removexattrat", x86_64: 466, aarch64: 466 },
+  ],
+  mode: [
+    { name: "chmod", x86_64: 90, aarch64: null, arg: 1 },
+    { name: "fchmod", x86_64: 91, aarch64: 52, arg: 1 },
+    { name: "fchmodat", x86_64: 268, aarch64: 53, arg: 2 },
+    { name: "fchmodat2", x86_64: 452, aarch64: 452, arg: 2 },
+  ],
+};
