@@ -2,7 +2,15 @@
 // without it (its exit code, its death by a signal, Ctrl-C on its terminal), and the keeper writes its
 // ledger. Its purpose, dying with Conch, is attempted for real in apps/daemon/test/die-with-daemon.test.ts.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eventually, itWith } from "@conch/test-config";
@@ -66,6 +74,26 @@ describe("the keeper of a command outside the sandbox", () => {
     expect(interrupted.output).not.toContain("not-interrupted");
   });
 
+  itWith(
+    ["sh", "python3"],
+    "ends a process whose main thread has exited while another still runs",
+    async () => {
+      const script =
+        "import os, threading, time\n" +
+        "threading.Thread(target=time.sleep, args=(30,)).start()\n" +
+        "print(os.getpid(), flush=True)\n" +
+        "os._exit if False else __import__('ctypes').CDLL(None).syscall(60 if os.uname().machine == 'x86_64' else 93, 0)\n";
+      writeFileSync(join(dir, "zl.py"), script);
+      const ran = await run(`python3 ${join(dir, "zl.py")} & sleep 1; echo started`, false);
+      const pid = Number(/^(\d+)$/m.exec(ran.output)?.[1]);
+      expect(Number.isInteger(pid)).toBe(true);
+      await eventually(
+        "the half-exited process ends",
+        () => !existsSync(`/proc/${pid}`) || !threadsLive(pid),
+      );
+    },
+  );
+
   itWith("sh", "writes the keeper's pid, start time and run marker to its ledger", async () => {
     const keeper = reaper();
     const started = await store.start(
@@ -104,6 +132,20 @@ function startAlone(script: string, env: Record<string, string>): { child: Child
   const child = spawn("/bin/sh", ["-c", script], { detached: true, stdio: "ignore", env });
   const stat = readFileSync(`/proc/${child.pid}/stat`, "latin1");
   return { child, start: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]) };
+}
+
+/** Whether any thread of `pid` other than its main one still runs. */
+function threadsLive(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`)
+      .filter((tid) => Number(tid) !== pid)
+      .some((tid) => {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "latin1");
+        return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+      });
+  } catch {
+    return false;
+  }
 }
 
 function alive(pid: number): boolean {

@@ -185,6 +185,7 @@ struct options {
   int seccomp_fd;
   int report_fd;
   int limits_fd;
+  int keep_fds;
   const char *cgroups[4];
   int cgroup_count;
   long rlimit_fsize;
@@ -199,6 +200,7 @@ static void parse(int argc, char **argv, struct options *options) {
   options->seccomp_fd = -1;
   options->report_fd = -1;
   options->limits_fd = -1;
+  options->keep_fds = 2;
   options->rlimit_fsize = -1;
   options->rlimit_nproc = -1;
   int i = 1;
@@ -212,7 +214,7 @@ static void parse(int argc, char **argv, struct options *options) {
                       strcmp(arg, "--seccomp") == 0 || strcmp(arg, "--report") == 0 ||
                       strcmp(arg, "--landlock-min-abi") == 0 || strcmp(arg, "--rlimit-fsize") == 0 ||
                       strcmp(arg, "--rlimit-nproc") == 0 || strcmp(arg, "--cgroup") == 0 ||
-                      strcmp(arg, "--report-limits") == 0;
+                      strcmp(arg, "--report-limits") == 0 || strcmp(arg, "--keep-fds") == 0;
     if (takes_value && i + 1 >= argc) {
       fprintf(stderr, "conch-sandbox-helper: %s: expected a value after it\n", arg);
       _exit(EXIT_SETUP);
@@ -238,6 +240,8 @@ static void parse(int argc, char **argv, struct options *options) {
       options->cgroups[options->cgroup_count++] = dir;
     } else if (strcmp(arg, "--seccomp") == 0) {
       options->seccomp_fd = (int)parse_number(argv[++i], arg);
+    } else if (strcmp(arg, "--keep-fds") == 0) {
+      options->keep_fds = (int)parse_number(argv[++i], arg);
     } else if (strcmp(arg, "--report-limits") == 0) {
       options->limits_fd = (int)parse_number(argv[++i], arg);
     } else if (strcmp(arg, "--report") == 0) {
@@ -432,6 +436,29 @@ static void kill_leftovers(int report) {
   }
 }
 
+/*
+ * Closes every descriptor above `keep_fds` but the report ones: what the caller inherited without
+ * close-on-exec (an IDE's pipe, a shell's `exec 240<dir`) must reach neither the command nor this
+ * process, whose descriptors the command could otherwise open through /proc/PID/fd.
+ */
+static void close_inherited(const struct options *options) {
+  DIR *dir = opendir("/proc/self/fd");
+  if (dir == NULL) die("listing /proc/self/fd to close inherited descriptors", errno);
+  int own = dirfd(dir);
+  int found[1024];
+  int count = 0;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL && count < 1024) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    int fd = atoi(entry->d_name);
+    if (fd == own || fd <= options->keep_fds || fd == options->report_fd || fd == options->limits_fd) continue;
+    found[count++] = fd;
+  }
+  closedir(dir);
+  if (count == 1024) die("too many inherited descriptors to close", 0);
+  for (int i = 0; i < count; i++) close(found[i]);
+}
+
 /* Moves this process into each group (before any fork: everything the command starts is counted). */
 static void join_cgroups(const struct options *options) {
   for (int i = 0; i < options->cgroup_count; i++) {
@@ -495,16 +522,7 @@ static void finish_cgroups(const struct options *options, int report) {
   /* "limit KIND N": the limit the kernel enforced, and its value (bytes, processes). */
   if (report >= 0 && memory != -1) dprintf(report, "limit memory %lld\n", memory);
   if (report >= 0 && processes != -1) dprintf(report, "limit processes %lld\n", processes);
-  /* This process leaves the groups first (back to the parent of each), so they can be emptied. */
-  for (int i = 0; i < options->cgroup_count; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/../cgroup.procs", options->cgroups[i]);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      dprintf(fd, "%d\n", (int)getpid());
-      close(fd);
-    }
-  }
+  /* This process was never in the groups (its child joined them before exec): empty them, remove them. */
   for (int round = 0; round < 100; round++) {
     int left = 0;
     for (int i = 0; i < options->cgroup_count; i++) {
@@ -514,6 +532,7 @@ static void finish_cgroups(const struct options *options, int report) {
       if (stream == NULL) continue;
       int pid;
       while (fscanf(stream, "%d", &pid) == 1) {
+        if (pid == getpid()) continue;
         kill(pid, SIGKILL);
         left = 1;
       }
@@ -547,8 +566,8 @@ int main(int argc, char **argv) {
   if (has_filter) filter = read_filter(options.seccomp_fd);
   if (options.report_fd >= 0 && fcntl(options.report_fd, F_SETFD, FD_CLOEXEC) != 0)
     die("the --report descriptor", errno);
+  close_inherited(&options);
 
-  join_cgroups(&options);
   if (options.report_fd < 0 && options.cgroup_count == 0 && options.limits_fd < 0) {
     confine(&options, has_filter ? &filter : NULL);
     execvp(options.argv[0], options.argv);
@@ -562,6 +581,9 @@ int main(int argc, char **argv) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl(PR_SET_PDEATHSIG)", errno);
   if (getppid() != starter) _exit(EXIT_SETUP);
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) die("prctl(PR_SET_CHILD_SUBREAPER)", errno);
+  /* The command runs with this process's uid: it must not read this process's descriptors or memory
+   * through /proc (not dumpable: that takes CAP_SYS_PTRACE, which the command does not hold). */
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) die("prctl(PR_SET_DUMPABLE)", errno);
   /* Signals arriving before the fork are passed on once there is someone to pass them to. */
   sigset_t passed, previous;
   sigemptyset(&passed);
@@ -575,6 +597,8 @@ int main(int argc, char **argv) {
     pid_t helper = getppid();
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("prctl(PR_SET_PDEATHSIG)", errno);
     if (getppid() != helper) _exit(EXIT_SETUP);
+    /* Only the command is counted in the groups, from before its exec; this process never joins. */
+    join_cgroups(&options);
     confine(&options, has_filter ? &filter : NULL);
     execvp(options.argv[0], options.argv);
     fprintf(stderr, "conch-sandbox-helper: cannot run %s: %s\n", options.argv[0], strerror(errno));
@@ -597,11 +621,13 @@ int main(int argc, char **argv) {
   kill_leftovers(options.report_fd);
   int limits_report = options.report_fd >= 0 ? options.report_fd : options.limits_fd;
   finish_cgroups(&options, limits_report);
-  /* Killed by SIGXFSZ, or a bwrap (or shell) in between that exits 128 + SIGXFSZ for it. */
-  int file_limit = (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) ||
-                   (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXFSZ);
-  if (limits_report >= 0 && options.rlimit_fsize >= 0 && file_limit)
-    dprintf(limits_report, "limit file %ld\n", options.rlimit_fsize);
+  /* Killed by SIGXFSZ itself (an exit status of 153 proves nothing: any command can exit so), under a
+   * file size limit this process holds (its own, or inherited from a helper in front of bwrap). */
+  struct rlimit fsize = {RLIM_INFINITY, RLIM_INFINITY};
+  if (options.rlimit_fsize >= 0) fsize.rlim_cur = (rlim_t)options.rlimit_fsize;
+  else if (getrlimit(RLIMIT_FSIZE, &fsize) != 0) fsize.rlim_cur = RLIM_INFINITY;
+  if (limits_report >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ && fsize.rlim_cur != RLIM_INFINITY)
+    dprintf(limits_report, "limit file %llu\n", (unsigned long long)fsize.rlim_cur);
   if (options.report_fd >= 0) close(options.report_fd);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   /* Ended by a signal: end the same way, so whoever waits for this process sees it. */

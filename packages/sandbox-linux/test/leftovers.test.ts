@@ -1,7 +1,8 @@
 // What a one-shot command leaves running is stopped and named by the helper inside the sandbox (bwrap:
 // it would die with the pid namespace before anyone outside could count it; Landlock: there is no such
 // namespace, and the helper is what ends it). Real backends, real processes; the host checked after.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { LocalSandboxBackend } from "@conch/sandbox-core";
 import { describeWith, type Need } from "@conch/test-config";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -44,6 +45,40 @@ for (const [name, needs, make] of cases) {
       // Under Landlock the pids are this host's: none of them runs any more.
       if (name === "landlock")
         for (const line of lines) expect(alive(Number(line.split(" ")[0]))).toBe(false);
+    });
+
+    it("cannot stop or kill the helper that names them, nor make it lie about a limit", async () => {
+      const ran = await oneShot(
+        make(),
+        cwd,
+        // The helper is the command's parent (and under bwrap the namespace's pid 1). Only the parent is
+        // signalled: under Landlock before ABI 6 a signal to pid 1 would reach the host's init.
+        "kill -STOP $PPID; kill -USR1 $PPID; sleep 303 & echo done; exit 153",
+      );
+      expect(ran.output).toContain("done");
+      expect(ran.code).toBe(153);
+      // One process, named as it was when stopped (a fork not yet exec'd is still bash).
+      expect(ran.report).toMatch(/^\d+ (sleep|bash)\n$/);
+      expect(ran.report).not.toContain("limit");
+    });
+
+    it("hand on no descriptor the caller leaked, to the command or through the helper's /proc", async () => {
+      const secret = mkdtempSync("/var/tmp/conch-leak-");
+      writeFileSync(join(secret, "note"), "LEAKED");
+      try {
+        const ran = await oneShot(
+          make(),
+          cwd,
+          "ls /proc/self/fd | tr '\\n' ' '; echo; for p in /proc/[0-9]*; do cat $p/fd/240/note 2>/dev/null; done; echo end",
+          undefined,
+          secret,
+        );
+        expect(ran.output).not.toContain("LEAKED");
+        expect(ran.output).not.toMatch(/\b240\b/);
+        expect(ran.output).toContain("end");
+      } finally {
+        rmSync(secret, { recursive: true, force: true });
+      }
     });
 
     it("say nothing when the command left nothing, and end as the command did on a signal", async () => {

@@ -3,7 +3,7 @@
 // RLIMIT_FSIZE in the workspace and in /tmp; each stopped with the limit named, nothing left running,
 // the groups removed. As uid 65534 no cgroup can be made: the suite checks that this is said, and that
 // the file limit still holds.
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { LocalSandboxBackend } from "@conch/sandbox-core";
 import { describeWith, type Need } from "@conch/test-config";
@@ -63,6 +63,12 @@ for (const [name, needs, make] of cases) {
       }
       expect(statSync(join(cwd, "big.bin")).size).toBeLessThanOrEqual(1024 * 1024);
       expect(statSync(join(tmp, "big.bin")).size).toBeLessThanOrEqual(1024 * 1024);
+      // Nor past it unseen: blocks reserved beyond a file's end (fallocate --keep-size) are refused.
+      const reserved = await run("touch kept.bin && fallocate -n -l 8M kept.bin || echo refused-fallocate");
+      expect(reserved.output).toContain("refused-fallocate");
+      expect(statSync(join(cwd, "kept.bin")).blocks * 512).toBeLessThanOrEqual(1024 * 1024);
+      // And an exit status of 153 (128 + SIGXFSZ) is no proof of a limit.
+      expect((await run("exit 153")).report).not.toContain("limit");
     });
 
     if (hierarchy.kind === "none") {
@@ -75,6 +81,22 @@ for (const [name, needs, make] of cases) {
       });
       return;
     }
+
+    it("a group its helper never removed (killed first) is swept after a minute, a live one never", async () => {
+      const parent = hierarchy.kind === "v2" ? hierarchy.root : hierarchy.roots.pids;
+      mkdirSync(parent, { recursive: true });
+      const stale = join(parent, `${process.pid}-${(Date.now() - 120_000).toString(36)}-0000stale`);
+      const fresh = join(parent, `${process.pid}-${Date.now().toString(36)}-0000fresh`);
+      mkdirSync(stale);
+      mkdirSync(fresh);
+      try {
+        await run("true");
+        expect(existsSync(stale)).toBe(false);
+        expect(existsSync(fresh)).toBe(true);
+      } finally {
+        for (const dir of [stale, fresh]) if (existsSync(dir)) rmdirSync(dir);
+      }
+    });
 
     it("a memory hog is killed at memory_mb, and the limit named", async () => {
       const ran = await run("python3 -c 'a = bytearray(400 * 1024 * 1024); print(\"survived\")'");

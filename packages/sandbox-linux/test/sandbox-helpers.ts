@@ -96,6 +96,7 @@ export async function oneShot(
   cwd: string,
   script: string,
   sandboxRules: SandboxRules = rules({ writableRoots: writableRoots(cwd) }),
+  inherit?: string,
 ): Promise<{ code: number | null; output: string; report: string }> {
   const spec: SpawnSpec = await backend.transform(
     { argv: ["bash", "-c", script], cwd, env: { PATH: process.env.PATH ?? "" }, extraFds: [] },
@@ -103,7 +104,11 @@ export async function oneShot(
     { reportLeftovers: true },
   );
   if (spec.reportFd !== 3 + spec.extraFds.length) throw new Error(`no report descriptor: ${spec.reportFd}`);
-  const [file, ...args] = spec.argv as [string, ...string[]];
+  // `inherit`: a directory the spawn hands on as descriptor 240 without close-on-exec, as a careless
+  // caller (an IDE, a shell's `exec 240<dir`) would.
+  const argv =
+    inherit === undefined ? spec.argv : ["bash", "-c", 'exec 240<"$0"; exec "$@"', inherit, ...spec.argv];
+  const [file, ...args] = argv as [string, ...string[]];
   const child = spawn(file, args, {
     cwd: spec.cwd,
     env: spec.env,

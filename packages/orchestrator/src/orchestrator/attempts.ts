@@ -323,7 +323,8 @@ export async function runOneShot(
   }
   const sandboxName = sandbox?.name ?? "none";
   const notices = [
-    ...limitsNotice(result.limitsReached),
+    // Limits hold only in the sandbox; outside it nothing reports them but what the command could forge.
+    ...(prepare === null ? [] : limitsNotice(result.limitsReached)),
     ...leftProcessesNotice(result.leftProcesses),
     ...networkRefusals(network?.endpoint),
     ...repairGit(rules?.gitWatch, request.cwd),

@@ -45,6 +45,19 @@ my @env = splice(@rest, 0, $nenv);
 my @cmd = @rest;
 syscall($nr, 36, 1, 0, 0, 0);
 syscall($nr, 1, 15, 0, 0, 0);
+# A process whose main thread exited (a zombie leader) still runs while any other thread of it does.
+sub threads_live {
+  my ($pid) = @_;
+  opendir(my $tasks, "/proc/$pid/task") or return 0;
+  for my $tid (grep { /^\d+$/ && $_ != $pid } readdir $tasks) {
+    open(my $fh, "<", "/proc/$pid/task/$tid/stat") or next;
+    my $stat = <$fh>; close $fh;
+    next unless defined $stat;
+    $stat =~ s/^.*\) //s;
+    return 1 if $stat !~ /^[ZX]/;
+  }
+  return 0;
+}
 sub descendants {
   my %kids;
   opendir(my $dir, "/proc") or return ();
@@ -54,7 +67,7 @@ sub descendants {
     next unless defined $stat;
     $stat =~ s/^.*\) //s;
     my @field = split / /, $stat;
-    next if $field[0] eq "Z" || $field[0] eq "X";
+    next if ($field[0] eq "Z" || $field[0] eq "X") && !threads_live($pid);
     push @{$kids{$field[1]}}, $pid;
   }
   my @found; my @queue = ($$);

@@ -142,7 +142,7 @@ function reaperHelper(rules: SandboxRules): string | null {
  * The helper in front of bwrap that applies `limits` (and reports what was reached on `reportFd`), or
  * nothing when no limit is set or none can be applied here (no helper: `describeLimits` says so).
  */
-function limiterArgs(limits: ResourceLimits | undefined, reportFd: number | null): string[] {
+function limiterArgs(limits: ResourceLimits | undefined, reportFd: number | null, keepFds: number): string[] {
   if (limits === undefined) return [];
   const found = helperPath();
   if (!("path" in found)) return [];
@@ -157,6 +157,9 @@ function limiterArgs(limits: ResourceLimits | undefined, reportFd: number | null
   return [
     found.path,
     "--no-landlock",
+    // The caller's descriptors and bwrap's seccomp one go on to bwrap; whatever else was inherited stops here.
+    "--keep-fds",
+    String(keepFds),
     ...args,
     ...(reportFd === null ? [] : ["--report-limits", String(reportFd)]),
     "--",
@@ -297,8 +300,14 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
         [probed.bwrap, probed.shell, ...probed.launcher.slice(0, 1), ...enter.slice(0, 1)],
         probed.shell,
       );
-      const filter = buildSeccompFilter({ arch: seccompArchOf(process.arch), network: rules.network });
+      const filter = buildSeccompFilter({
+        arch: seccompArchOf(process.arch),
+        network: rules.network,
+        fileLimit: checked.limits?.fileMb !== undefined,
+      });
       const root = process.getuid?.() === 0;
+      const reportFd = 3 + spec.extraFds.length + 1;
+      const helper = transformOptions.reportLeftovers === true ? reaperHelper(rules) : null;
       const args = bwrapArgs(rules, {
         cwd: spec.cwd,
         tty: transformOptions.tty === true,
@@ -306,6 +315,7 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
         placeholder: hiddenFilePlaceholder(),
         proc: readProcSurface(),
         devices: privateDeviceNodes(),
+        ...(helper === null ? {} : { asPid1: true }),
         ...(checked.limits?.tmpMb === undefined ? {} : { tmpBytes: checked.limits.tmpMb * 1024 * 1024 }),
         deviceDir: DEVICE_DIR,
         ...(network === null ? {} : { sharedNetwork: true }),
@@ -319,12 +329,20 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
       });
       // A one-shot's leftovers die with bwrap's pid namespace before anyone outside could count them: the
       // helper, inside, stops and names them first (where this package has one for this machine).
-      const reportFd = 3 + spec.extraFds.length + 1;
-      const helper = transformOptions.reportLeftovers === true ? reaperHelper(rules) : null;
-      const reaper = helper === null ? [] : [helper, "--no-landlock", "--report", String(reportFd), "--"];
+      // The helper keeps the caller's own extra descriptors for the command, and its report; it closes
+      // the rest (bwrap has read and closed the seccomp one).
+      const keep = String(2 + spec.extraFds.length);
+      const reaper =
+        helper === null
+          ? []
+          : [helper, "--no-landlock", "--keep-fds", keep, "--report", String(reportFd), "--"];
       // Limits: the helper outside bwrap (cgroups cannot be joined from inside, where /sys is read-only)
       // joins the command's groups and sets the rlimits before bwrap starts, and says what was reached.
-      const limiter = limiterArgs(checked.limits, helper === null ? null : reportFd);
+      const limiter = limiterArgs(
+        checked.limits,
+        helper === null ? null : reportFd,
+        3 + spec.extraFds.length,
+      );
       return {
         argv: [...limiter, ...enter, ...probed.launcher, probed.bwrap, ...args, ...reaper, ...command],
         cwd: spec.cwd,

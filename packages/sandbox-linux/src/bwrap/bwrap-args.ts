@@ -11,6 +11,12 @@ export interface BwrapArgsOptions {
   tty: boolean;
   /** The descriptor bwrap reads the seccomp program from. */
   seccompFd: number;
+  /**
+   * The command is Conch's helper, to run as the pid namespace's pid 1 (`--as-pid-1`): the kernel then
+   * delivers it no signal from inside the namespace that it does not handle, SIGKILL and SIGSTOP
+   * included, so the command cannot stop or kill what names its leftovers.
+   */
+  asPid1?: boolean;
   /** An empty mode-000 file of ours, bound read-only over hidden files (`hiddenFilePlaceholder`). */
   placeholder: string;
   /** The files of /proc to mask, and where the host mounted kernel file systems (`readProcSurface`). */
@@ -138,6 +144,7 @@ export function bwrapArgs(rules: SandboxRules, options: BwrapArgsOptions): strin
     args.push("--uid", String(options.identity.uid), "--gid", String(options.identity.gid));
   }
   args.push("--die-with-parent");
+  if (options.asPid1 === true) args.push("--as-pid-1");
   if (!options.tty) args.push("--new-session");
   args.push("--cap-drop", "ALL", "--chdir", options.cwd, "--seccomp", String(options.seccompFd), "--");
   return args;

@@ -157,6 +157,7 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
         network: rules.network,
         ipSockets: false,
         hostProcesses: { root: process.getuid?.() === 0 },
+        fileLimit: options.limits?.fileMb !== undefined,
       });
       const seccompFd = 3 + spec.extraFds.length;
       // A one-shot: the helper stays as the command's subreaper, and stops and names what it leaves.
@@ -173,6 +174,9 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
         ...grants.read.flatMap((path) => ["--read", path]),
         ...grants.write.flatMap((path) => ["--write", path]),
         ...(probed.abi >= SIGNAL_SCOPE_ABI ? ["--landlock-scope"] : []),
+        // The caller's own extra descriptors and the seccomp one stay; inherited others are closed.
+        "--keep-fds",
+        String(seccompFd),
         "--seccomp",
         String(seccompFd),
         "--",

@@ -91,7 +91,14 @@ function write(path: string, value: string): void {
   writeFileSync(path, value);
 }
 
-/** Removes the groups of Conch processes that are gone (a helper killed before it could). */
+// A group older than this that can be removed (it holds no process) is one its helper never removed: a
+// helper killed before it could (a timeout's SIGKILL), in a Conch process that still runs.
+const STALE_MS = 60_000;
+
+/**
+ * Removes the groups a helper did not: those of Conch processes that are gone, and empty ones older than
+ * a minute (rmdir refuses a group that still holds a process, so a live command's is never removed).
+ */
 function sweep(parent: string): void {
   let names: string[];
   try {
@@ -100,8 +107,11 @@ function sweep(parent: string): void {
     return;
   }
   for (const name of names) {
-    const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (!Number.isInteger(pid) || existsSync(`/proc/${pid}`)) continue;
+    const match = /^(\d+)-([0-9a-z]+)-/.exec(name);
+    if (match === null) continue;
+    const gone = !existsSync(`/proc/${match[1]}`);
+    const stale = Date.now() - Number.parseInt(match[2] as string, 36) > STALE_MS;
+    if (!gone && !stale) continue;
     try {
       rmdirSync(join(parent, name));
     } catch {
@@ -120,7 +130,7 @@ export function makeCommandCgroups(limits: ResourceLimits): string[] {
   if (!wanted) return [];
   const hierarchy = cgroupHierarchy();
   if (hierarchy.kind === "none") return [];
-  const name = `${process.pid}-${randomBytes(6).toString("hex")}`;
+  const name = `${process.pid}-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
   const memory = limits.memoryMb === undefined ? null : String(limits.memoryMb * 1024 * 1024);
   const period = 100_000;
   const quota =
@@ -210,6 +220,9 @@ export function describeLimits(limits: ResourceLimits): string[] {
   }
   lines.push(
     "limits: the workspace and workspace-write's persistent /tmp are not bounded as a whole (each file is, by file_mb)",
+  );
+  lines.push(
+    "limits: a command run outside the sandbox (danger-full-access, an approved escalation) has none",
   );
   return lines;
 }

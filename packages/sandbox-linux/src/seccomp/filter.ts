@@ -13,6 +13,9 @@ export const SECCOMP_RET_ERRNO = 0x00050000;
 export const SECCOMP_RET_ALLOW = 0x7fff0000;
 const EPERM = 1;
 const ENOSYS = 38;
+const EOPNOTSUPP = 95;
+const FALLOC_FL_KEEP_SIZE = 0x01;
+const FALLOC_FL_PUNCH_HOLE = 0x02;
 
 // struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6]. On little-endian the
 // low 32 bits of args[i] sit at 16 + 8 * i.
@@ -59,6 +62,12 @@ export interface SeccompFilterOptions {
    * owns the host's files, and Landlock does not cover a file's mode).
    */
   readonly hostProcesses?: { readonly root: boolean };
+  /**
+   * A file size limit holds (RLIMIT_FSIZE): fallocate with FALLOC_FL_KEEP_SIZE, which reserves blocks
+   * past a file's end without growing it (and so past the limit), is refused with EOPNOTSUPP (callers
+   * fall back to writing). Punching holes stays allowed.
+   */
+  readonly fileLimit?: boolean;
 }
 
 /**
@@ -96,7 +105,7 @@ export interface SeccompFilterOptions {
  * own returns.
  */
 export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
-  const { arch, network, ipSockets = true, hostProcesses } = normalizeOptions(options);
+  const { arch, network, ipSockets = true, hostProcesses, fileLimit = false } = normalizeOptions(options);
   const nr = ARCH_SYSCALLS[arch];
 
   const program: Instruction[] = [
@@ -130,6 +139,7 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
       { op: "jeq", k: nr.socketpair, jt: "socketpair", jf: "next" },
     );
   }
+  if (fileLimit) program.push({ op: "jeq", k: nr.fallocate, jt: "fallocate", jf: "next" });
   if (hostProcesses !== undefined) {
     for (const call of HOST_SYSCALLS.pidArg) {
       const number = call[arch];
@@ -194,6 +204,16 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
       { op: "jeq", k: SOCK_SEQPACKET, jt: "allow", jf: "eperm" },
     );
   }
+  if (fileLimit) {
+    program.push(
+      { op: "label", name: "fallocate" },
+      { op: "load", offset: argLow(1) },
+      { op: "and", mask: FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE },
+      { op: "jeq", k: FALLOC_FL_KEEP_SIZE, jt: "eopnotsupp", jf: "allow" },
+      { op: "label", name: "eopnotsupp" },
+      { op: "ret", value: SECCOMP_RET_ERRNO | EOPNOTSUPP },
+    );
+  }
   if (hostProcesses !== undefined) {
     program.push(
       // Another process's: any pid but 0 (this process), in the low 32 bits the kernel reads.
@@ -225,7 +245,7 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
 }
 
 function normalizeOptions(options: SeccompFilterOptions): SeccompFilterOptions {
-  const { arch, network, ipSockets, hostProcesses } = Object.assign(
+  const { arch, network, ipSockets, hostProcesses, fileLimit } = Object.assign(
     Object.create(null) as object,
     options,
   ) as SeccompFilterOptions;
@@ -253,6 +273,7 @@ function normalizeOptions(options: SeccompFilterOptions): SeccompFilterOptions {
     network,
     ...(ipSockets === undefined ? {} : { ipSockets }),
     ...(hostProcesses === undefined ? {} : { hostProcesses }),
+    ...(fileLimit === undefined ? {} : { fileLimit: fileLimit === true }),
   };
 }
 

@@ -17,6 +17,7 @@ export interface ArchSyscalls {
   readonly clone3: number;
   readonly unshare: number;
   readonly personality: number;
+  readonly fallocate: number;
 }
 
 export const ARCH_SYSCALLS: Readonly<Record<SeccompArch, ArchSyscalls>> = {
@@ -30,6 +31,7 @@ export const ARCH_SYSCALLS: Readonly<Record<SeccompArch, ArchSyscalls>> = {
     clone3: 435,
     unshare: 272,
     personality: 135,
+    fallocate: 285,
   },
   aarch64: {
     auditArch: 0xc00000b7,
@@ -41,6 +43,7 @@ export const ARCH_SYSCALLS: Readonly<Record<SeccompArch, ArchSyscalls>> = {
     clone3: 435,
     unshare: 97,
     personality: 92,
+    fallocate: 47,
   },
 };
 
