@@ -3,7 +3,7 @@
 // conchd's RSS idle and with 64 live sessions. Uses the MCP SDK's own client, from apps/daemon's
 // dependencies. Prints one JSON object.
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -106,12 +106,24 @@ async function conchdSpawn() {
   const raw = () =>
     new Promise((resolve, reject) => {
       const [file, ...args] = spec.argv;
+      // The command's cgroups, which the helper removed after the last run: made again, as Conch makes them.
+      for (const [index, arg] of spec.argv.entries()) {
+        if (arg === "--cgroup") mkdirSync(spec.argv[index + 1], { recursive: true });
+      }
       const child = spawn(file, args, {
         cwd: spec.cwd,
         env: spec.env,
-        stdio: ["ignore", "pipe", "pipe", ...spec.extraFds.map(() => "pipe")],
+        // And the report descriptor a one-shot's helper writes to, where the spec has one.
+        stdio: [
+          "ignore",
+          "pipe",
+          "pipe",
+          ...spec.extraFds.map(() => "pipe"),
+          ...(spec.reportFd === undefined ? [] : ["pipe"]),
+        ],
       });
       for (const [index, data] of spec.extraFds.entries()) child.stdio[3 + index].end(data);
+      if (spec.reportFd !== undefined) child.stdio[spec.reportFd].on("error", () => {}).resume();
       let stderr = "";
       child.stdout.resume();
       child.stderr.on("data", (chunk) => {

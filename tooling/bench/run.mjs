@@ -1,7 +1,7 @@
 // `pnpm bench`: medians and ratios against a baseline measured in the same run. Not a test: nothing here
 // is asserted, the numbers are printed for people to read.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -63,12 +63,24 @@ function rawSpec(spec) {
   return () =>
     new Promise((resolve, reject) => {
       const [file, ...args] = spec.argv;
+      // The command's cgroups, which the helper removed after the last run: made again, as Conch makes them.
+      for (const [index, arg] of spec.argv.entries()) {
+        if (arg === "--cgroup") mkdirSync(spec.argv[index + 1], { recursive: true });
+      }
       const child = spawn(file, args, {
         cwd: spec.cwd,
         env: spec.env,
-        stdio: ["ignore", "pipe", "pipe", ...spec.extraFds.map(() => "pipe")],
+        // And the report descriptor a one-shot's helper writes to, where the spec has one.
+        stdio: [
+          "ignore",
+          "pipe",
+          "pipe",
+          ...spec.extraFds.map(() => "pipe"),
+          ...(spec.reportFd === undefined ? [] : ["pipe"]),
+        ],
       });
       for (const [index, data] of spec.extraFds.entries()) child.stdio[3 + index].end(data);
+      if (spec.reportFd !== undefined) child.stdio[spec.reportFd].on("error", () => {}).resume();
       let stderr = "";
       child.stdout.resume();
       child.stderr.on("data", (chunk) => {
@@ -274,34 +286,37 @@ if (process.platform === "linux" && (await backend.available()).available) {
 
   // 5b. The Landlock backend (where bwrap cannot run) against bwrap, both without limits: a warm run() of
   // `true` through each backend's prepare hook, and the one-shot spawn of each transformed command.
+  // A workspace of its own: the helper may not lie inside a writable root (the repository's would).
   const landlock = createLandlockBackend();
+  const landlockHome = mkdtempSync(join(tmpdir(), "conch-bench-landlock-"));
   if ((await landlock.available()).available) {
-    const landlockPrepare = (spec) => landlock.transform(spec, rules);
-    const viaLandlock = () => run({ argv: ["true"], cwd: process.cwd() }, { prepare: landlockPrepare });
-    await compare(10, sandboxed, viaLandlock);
+    const landlockRules = resolveSandboxPolicy({ mode: "workspace-write" }, { cwd: landlockHome });
+    const bwrapRules = resolveSandboxPolicy({ mode: "workspace-write" }, { cwd: landlockHome });
+    const landlockPrepare = (spec) => landlock.transform(spec, landlockRules);
+    const viaLandlock = () => run({ argv: ["true"], cwd: landlockHome }, { prepare: landlockPrepare });
+    const viaBwrap = () =>
+      run({ argv: ["true"], cwd: landlockHome }, { prepare: (spec) => backend.transform(spec, bwrapRules) });
+    await compare(10, viaBwrap, viaLandlock);
     row(
       "`true` under workspace-write, warm run(), Landlock vs bwrap (median of 100)",
       "bwrap",
-      await compare(100, sandboxed, viaLandlock),
+      await compare(100, viaBwrap, viaLandlock),
       "ms",
       "faster than bwrap",
     );
-    const landlockSpec = await landlockPrepare({
-      argv: ["true"],
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH },
-      extraFds: [],
-    });
-    const rawLandlock = rawSpec({ ...landlockSpec, cwd: process.cwd() });
-    await compare(10, rawBwrap, rawLandlock);
+    const spec = { argv: ["true"], cwd: landlockHome, env: { PATH: process.env.PATH }, extraFds: [] };
+    const rawLandlock = rawSpec(await landlockPrepare(spec));
+    const rawBwrapHere = rawSpec(await backend.transform(spec, bwrapRules));
+    await compare(10, rawBwrapHere, rawLandlock);
     row(
       "`true` one-shot spawn, Landlock helper vs bwrap (median of 100)",
       "bwrap + seccomp",
-      await compare(100, rawBwrap, rawLandlock),
+      await compare(100, rawBwrapHere, rawLandlock),
       "ms",
       "faster than bwrap",
     );
   }
+  rmSync(landlockHome, { recursive: true, force: true });
 
   // 6. A whole tool call through the orchestrator: validation, approval requirement (tree-sitter),
   // sandbox, run, formatting, audit line. HOME is an empty dir so that the login shell reads no user
