@@ -321,8 +321,10 @@ export class SessionStore {
       await session.waitUntil(deadline, options.signal, settle);
       // The window ended while a terminal program was drawing (an editor's first screen, a prompt on
       // its way): not cut mid-draw, but let it finish, while it still draws, for at most DRAW_GRACE_MS.
+      // A poll that asked for no wait at all gets none.
       if (
         settle !== null &&
+        deadline > started &&
         session.tty &&
         session.running &&
         session.outputCount > since &&
