@@ -17,7 +17,7 @@ import { bwrapArgs } from "./bwrap-args.js";
 import { DEVICE_DIR, privateDeviceNodes } from "./device-nodes.js";
 import { withInheritedFdsClosed } from "./fd-closer.js";
 import { findProgram } from "./find-program.js";
-import { canonicalPath, isAtOrInside } from "./paths.js";
+import { checkRulesAndPrograms, programFault } from "./paths.js";
 import { hiddenFilePlaceholder } from "./placeholder.js";
 import { probeKey, readCachedProbe, writeCachedProbe } from "./probe-cache.js";
 import { readProcSurface } from "./proc-entries.js";
@@ -90,52 +90,13 @@ function normalizeOptions(options: LinuxBackendOptions): LinuxBackendOptions {
 }
 
 /**
- * Refuses rules this backend cannot enforce as they say, rather than enforce less, and programs the
- * command could replace (unshare and bwrap run outside the sandbox, the shell inside it) or the shell
- * where the command could not see it.
- */
-function checkRules(rules: SandboxRules, programs: readonly string[], shell: string): void {
-  if (rules.readableRoots.length !== 1 || rules.readableRoots[0] !== "/") {
-    throw new SandboxError(
-      "SANDBOX_UNAVAILABLE",
-      `cannot sandbox: the bwrap backend reads from / less hidden paths, received readable roots ${JSON.stringify(rules.readableRoots)}`,
-    );
-  }
-  for (const program of programs) {
-    // The path as run and where it leads: a symlink inside a writable root could be pointed elsewhere.
-    const root = rules.writableRoots.find(({ root }) =>
-      [program, canonicalPath(program)].some((path) => isAtOrInside(path, root)),
-    );
-    if (root !== undefined) {
-      throw new SandboxError(
-        "SANDBOX_UNAVAILABLE",
-        `cannot sandbox: ${program} lies inside the writable root ${root.root}, where the sandboxed command could replace it`,
-      );
-    }
-  }
-  const real = canonicalPath(shell);
-  const hidden = rules.hidden.find(({ path }) => isAtOrInside(real, path))?.path;
-  const tmp = rules.tmp.kind === "host" ? undefined : rules.tmp.targets.find((t) => isAtOrInside(real, t));
-  if (hidden !== undefined || tmp !== undefined) {
-    throw new SandboxError(
-      "SANDBOX_UNAVAILABLE",
-      `cannot sandbox: ${shell} lies in ${hidden ?? tmp}, which the sandbox hides or replaces`,
-    );
-  }
-}
-
-/**
  * The helper that names a one-shot's leftovers, when this package has a checked one for this machine
  * that the sandbox can see and the command cannot replace; else null (nothing is named then).
  */
 function reaperHelper(rules: SandboxRules): string | null {
   const found = helperPath();
   if (!("path" in found)) return null;
-  const real = canonicalPath(found.path);
-  const replaceable = rules.writableRoots.some(({ root }) => isAtOrInside(real, root));
-  const hidden = rules.hidden.some(({ path }) => isAtOrInside(real, path));
-  const tmp = rules.tmp.kind !== "host" && rules.tmp.targets.some((target) => isAtOrInside(real, target));
-  return replaceable || hidden || tmp ? null : found.path;
+  return programFault(rules, found.path, true) === null ? found.path : null;
 }
 
 /**
@@ -295,11 +256,10 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
       }
       const network = rules.network || checked.sharedNetwork === false ? null : await sharedNetwork();
       const enter = network === null ? [] : network.enter();
-      checkRules(
-        rules,
-        [probed.bwrap, probed.shell, ...probed.launcher.slice(0, 1), ...enter.slice(0, 1)],
-        probed.shell,
-      );
+      checkRulesAndPrograms(rules, "bwrap", {
+        outside: [probed.bwrap, ...probed.launcher.slice(0, 1), ...enter.slice(0, 1)],
+        inside: [probed.shell],
+      });
       const filter = buildSeccompFilter({
         arch: seccompArchOf(process.arch),
         network: rules.network,

@@ -17,7 +17,7 @@ import {
 } from "@conch/sandbox-core";
 import { withInheritedFdsClosed } from "../bwrap/fd-closer.js";
 import { findProgram } from "../bwrap/find-program.js";
-import { canonicalPath, isAtOrInside } from "../bwrap/paths.js";
+import { checkRulesAndPrograms } from "../bwrap/paths.js";
 import { helperPath, probeLandlockAbi } from "../helper/helper.js";
 import { limitArgs, makeCommandCgroups, type ResourceLimits } from "../limits/limits.js";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
@@ -142,7 +142,7 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
       if (!probed.available) {
         throw new SandboxError("SANDBOX_UNAVAILABLE", `cannot sandbox: ${probed.reason}; fix: ${probed.fix}`);
       }
-      checkRules(rules, [probed.helper, probed.shell]);
+      checkRulesAndPrograms(rules, "Landlock", { outside: [probed.helper], inside: [probed.shell] });
       let grants: ReturnType<typeof landlockGrants>;
       try {
         grants = landlockGrants(rules);
@@ -199,35 +199,4 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
     },
   };
   return backend;
-}
-
-/**
- * Refuses rules Landlock cannot enforce as they say: the programs it runs must not lie where the command
- * could replace them (a writable root), and readable roots other than `/` are not what the grants assume.
- */
-function checkRules(rules: SandboxRules, programs: readonly string[]): void {
-  if (rules.readableRoots.length !== 1 || rules.readableRoots[0] !== "/") {
-    throw new SandboxError(
-      "SANDBOX_UNAVAILABLE",
-      `cannot sandbox: the Landlock backend reads from / less hidden paths, received readable roots ${JSON.stringify(rules.readableRoots)}`,
-    );
-  }
-  for (const program of programs) {
-    const root = rules.writableRoots.find(({ root }) =>
-      [program, canonicalPath(program)].some((path) => isAtOrInside(path, root)),
-    );
-    if (root !== undefined) {
-      throw new SandboxError(
-        "SANDBOX_UNAVAILABLE",
-        `cannot sandbox: ${program} lies inside the writable root ${root.root}, where the sandboxed command could replace it`,
-      );
-    }
-    const hidden = rules.hidden.find(({ path }) => isAtOrInside(canonicalPath(program), path));
-    if (hidden !== undefined) {
-      throw new SandboxError(
-        "SANDBOX_UNAVAILABLE",
-        `cannot sandbox: ${program} lies in ${hidden.path}, which the sandbox hides`,
-      );
-    }
-  }
 }
