@@ -2,9 +2,9 @@
 // question, a password, an editor, a pager, a REPL), read from the kernel: the terminal's foreground
 // process group, every member of it asleep, and one of them asleep reading the terminal (in its read, or
 // in poll/select while it holds no socket: a server polling its sockets in the foreground is busy, not
-// waiting). Like shell-prompt.ts, the reads work the same under the sandbox's pid namespace: /proc as
-// this process sees it names every pid in this process's namespace.
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+// waiting). The reads are proc-tree.ts's, which work the same under the sandbox's pid namespace.
+import { readdirSync, readlinkSync } from "node:fs";
+import { type ProcStat, procTree, procWchan } from "./proc-tree.js";
 
 // How deep, and how many processes, under the session's root are looked at.
 const MAX_DEPTH = 8;
@@ -15,53 +15,6 @@ const MAX_FDS = 512;
 // Asleep in the terminal's read (n_tty_read sleeps in wait_woken), or in poll/select.
 const TERMINAL_READ = /^(?:n_tty_read|wait_woken)/;
 const POLL = /^(?:poll_schedule_timeout|do_select|do_sys_poll|core_sys_select|do_epoll_wait|ep_poll)/;
-
-interface Proc {
-  readonly pid: number;
-  readonly name: string;
-  readonly state: string;
-  readonly pgrp: number;
-  readonly tpgid: number;
-  readonly startTime: number;
-}
-
-function proc(pid: number): Proc | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "latin1");
-  } catch {
-    return null;
-  }
-  const close = text.lastIndexOf(")");
-  const fields = text.slice(close + 2).split(" ");
-  return {
-    pid,
-    name: text.slice(text.indexOf("(") + 1, close),
-    state: fields[0] ?? "?",
-    pgrp: Number(fields[2]),
-    tpgid: Number(fields[5]),
-    startTime: Number(fields[19]),
-  };
-}
-
-function children(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "latin1")
-      .split(" ")
-      .filter((word) => word !== "")
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function wchan(pid: number): string | null {
-  try {
-    return readFileSync(`/proc/${pid}/wchan`, "latin1");
-  } catch {
-    return null;
-  }
-}
 
 function holdsSocket(pid: number): boolean {
   let fds: string[];
@@ -92,27 +45,16 @@ export interface InputWait {
  * process sleeps counts as not waiting).
  */
 export function foregroundInputWait(root: number): InputWait | null {
-  const seen: Proc[] = [];
-  let level = [root];
-  for (let depth = 0; depth < MAX_DEPTH && level.length > 0 && seen.length < MAX_PROCESSES; depth++) {
-    const next: number[] = [];
-    for (const pid of level) {
-      const info = proc(pid);
-      if (info === null) continue;
-      seen.push(info);
-      next.push(...children(pid));
-    }
-    level = next;
-  }
+  const seen = procTree(root, MAX_DEPTH, MAX_PROCESSES);
   // The terminal's foreground group, as the processes that have it as their terminal see it.
   const foreground = seen.findLast((info) => info.tpgid > 0)?.tpgid;
   if (foreground === undefined) return null;
   const members = seen.filter((info) => info.pgrp === foreground);
   if (members.length === 0 || members.some((info) => info.state !== "S")) return null;
   // The newest member reading the terminal is what a person would answer (vim, not the shell under it).
-  let reader: Proc | null = null;
+  let reader: ProcStat | null = null;
   for (const info of members) {
-    const where = wchan(info.pid);
+    const where = procWchan(info.pid);
     if (where === null) continue;
     const reads = TERMINAL_READ.test(where) || POLL.test(where);
     if (!reads || holdsSocket(info.pid)) continue;

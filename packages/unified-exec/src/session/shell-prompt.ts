@@ -1,43 +1,14 @@
 // Whether an interactive shell on a session's terminal is back at its prompt, read from the kernel: the
 // terminal's foreground process group is the shell's own again, and the shell is asleep waiting for a
-// line (in poll/select or the terminal's read), not running a builtin nor waiting for a command. Under
-// the sandbox the shell is in a pid namespace of its own; /proc as this process sees it names it, and
-// every pid in its stat, in this process's namespace, so the same reads work.
-import { readFileSync } from "node:fs";
+// line (in poll/select or the terminal's read), not running a builtin nor waiting for a command. The
+// reads are proc-tree.ts's, which work the same under the sandbox's pid namespace.
 import { shellNames } from "@conch/protocol";
+import { procStat, procTree, procWchan } from "./proc-tree.js";
 
 /** The shell program names whose prompt can end a call's wait. */
 const SHELLS: ReadonlySet<string> = shellNames((shell) => shell.prompts);
 // How deep under the session's root the shell is looked for (bwrap, its init, a login shell's -c).
 const MAX_DEPTH = 8;
-
-interface Stat {
-  readonly name: string;
-  readonly state: string;
-  readonly pgrp: number;
-  /** The foreground process group of the process's controlling terminal. */
-  readonly tpgid: number;
-  readonly startTime: number;
-}
-
-function stat(pid: number): Stat | null {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "latin1");
-  } catch {
-    return null;
-  }
-  const open = text.indexOf("(");
-  const close = text.lastIndexOf(")");
-  const fields = text.slice(close + 2).split(" ");
-  return {
-    name: text.slice(open + 1, close),
-    state: fields[0] ?? "?",
-    pgrp: Number(fields[2]),
-    tpgid: Number(fields[5]),
-    startTime: Number(fields[19]),
-  };
-}
 
 // Where a shell sleeps waiting for a line at its prompt: in poll or select (bash's readline, fish),
 // or in the terminal's read (dash, sh, zsh, ksh: wait_woken in n_tty_read). Anywhere else it is busy
@@ -51,24 +22,9 @@ const READS_TERMINAL =
  * the kernel does not say (unreadable, or `0`), the process groups alone decide.
  */
 function readsTerminal(pid: number): boolean {
-  let wchan: string;
-  try {
-    wchan = readFileSync(`/proc/${pid}/wchan`, "latin1");
-  } catch {
-    return true;
-  }
+  const wchan = procWchan(pid);
+  if (wchan === null) return true;
   return wchan === "" || wchan === "0" || READS_TERMINAL.test(wchan);
-}
-
-function children(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "latin1")
-      .split(" ")
-      .filter((word) => word !== "")
-      .map(Number);
-  } catch {
-    return [];
-  }
 }
 
 /** Whether `name` (a program name or path) is a shell whose prompt this module reads. */
@@ -93,10 +49,10 @@ export class ShellPrompt {
 
   /** True when the shell is at its prompt; null when no such shell can be found (then nobody knows). */
   atPrompt(): boolean | null {
-    let shell = this.#shell === null ? null : stat(this.#shell.pid);
+    let shell = this.#shell === null ? null : procStat(this.#shell.pid);
     if (shell === null || shell.startTime !== this.#shell?.startTime) {
       this.#shell = this.#find();
-      shell = this.#shell === null ? null : stat(this.#shell.pid);
+      shell = this.#shell === null ? null : procStat(this.#shell.pid);
     }
     if (shell === null) return null;
     return shell.tpgid === shell.pgrp && shell.state === "S" && readsTerminal(this.#shell?.pid ?? 0);
@@ -104,17 +60,9 @@ export class ShellPrompt {
 
   #find(): { pid: number; startTime: number } | null {
     let found: { pid: number; startTime: number } | null = null;
-    let level = [this.#root];
-    for (let depth = 0; depth < MAX_DEPTH && level.length > 0; depth++) {
-      const next: number[] = [];
-      for (const pid of level) {
-        const info = stat(pid);
-        if (info !== null && info.name === this.#name && info.pgrp === pid) {
-          found = { pid, startTime: info.startTime };
-        }
-        next.push(...children(pid));
-      }
-      level = next;
+    for (const info of procTree(this.#root, MAX_DEPTH)) {
+      if (info.name === this.#name && info.pgrp === info.pid)
+        found = { pid: info.pid, startTime: info.startTime };
     }
     return found;
   }
