@@ -295,17 +295,21 @@ export class Session {
   }
 
   /**
-   * What waits for a person's input on this session's terminal once it has printed nothing for
-   * INPUT_QUIET_MS: a program asleep reading its terminal (a question, a password, an editor, a pager), or
-   * the session's own shell at its prompt (`shellPrompt`). Null without a terminal, after the exit, while
+   * What waits for a person's input on this session's terminal: once it has printed nothing for
+   * INPUT_QUIET_MS, a program asleep reading its terminal (a question, a password, an editor, a pager);
+   * at once, the session's own shell at its prompt (`shellPrompt`). Null without a terminal, after the exit, while
    * busy, or where the kernel does not tell.
    */
   inputWait(): { readonly program: string; readonly shellPrompt: boolean } | null {
     if (!this.tty || this.#exit !== null) return null;
-    if (performance.now() - Math.max(this.#quietSince, this.#startedPerf) < INPUT_QUIET_MS) return null;
+    // A shell the kernel shows back at its prompt is idle at once; anything else only after a quiet spell.
+    const atPrompt = this.#prompt?.atPrompt() === true;
+    if (!atPrompt && performance.now() - Math.max(this.#quietSince, this.#startedPerf) < INPUT_QUIET_MS) {
+      return null;
+    }
     const wait = foregroundInputWait(this.#handle.pid);
     if (wait === null) return null;
-    return { program: wait.program, shellPrompt: this.#prompt?.atPrompt() === true };
+    return { program: wait.program, shellPrompt: atPrompt };
   }
 
   /**
