@@ -113,12 +113,14 @@ export interface LocalSandboxBackend extends BackendBase {
    * `spec` rewritten to run under `rules`; `options.tty` for PTY sessions (no new session).
    * `options.reportLeftovers` (a one-shot command): where the backend can, the processes the command
    * leaves running when it exits are stopped and named, a line `PID NAME` each, on the returned spec's
-   * `reportFd`.
+   * `reportFd`. `options.proxyPort`: the loopback port of the command's own endpoint of Conch's network
+   * proxy (from `listenInside`), for a backend whose commands share the host's network (Seatbelt lets
+   * the command connect to that port alone).
    */
   transform(
     spec: SpawnSpec,
     rules: SandboxRules,
-    options?: { tty?: boolean; reportLeftovers?: boolean },
+    options?: { tty?: boolean; reportLeftovers?: boolean; proxyPort?: number },
   ): Promise<SpawnSpec>;
   /**
    * A listener inside the network namespace the backend's commands share when the network is not the

@@ -105,6 +105,8 @@ async function proxyEndpoint(
   tty: boolean,
 ): Promise<{
   endpoint: ProxyEndpoint;
+  /** The endpoint's loopback port (a backend on the host's network lets the command reach it alone). */
+  port: number;
   env: (base: Readonly<Record<string, string>>) => Record<string, string>;
   session: { id: number | null };
 } | null> {
@@ -145,7 +147,7 @@ async function proxyEndpoint(
   });
   endpoint.attach(server);
   const port = (server.address() as AddressInfo).port;
-  return { endpoint, env: (base) => proxyEnv(port, base), session };
+  return { endpoint, port, env: (base) => proxyEnv(port, base), session };
 }
 
 /**
@@ -261,7 +263,11 @@ export async function runOneShot(
   const rules = commandRules(sandbox);
   const network = await proxyEndpoint(options, sandbox, rules, request, context, false);
   const prepare = withEnv(
-    sandbox?.spawnHook({ reportLeftovers: true, ...(rules === null ? {} : { rules }) }) ?? null,
+    sandbox?.spawnHook({
+      reportLeftovers: true,
+      ...(rules === null ? {} : { rules }),
+      ...(network === null ? {} : { proxyPort: network.port }),
+    }) ?? null,
     network?.env,
     rules,
   );
@@ -387,7 +393,11 @@ export async function startSession(
   const rules = commandRules(sandbox);
   const network = await proxyEndpoint(options, sandbox, rules, request, context, request.tty);
   const prepare = withEnv(
-    sandbox?.spawnHook({ tty: request.tty, ...(rules === null ? {} : { rules }) }) ?? null,
+    sandbox?.spawnHook({
+      tty: request.tty,
+      ...(rules === null ? {} : { rules }),
+      ...(network === null ? {} : { proxyPort: network.port }),
+    }) ?? null,
     network?.env,
     rules,
   );

@@ -23,6 +23,8 @@ export interface SpawnHookOptions {
   readonly rules?: SandboxRules;
   /** A one-shot command: what it leaves running is named on the spec's `reportFd`, where the backend can. */
   readonly reportLeftovers?: boolean;
+  /** The loopback port of the command's own proxy endpoint (`LocalSandboxBackend.transform`). */
+  readonly proxyPort?: number;
 }
 
 /** A sandbox checked to work here, for one session: what every spawn under its policy needs. */
@@ -94,8 +96,13 @@ export async function prepareSandbox(
       const rules = hookOptions.rules ?? workspace.rules();
       const tty = hookOptions.tty === true;
       const reportLeftovers = hookOptions.reportLeftovers === true && !tty;
+      const { proxyPort } = hookOptions;
       return (spec) =>
-        backend.transform(spec, rules, { tty, ...(reportLeftovers ? { reportLeftovers } : {}) });
+        backend.transform(spec, rules, {
+          tty,
+          ...(reportLeftovers ? { reportLeftovers } : {}),
+          ...(proxyPort === undefined ? {} : { proxyPort }),
+        });
     },
   };
 }
