@@ -6,6 +6,7 @@ import {
   type ResourceLimits,
   type SandboxBackendChoice,
 } from "@conch/sandbox-linux";
+import { createSeatbeltBackend } from "@conch/sandbox-macos";
 
 export interface PlatformSandboxOptions {
   /**
@@ -23,19 +24,20 @@ export interface PlatformSandboxOptions {
 
 /**
  * The sandbox backends Conch has, in its order of preference: on Linux bwrap, then Landlock where bwrap
- * cannot make its namespaces (as config `sandbox_backend` chooses); none on other platforms,
- * where a sandboxed policy is then refused (fail closed). The one place they are assembled: each
+ * cannot make its namespaces (as config `sandbox_backend` chooses); on macOS Seatbelt; none on other
+ * platforms, where a sandboxed policy is then refused (fail closed). The one place they are assembled: each
  * runtime makes its own registry (there is no process-wide one), and `conch sandbox` makes the same.
  */
 export function platformSandboxRegistry(options: PlatformSandboxOptions = {}): SandboxRegistry {
   const { probeCache, sharedNetwork, backend = "auto", limits } = options;
-  return createSandboxRegistry(
-    createLinuxBackends(backend, {
+  return createSandboxRegistry([
+    ...createLinuxBackends(backend, {
       ...(probeCache === undefined ? {} : { probeCache }),
       ...(sharedNetwork === undefined ? {} : { sharedNetwork }),
       ...(limits === undefined ? {} : { limits }),
     }),
-  );
+    createSeatbeltBackend(),
+  ]);
 }
 
 /**
@@ -65,6 +67,9 @@ export async function sandboxChoiceLines(
     lines.push(`${backend.name} runs commands here (${why})`);
     if (backend.name === "landlock") lines.push(...(await describeLandlock()).map((line) => `  ${line}`));
     if (limits !== undefined && backend.platform === "linux") lines.push(...describeLimits(limits));
+    if (limits !== undefined && backend.platform === "darwin") {
+      lines.push("limits: not applied on macOS (no cgroups there; config `limits` is not enforced)");
+    }
     return lines;
   }
   return lines;

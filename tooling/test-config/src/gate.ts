@@ -20,6 +20,7 @@ export const NEEDS = [
   "ssh",
   "java",
   "landlock",
+  "seatbelt",
 ] as const;
 export type Need = (typeof NEEDS)[number];
 
@@ -112,6 +113,16 @@ const PROBES: Readonly<Record<Need, Probe>> = {
     platforms: ["linux"],
     missing: landlockMissing,
     fix: "run on Linux 5.13 or later with Landlock enabled (`landlock` in the kernel's lsm= list), on x86_64 or aarch64",
+  },
+  seatbelt: {
+    platforms: ["darwin"],
+    missing: programMissing("/usr/bin/sandbox-exec", [
+      "-p",
+      "(version 1)(allow default)",
+      "--",
+      "/usr/bin/true",
+    ]),
+    fix: "run it on macOS, outside any other Seatbelt sandbox (not from a sandboxed app's terminal)",
   },
   pty: {
     platforms: ["linux", "darwin"],
