@@ -54,6 +54,13 @@ async function workspaceOptions(cwd: string, mode: SandboxPolicy["mode"]): Promi
     .options;
 }
 
+/** What each backend is made of, for `conch sandbox --check`. */
+const MECHANISMS: Readonly<Record<string, string>> = {
+  bwrap: "namespaces and seccomp",
+  landlock: "Landlock and seccomp",
+  seatbelt: "a Seatbelt profile through /usr/bin/sandbox-exec",
+};
+
 export async function sandboxCommand(args: readonly string[]): Promise<number> {
   const { options, positionals } = parseArgs(args, SPECS, "sandbox", true);
   if (options.help) {
@@ -61,7 +68,7 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
     return 0;
   }
   // This command's own registry, as a runtime has its own: on Linux bwrap, then Landlock where bwrap
-  // cannot make its namespaces (config sandbox_backend); none elsewhere (fail closed).
+  // cannot make its namespaces (config sandbox_backend); on macOS Seatbelt; none elsewhere (fail closed).
   const cwd = commandDirectory(options.cwd, "sandbox");
   const { sandboxBackend, limits } = await loadConfig({ cwd });
   const registry = platformSandboxRegistry({ backend: sandboxBackend, limits });
@@ -73,7 +80,7 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
     // Throws SANDBOX_UNAVAILABLE with the reason and the fix (exit status 3) when it cannot run here.
     const sandbox = await prepareSandbox(policy, cwd, registry, await workspaceOptions(cwd, policy.mode));
     process.stdout.write(
-      `conch sandbox: ${sandbox.name} works here (${sandbox.name === "bwrap" ? "namespaces and seccomp" : "Landlock and seccomp"})\n`,
+      `conch sandbox: ${sandbox.name} works here (${MECHANISMS[sandbox.name] ?? sandbox.name})\n`,
     );
     await reportShellSnapshot(cwd);
     return 0;

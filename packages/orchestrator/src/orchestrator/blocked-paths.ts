@@ -38,7 +38,7 @@ export function blockedPaths(
   output: string,
   rules: SandboxRules,
   cwd: string,
-  options: { readonly landlock?: boolean } = {},
+  options: { readonly sandbox?: string } = {},
 ): Blocked[] {
   const found = new Map<string, Blocked>();
   for (const line of output.split("\n")) {
@@ -55,7 +55,7 @@ export function blockedPaths(
       if (name.includes("\0") || /^[a-z]+:\/\//i.test(name)) continue;
       const path = resolve(cwd, name).replace(/\/+$/, "") || "/";
       if (found.has(path)) continue;
-      const kind = judge(path, error, rules, options.landlock === true, READS.test(line));
+      const kind = judge(path, error, rules, options.sandbox ?? "bwrap", READS.test(line));
       if (kind !== null) found.set(path, { kind, path });
     }
     if (found.size >= 8) break;
@@ -67,14 +67,18 @@ function judge(
   path: string,
   error: string,
   rules: SandboxRules,
-  landlock: boolean,
+  sandbox: string,
   reading: boolean,
 ): Blocked["kind"] | null {
+  const landlock = sandbox === "landlock";
   const hidden = rules.hidden.find((entry) => inside(path, entry.path));
   if (hidden !== undefined && !hidden.readable.some((readable) => inside(path, readable))) return "hidden";
   if (error === "Read-only file system" || error === "Operation not permitted") {
     const root = rules.writableRoots.find((entry) => inside(path, entry.root));
-    if (root === undefined) return error === "Read-only file system" ? "read-only" : null;
+    // Seatbelt refuses a write outside the roots with EPERM where bwrap's read-only mount says EROFS.
+    if (root === undefined) {
+      return error === "Read-only file system" || (sandbox === "seatbelt" && !reading) ? "read-only" : null;
+    }
     return root.readOnlySubpaths.some((sub) => inside(path, sub)) ? "protected" : null;
   }
   if (error === "Permission denied" && !rules.writableRoots.some((entry) => inside(path, entry.root))) {
@@ -91,6 +95,12 @@ function judge(
   return null;
 }
 
+/** What is writable for temporary files, by backend: bwrap binds the workspace's own at /tmp. */
+const TMP_WORDS: Readonly<Record<string, string>> = {
+  landlock: "$TMPDIR (not /tmp, under the Landlock sandbox)",
+  seatbelt: "$TMPDIR (not /tmp, under Seatbelt)",
+};
+
 /**
  * One sentence per kind of thing blocked, naming the paths: what happened and what to do about it.
  * `escalate`: how this tool asks to leave the sandbox, or null where it cannot.
@@ -99,7 +109,7 @@ export function blockedHint(
   blocked: readonly Blocked[],
   rules: SandboxRules,
   escalate: string | null,
-  options: { readonly landlock?: boolean } = {},
+  options: { readonly sandbox?: string } = {},
 ): string | null {
   if (blocked.length === 0) return null;
   const of = (kind: Blocked["kind"]): string[] =>
@@ -122,7 +132,7 @@ export function blockedHint(
   if (readOnly.length > 0) {
     const roots = rules.writableRoots.map((entry) => entry.root);
     sentences.push(
-      `${list(readOnly)} ${readOnly.length === 1 ? "is" : "are"} read-only in the sandbox: ${roots.length === 0 ? "nothing is writable in this mode" : `only ${list(roots)} and ${options.landlock === true ? "$TMPDIR (not /tmp, under the Landlock sandbox)" : "/tmp"} are writable`}.${escalate === null ? "" : ` To write there, ${escalate}.`}`,
+      `${list(readOnly)} ${readOnly.length === 1 ? "is" : "are"} read-only in the sandbox: ${roots.length === 0 ? "nothing is writable in this mode" : `only ${list(roots)} and ${TMP_WORDS[options.sandbox ?? "bwrap"] ?? "/tmp"} are writable`}.${escalate === null ? "" : ` To write there, ${escalate}.`}`,
     );
   }
   const protectedPaths = of("protected");

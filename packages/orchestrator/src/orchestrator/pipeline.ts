@@ -255,10 +255,10 @@ function blockedText(
 ): string | null {
   if (attempt.rules === null) return null;
   return blockedHint(
-    blockedPaths(attempt.denialExcerpt(), attempt.rules, cwd, { landlock: attempt.sandbox === "landlock" }),
+    blockedPaths(attempt.denialExcerpt(), attempt.rules, cwd, { sandbox: attempt.sandbox }),
     attempt.rules,
     escalationWords(approvalPolicy, canEscalate),
-    { landlock: attempt.sandbox === "landlock" },
+    { sandbox: attempt.sandbox },
   );
 }
 

@@ -342,10 +342,10 @@ export class ToolOrchestrator {
     const { rules, cwd, sandbox } = session;
     // Typed input asks to leave the sandbox through exec_command, not through this session.
     const hint = blockedHint(
-      blockedPaths(output, rules, cwd, { landlock: sandbox === "landlock" }),
+      blockedPaths(output, rules, cwd, { sandbox }),
       rules,
       escalationWords(this.approvalPolicy, true),
-      { landlock: sandbox === "landlock" },
+      { sandbox },
     );
     return hint === null ? [] : [hint];
   }
