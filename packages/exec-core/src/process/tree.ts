@@ -152,6 +152,14 @@ export class ProcessTree {
   }
 
   /**
+   * Whether this tree can see the processes under its root (/proc); where it cannot (macOS), only the
+   * root's own group can be reached.
+   */
+  get visible(): boolean {
+    return this.#rootStart !== undefined;
+  }
+
+  /**
    * The process groups of the tree other than the root's own: those a wrapper such as bwrap started its
    * command in. A signal meant for the command goes there, since the wrapper dies of it otherwise.
    */

@@ -346,11 +346,15 @@ export class Session {
     this.#handle.write(chars);
   }
 
-  /** Sends `signal` to the session's process group (the wrapped command's, under a wrapper), while it runs. */
+  /**
+   * Sends `signal` to the session's process group (the wrapped command's, under a wrapper), while it runs.
+   * Where the tree cannot see under the root (no /proc: macOS, where sandbox-exec execs the command in
+   * place), the root's group is the command's.
+   */
   signal(signal: NodeJS.Signals): void {
     // Once the root is gone its pid may name another process: nothing is signalled by it any more.
     if (this.#rootExited) return;
-    const groups = this.#wrapped ? this.#tree.innerGroups() : [this.pid];
+    const groups = this.#wrapped && this.#tree.visible ? this.#tree.innerGroups() : [this.pid];
     for (const group of groups) {
       try {
         process.kill(-group, signal);
