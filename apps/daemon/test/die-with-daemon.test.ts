@@ -4,8 +4,8 @@
 // by heartbeat files that stop changing.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { itWith } from "@conch/test-config";
-import { afterEach, beforeEach, describe, expect } from "vitest";
+import { describeWith, itWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect } from "vitest";
 import {
   connect,
   descendants,
@@ -91,7 +91,7 @@ async function beating(file: string): Promise<boolean> {
   return readFileSync(file, "utf8") !== before;
 }
 
-describe("a session outside the sandbox dies with conchd", () => {
+describeWith("linux", "a session outside the sandbox dies with conchd", () => {
   itWith(
     ["pty", "sh"],
     "SIGKILL to conchd: every process of its sessions is gone, the escaped one too",

@@ -3,8 +3,8 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { itWith } from "@conch/test-config";
-import { afterEach, beforeEach, describe, expect } from "vitest";
+import { describeWith, itWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect } from "vitest";
 import { BIN, descendants, isAlive, makeWorkspace, type Workspace } from "./harness.js";
 import { connectHttp, type HttpDaemon } from "./http-harness.js";
 
@@ -19,7 +19,7 @@ async function waitFor(condition: () => boolean, ms = 20_000): Promise<void> {
   while (!condition() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-describe("conchd without its parent", () => {
+describeWith("linux", "conchd without its parent", () => {
   itWith(
     ["sh", "bash"],
     "exits, killing its sessions, when the process that started it dies",

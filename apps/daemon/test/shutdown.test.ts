@@ -2,8 +2,8 @@
 // process tree, flush the audit log and exit 0. Checked by pid on the host, in /proc.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { itWith } from "@conch/test-config";
-import { afterEach, beforeEach, describe, expect } from "vitest";
+import { describeWith, itWith } from "@conch/test-config";
+import { afterEach, beforeEach, expect } from "vitest";
 import {
   descendants,
   isAlive,
@@ -66,7 +66,7 @@ function auditLines(): string[] {
   return existsSync(path) ? readFileSync(path, "utf8").trim().split("\n") : [];
 }
 
-describe("conchd shutdown", () => {
+describeWith("linux", "conchd shutdown", () => {
   itWith(["pty", "bash"], "exits 0 when stdin closes, and no session process is left", async () => {
     daemon = await startOwned(workspace, NO_SANDBOX);
     const { shellPid, tree } = await startSessions(daemon);
@@ -97,7 +97,7 @@ describe("conchd shutdown", () => {
   });
 });
 
-describe("conchd cancellation", () => {
+describeWith("linux", "conchd cancellation", () => {
   itWith("sh", "kills a one-shot command when its request is cancelled, and keeps serving", async () => {
     daemon = await startOwned(workspace, NO_SANDBOX);
     const owned = daemon;

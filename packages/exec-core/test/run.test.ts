@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { itWith } from "@conch/test-config";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ExecError, isExecError, run, type SpawnSpec } from "../src/index.js";
 import { useTempDir } from "./helpers.js";
@@ -39,12 +40,12 @@ describe("exit status", () => {
     expect(result.signal).toBe("SIGKILL");
   });
 
-  it("runs in the requested directory with stdin at /dev/null", async () => {
+  itWith("linux", "runs in the requested directory with stdin at /dev/null", async () => {
     const result = await run({ argv: ["sh", "-c", "pwd; cat; readlink /proc/self/fd/0"], cwd: tempDir() });
     expect(result.stdout).toBe(`${tempDir()}\n/dev/null\n`);
   });
 
-  it("starts the command in a session and process group of its own", async () => {
+  itWith("linux", "starts the command in a session and process group of its own", async () => {
     const result = await run({ argv: ["sh", "-c", "echo $$; cat /proc/$$/stat"], cwd: "/" });
     const [pid, stat = ""] = result.stdout.split("\n");
     const [, , pgid, sid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -13,9 +13,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eventually, itWith } from "@conch/test-config";
+import { describeWith, eventually, itWith } from "@conch/test-config";
 import { SessionStore } from "@conch/unified-exec";
-import { afterEach, beforeEach, describe, expect } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import { HostReaper, killLeftovers } from "../src/sessions/host-reaper.js";
 
 let dir: string;
@@ -48,7 +48,7 @@ async function run(script: string, tty: boolean, input?: string) {
   return store.write(started.sessionId, input, 30_000);
 }
 
-describe("the keeper of a command outside the sandbox", () => {
+describeWith("linux", "the keeper of a command outside the sandbox", () => {
   itWith(
     ["sh", "pty"],
     "passes on the exit code and a death by signal, on pipes and on a terminal",
@@ -166,7 +166,7 @@ function plantLedger(lines: readonly object[]): void {
   );
 }
 
-describe("the next Conch process's sweep of a dead one's ledger", () => {
+describeWith("linux", "the next Conch process's sweep of a dead one's ledger", () => {
   const started: ChildProcess[] = [];
   afterEach(() => {
     for (const child of started.splice(0))
@@ -232,7 +232,7 @@ describe("the next Conch process's sweep of a dead one's ledger", () => {
   );
 });
 
-describe("the sweep, its keeper gone", () => {
+describeWith("linux", "the sweep, its keeper gone", () => {
   const started: ChildProcess[] = [];
   afterEach(() => {
     for (const pid of started.splice(0).flatMap((child) => sessionOf(child.pid as number))) {
