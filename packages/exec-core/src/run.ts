@@ -96,9 +96,9 @@ function parseReport(text: string): { left: string[]; limits: ExecResult["limits
   const left: string[] = [];
   const limits: ExecResult["limitsReached"] = [];
   for (const line of text.split("\n")) {
-    const limit = /^limit (memory|processes|file) (\d+)$/.exec(line);
+    const limit = /^limit (memory|processes|file|tmp) (\d+)$/.exec(line);
     if (limit !== null) {
-      limits.push({ kind: limit[1] as "memory" | "processes" | "file", limit: Number(limit[2]) });
+      limits.push({ kind: limit[1] as ExecResult["limitsReached"][number]["kind"], limit: Number(limit[2]) });
       continue;
     }
     const match = /^\d+ (.+)$/.exec(line);

@@ -63,9 +63,10 @@ export interface ExecResult {
   /**
    * The resource limits the kernel enforced on the command (config `limits`): `memory` (an OOM kill in
    * its cgroup; `limit` in bytes), `processes` (a fork refused; `limit` processes), `file` (a write past
-   * RLIMIT_FSIZE; `limit` in bytes). Empty when none was reached or none applied.
+   * RLIMIT_FSIZE; `limit` in bytes), `tmp` (its bound /tmp full when it ended; `limit` in bytes). Empty
+   * when none was reached or none applied.
    */
-  limitsReached: { kind: "memory" | "processes" | "file"; limit: number }[];
+  limitsReached: { kind: "memory" | "processes" | "file" | "tmp"; limit: number }[];
 }
 
 /**

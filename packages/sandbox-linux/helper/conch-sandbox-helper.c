@@ -20,13 +20,15 @@
  *    fork refused at pids.max), kills what is left in the groups and removes them. --rlimit-fsize and
  *    --rlimit-nproc set those rlimits for the command. --report-limits FD: the limits only, on a
  *    descriptor the command inherits (a second helper inside bwrap reports the leftovers on it).
+ *    --tmp-limit DIR: when the command has ended and DIR is a tmpfs with no room left, writes
+ *    "limit tmp BYTES" (its size) to the report: the bound /tmp the command filled.
  *
  *   conch-sandbox-helper --probe
  *       prints "landlock-abi N" (0: Landlock is not available, with the reason on the next line)
  *   conch-sandbox-helper [--read PATH]... [--write PATH]... [--landlock-min-abi N] [--landlock-net]
  *                        [--landlock-scope] [--no-landlock] [--seccomp FD] [--report FD]
  *                        [--cgroup DIR]... [--report-limits FD]
- *                        [--rlimit-fsize BYTES] [--rlimit-nproc N] -- PROGRAM [ARG]...
+ *                        [--rlimit-fsize BYTES] [--rlimit-nproc N] [--tmp-limit DIR] -- PROGRAM [ARG]...
  *
  * Built from this file alone, with no library beyond the C library, statically (musl on x86_64, glibc
  * on aarch64): tooling/scripts/build-sandbox-helper.mjs. Constants are spelled out here rather than
@@ -44,6 +46,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -190,6 +193,7 @@ struct options {
   int cgroup_count;
   long rlimit_fsize;
   long rlimit_nproc;
+  const char *tmp_limit;
   char **argv;
 };
 
@@ -214,7 +218,8 @@ static void parse(int argc, char **argv, struct options *options) {
                       strcmp(arg, "--seccomp") == 0 || strcmp(arg, "--report") == 0 ||
                       strcmp(arg, "--landlock-min-abi") == 0 || strcmp(arg, "--rlimit-fsize") == 0 ||
                       strcmp(arg, "--rlimit-nproc") == 0 || strcmp(arg, "--cgroup") == 0 ||
-                      strcmp(arg, "--report-limits") == 0 || strcmp(arg, "--keep-fds") == 0;
+                      strcmp(arg, "--report-limits") == 0 || strcmp(arg, "--keep-fds") == 0 ||
+                      strcmp(arg, "--tmp-limit") == 0;
     if (takes_value && i + 1 >= argc) {
       fprintf(stderr, "conch-sandbox-helper: %s: expected a value after it\n", arg);
       _exit(EXIT_SETUP);
@@ -238,6 +243,8 @@ static void parse(int argc, char **argv, struct options *options) {
         _exit(EXIT_SETUP);
       }
       options->cgroups[options->cgroup_count++] = dir;
+    } else if (strcmp(arg, "--tmp-limit") == 0) {
+      options->tmp_limit = argv[++i];
     } else if (strcmp(arg, "--seccomp") == 0) {
       options->seccomp_fd = (int)parse_number(argv[++i], arg);
     } else if (strcmp(arg, "--keep-fds") == 0) {
@@ -508,6 +515,16 @@ static long long cgroup_value(const char *dir, const char *file) {
   return value;
 }
 
+#define TMPFS_MAGIC 0x01021994
+/* A tmpfs at `dir` with no room left (less than 64 KiB, or no inode): the bound /tmp was filled. */
+static void report_full_tmp(const char *dir, int report) {
+  struct statfs fs;
+  if (statfs(dir, &fs) != 0 || (unsigned long)fs.f_type != TMPFS_MAGIC) return;
+  unsigned long long free_bytes = (unsigned long long)fs.f_bavail * (unsigned long long)fs.f_bsize;
+  if (free_bytes >= 64 * 1024 && fs.f_ffree != 0) return;
+  dprintf(report, "limit tmp %llu\n", (unsigned long long)fs.f_blocks * (unsigned long long)fs.f_bsize);
+}
+
 static void finish_cgroups(const struct options *options, int report) {
   long long memory = -1, processes = -1;
   for (int i = 0; i < options->cgroup_count; i++) {
@@ -628,6 +645,7 @@ int main(int argc, char **argv) {
   else if (getrlimit(RLIMIT_FSIZE, &fsize) != 0) fsize.rlim_cur = RLIM_INFINITY;
   if (limits_report >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ && fsize.rlim_cur != RLIM_INFINITY)
     dprintf(limits_report, "limit file %llu\n", (unsigned long long)fsize.rlim_cur);
+  if (limits_report >= 0 && options.tmp_limit != NULL) report_full_tmp(options.tmp_limit, limits_report);
   if (options.report_fd >= 0) close(options.report_fd);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   /* Ended by a signal: end the same way, so whoever waits for this process sees it. */

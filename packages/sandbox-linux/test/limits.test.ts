@@ -3,7 +3,17 @@
 // RLIMIT_FSIZE in the workspace and in /tmp; each stopped with the limit named, nothing left running,
 // the groups removed. As uid 65534 no cgroup can be made: the suite checks that this is said, and that
 // the file limit still holds.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  statfsSync,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { LocalSandboxBackend } from "@conch/sandbox-core";
 import { describeWith, type Need } from "@conch/test-config";
@@ -14,10 +24,11 @@ import {
   describeLimits,
   type ResourceLimits,
 } from "../src/index.js";
-import { cgroupHierarchy } from "../src/limits/limits.js";
+import { boundWorkspaceTmp, cgroupHierarchy } from "../src/limits/limits.js";
 import { oneShot, rules, writableRoots } from "./sandbox-helpers.js";
 
 const LIMITS: ResourceLimits = { memoryMb: 64, processes: 40, cpuPercent: 10, fileMb: 1 };
+const TMPFS_MAGIC = 0x01021994;
 
 const cases: [string, Need[], (limits: ResourceLimits) => LocalSandboxBackend][] = [
   ["bwrap", ["linux", "bwrap", "python3"], (limits) => createLinuxBackend({ sharedNetwork: false, limits })],
@@ -70,6 +81,63 @@ for (const [name, needs, make] of cases) {
       // And an exit status of 153 (128 + SIGXFSZ) is no proof of a limit.
       expect((await run("exit 153")).report).not.toContain("limit");
     });
+
+    // Many files of 512 KiB each (each under file_mb), 4 MiB in all, into /tmp.
+    const FILLER =
+      'for i in 1 2 3 4 5 6 7 8; do dd if=/dev/zero of="${TMPDIR:-/tmp}/f$i" bs=512K count=1 status=none || break; done; echo filled';
+    if (process.getuid?.() === 0) {
+      it("a disk filler in the workspace's /tmp stops at tmp_mb (a tmpfs of that size), and is named", async () => {
+        const source = mkdtempSync("/var/tmp/conch-limits-tmpfs-");
+        try {
+          const ran = await oneShot(
+            make({ tmpMb: 2, fileMb: 1 }),
+            cwd,
+            FILLER,
+            rules({ writableRoots: writableRoots(cwd), tmp: { kind: "private", source, targets: ["/tmp"] } }),
+          );
+          expect(ran.output).toContain("No space left on device");
+          expect(ran.report).toContain(`limit tmp ${2 * 1024 * 1024}`);
+          expect(statfsSync(source).type).toBe(TMPFS_MAGIC);
+          // The host's disk got none of it; the files stay for the workspace's next command.
+          expect(readdirSync(source).length).toBeGreaterThan(0);
+          // A command that leaves /tmp with room is not said to have reached anything.
+          const next = await oneShot(
+            make({ tmpMb: 2, fileMb: 1 }),
+            cwd,
+            'rm -f "${TMPDIR:-/tmp}"/f*; echo ok > "${TMPDIR:-/tmp}/small"',
+            rules({ writableRoots: writableRoots(cwd), tmp: { kind: "private", source, targets: ["/tmp"] } }),
+          );
+          expect(next.report).not.toContain("limit tmp");
+        } finally {
+          spawnSync("umount", [source]);
+          rmSync(source, { recursive: true, force: true });
+        }
+      });
+    } else {
+      it("another user's persistent /tmp is not bounded as a whole, and that is said", () => {
+        const source = mkdtempSync("/var/tmp/conch-limits-tmpfs-");
+        try {
+          expect(boundWorkspaceTmp(source, 2)).toMatch(/^only root can mount the bound/);
+          expect(describeLimits({ tmpMb: 2 }).join("\n")).toContain(
+            "workspace-write's persistent /tmp is NOT bounded as a whole for a user other than root",
+          );
+        } finally {
+          rmSync(source, { recursive: true, force: true });
+        }
+      });
+    }
+    if (name === "bwrap") {
+      it("read-only mode's fresh /tmp stops at tmp_mb, and is named", async () => {
+        const ran = await oneShot(
+          make({ tmpMb: 2, fileMb: 1 }),
+          cwd,
+          FILLER,
+          rules({ writableRoots: [], tmp: { kind: "empty", targets: ["/tmp"] } }),
+        );
+        expect(ran.output).toContain("No space left on device");
+        expect(ran.report).toContain(`limit tmp ${2 * 1024 * 1024}`);
+      });
+    }
 
     if (hierarchy.kind === "none") {
       it("without a cgroup this user may make, says that memory, processes and CPU are not limited", async () => {

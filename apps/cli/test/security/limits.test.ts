@@ -2,7 +2,8 @@
 // its limit, each stopped with a text that names the limit; `conch sandbox --check` says which hold.
 // Root may make cgroups here (memory and processes limited); uid 65534 may not (said, and files are
 // still bounded).
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -73,6 +74,32 @@ describeWith(["linux", "bwrap", "python3"], "limits on what a command consumes",
         .filter((entry) => entry.isDirectory())
         .filter((entry) => !existsSync(`/proc/${entry.name.split("-")[0]}`));
       expect(orphans.map((entry) => entry.name)).toEqual([]);
+    }
+  });
+
+  it("a disk filler in /tmp stops at tmp_mb, said (as root: a tmpfs of that size); another user is told", () => {
+    userConfig(ws, ["limits = { tmp_mb = 2, file_mb = 1 }"]);
+    if (process.getuid?.() !== 0) {
+      expect(conch(ws, ["sandbox", "--check"]).stdout).toContain(
+        "workspace-write's persistent /tmp is NOT bounded as a whole for a user other than root",
+      );
+      return;
+    }
+    try {
+      const fill = toolCall(ws, "shell_command", {
+        command:
+          "for i in 1 2 3 4 5 6 7 8; do head -c 524288 /dev/zero > /tmp/f$i || break; done; echo filled",
+      });
+      expect(fill.text).toContain("No space left on device");
+      expect(fill.text).toContain(
+        "/tmp is full: it holds at most 2 MB (limits.tmp_mb); remove what is no longer needed from it, or write large files in the workspace.",
+      );
+    } finally {
+      // The bound is a mount on the workspace's /tmp directory in the state dir: undone before cleanup.
+      for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
+        const point = line.split(" ")[4];
+        if (point?.startsWith(`${ws.base}/`)) spawnSync("umount", [point]);
+      }
     }
   });
 });

@@ -527,6 +527,8 @@ function limitsNotice(reached: ExecResult["limitsReached"]): string[] {
         return `The command reached its process limit of ${limit} (limits.processes): starting more processes and threads failed.`;
       case "file":
         return `The command reached its file size limit of ${Math.round(limit / MIB)} MB (limits.file_mb): no file can grow past it.`;
+      case "tmp":
+        return `/tmp is full: it holds at most ${Math.round(limit / MIB)} MB (limits.tmp_mb); remove what is no longer needed from it, or write large files in the workspace.`;
     }
     return `The command reached a limit (${kind}).`;
   });

@@ -82,6 +82,6 @@ export const ExecResultSchema = z.strictObject({
   stderrBytes: z.number().int().nonnegative(),
   leftProcesses: z.array(z.string()),
   limitsReached: z.array(
-    z.strictObject({ kind: z.enum(["memory", "processes", "file"]), limit: z.number().nonnegative() }),
+    z.strictObject({ kind: z.enum(["memory", "processes", "file", "tmp"]), limit: z.number().nonnegative() }),
   ),
 }) satisfies z.ZodType<ExecResult>;

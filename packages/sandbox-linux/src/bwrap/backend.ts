@@ -10,7 +10,7 @@ import {
 } from "@conch/sandbox-core";
 import { helperPath } from "../helper/helper.js";
 import { runCapture } from "../helper/run-capture.js";
-import { limitArgs, makeCommandCgroups, type ResourceLimits } from "../limits/limits.js";
+import { boundWorkspaceTmp, limitArgs, makeCommandCgroups, type ResourceLimits } from "../limits/limits.js";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
 import { type BwrapProbe, probeBwrap } from "./availability.js";
 import { bwrapArgs } from "./bwrap-args.js";
@@ -266,6 +266,9 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
         fileLimit: checked.limits?.fileMb !== undefined,
       });
       const root = process.getuid?.() === 0;
+      if (checked.limits?.tmpMb !== undefined && rules.tmp.kind === "private") {
+        boundWorkspaceTmp(rules.tmp.source, checked.limits.tmpMb);
+      }
       const reportFd = 3 + spec.extraFds.length + 1;
       const helper = transformOptions.reportLeftovers === true ? reaperHelper(rules) : null;
       const args = bwrapArgs(rules, {
@@ -295,7 +298,17 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
       const reaper =
         helper === null
           ? []
-          : [helper, "--no-landlock", "--keep-fds", keep, "--report", String(reportFd), "--"];
+          : [
+              helper,
+              "--no-landlock",
+              "--keep-fds",
+              keep,
+              "--report",
+              String(reportFd),
+              // Inside, /tmp is the bound one (the workspace's, or read-only mode's fresh tmpfs).
+              ...(checked.limits?.tmpMb === undefined ? [] : ["--tmp-limit", "/tmp"]),
+              "--",
+            ];
       // Limits: the helper outside bwrap (cgroups cannot be joined from inside, where /sys is read-only)
       // joins the command's groups and sets the rlimits before bwrap starts, and says what was reached.
       const limiter = limiterArgs(

@@ -19,7 +19,7 @@ import { withInheritedFdsClosed } from "../bwrap/fd-closer.js";
 import { findProgram } from "../bwrap/find-program.js";
 import { checkRulesAndPrograms } from "../bwrap/paths.js";
 import { helperPath, probeLandlockAbi } from "../helper/helper.js";
-import { limitArgs, makeCommandCgroups, type ResourceLimits } from "../limits/limits.js";
+import { boundWorkspaceTmp, limitArgs, makeCommandCgroups, type ResourceLimits } from "../limits/limits.js";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
 import { landlockGrants } from "./grants.js";
 
@@ -168,8 +168,12 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
       } catch {
         cgroups = [];
       }
+      const tmpMb = options.limits?.tmpMb;
+      const tmpLimit = tmpMb !== undefined && rules.tmp.kind === "private" ? rules.tmp.source : null;
+      if (tmpLimit !== null && tmpMb !== undefined) boundWorkspaceTmp(tmpLimit, tmpMb);
       const helperArgs = [
         ...(options.limits === undefined ? [] : limitArgs(options.limits, cgroups)),
+        ...(tmpLimit === null ? [] : ["--tmp-limit", tmpLimit]),
         ...(reportFd === null ? [] : ["--report", String(reportFd)]),
         ...grants.read.flatMap((path) => ["--read", path]),
         ...grants.write.flatMap((path) => ["--write", path]),

@@ -6,6 +6,7 @@
 // Where no cgroup can be made, memory, processes and CPU are not limited (RLIMIT_AS breaks Node and
 // JITs; RLIMIT_NPROC counts every process of the uid and does not bind root): `describeLimits` says so.
 
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
   accessSync,
@@ -30,8 +31,9 @@ export interface ResourceLimits {
   /** The largest file the command may write, in MiB (RLIMIT_FSIZE: the workspace as well as /tmp). */
   readonly fileMb?: number;
   /**
-   * The size of a fresh /tmp, in MiB: read-only mode's tmpfs under bwrap. The workspace's persistent
-   * private /tmp (workspace-write) is a directory on the host's disk and is bounded only per file.
+   * The size of the command's /tmp, in MiB: read-only mode's fresh tmpfs under bwrap, and, where Conch
+   * runs as root, the workspace's persistent /tmp (a tmpfs of this size mounted on its directory, see
+   * `boundWorkspaceTmp`). For another user that one is a directory on the disk, bounded only per file.
    */
   readonly tmpMb?: number;
 }
@@ -198,6 +200,58 @@ export function limitArgs(limits: ResourceLimits, cgroups: readonly string[]): s
   ];
 }
 
+// The workspaces whose /tmp this process has bounded, with the size: a mount is looked for once.
+const boundTmps = new Map<string, number | string>();
+const TMPFS = /^\S+ \S+ \S+ \S+ (\S+) .* - tmpfs /;
+
+/** The mount point `dir` as /proc/self/mountinfo spells it (spaces and the like escaped as \ooo). */
+function mountinfoPath(dir: string): string {
+  return dir.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
+}
+
+/**
+ * Makes the workspace's persistent /tmp (`dir`, in Conch's state directory) a tmpfs of `tmpMb` MiB, so
+ * that a command filling it stops there: only as root (the mount is the host's, and stays until the
+ * machine restarts, like /tmp's files). Already such a tmpfs: its size is set to `tmpMb`. Returns null
+ * when it holds, else why not (not root; files already there, which a mount would hide; mount failed).
+ */
+export function boundWorkspaceTmp(dir: string, tmpMb: number): string | null {
+  const known = boundTmps.get(dir);
+  if (known === tmpMb) return null;
+  if (typeof known === "string") return known;
+  const why = mountTmp(dir, tmpMb);
+  boundTmps.set(dir, why ?? tmpMb);
+  return why;
+}
+
+function mountTmp(dir: string, tmpMb: number): string | null {
+  if (process.getuid?.() !== 0)
+    return "only root can mount the bound (another user's /tmp is bounded per file)";
+  let mounted = false;
+  try {
+    const wanted = mountinfoPath(dir);
+    mounted = readFileSync("/proc/self/mountinfo", "utf8")
+      .split("\n")
+      .some((line) => TMPFS.exec(line)?.[1] === wanted);
+  } catch {
+    return "/proc/self/mountinfo cannot be read";
+  }
+  if (!mounted && readdirSync(dir).length > 0) {
+    return `${dir} already holds files (from before tmp_mb was set), which a mount would hide: empty it`;
+  }
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  const options = mounted
+    ? `remount,size=${tmpMb}m`
+    : `size=${tmpMb}m,mode=0700,uid=${uid},gid=${gid},nosuid,nodev`;
+  const ran = spawnSync("mount", ["-t", "tmpfs", "-o", options, "tmpfs", dir], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  if (ran.status === 0) return null;
+  return `mount failed: ${(ran.stderr || ran.error?.message || `exit ${ran.status}`).trim()}`;
+}
+
 /** Which limits hold here, a line each (for `conch sandbox --check`). */
 export function describeLimits(limits: ResourceLimits): string[] {
   const hierarchy = cgroupHierarchy();
@@ -216,11 +270,15 @@ export function describeLimits(limits: ResourceLimits): string[] {
   }
   if (limits.fileMb !== undefined) lines.push(`limits: files of at most ${limits.fileMb} MB (RLIMIT_FSIZE)`);
   if (limits.tmpMb !== undefined) {
-    lines.push(`limits: a fresh /tmp (read-only mode, under bwrap) of at most ${limits.tmpMb} MB`);
+    lines.push(
+      process.getuid?.() === 0
+        ? `limits: /tmp of at most ${limits.tmpMb} MB (read-only mode's fresh one; workspace-write's persistent one is a tmpfs of that size, in memory)`
+        : `limits: a fresh /tmp (read-only mode, under bwrap) of at most ${limits.tmpMb} MB; workspace-write's persistent /tmp is NOT bounded as a whole for a user other than root (each file is, by file_mb)`,
+    );
+  } else {
+    lines.push("limits: /tmp is not bounded as a whole (tmp_mb is not set; each file is, by file_mb)");
   }
-  lines.push(
-    "limits: the workspace and workspace-write's persistent /tmp are not bounded as a whole (each file is, by file_mb)",
-  );
+  lines.push("limits: the workspace is not bounded as a whole (each file is, by file_mb)");
   lines.push(
     "limits: a command run outside the sandbox (danger-full-access, an approved escalation) has none",
   );
