@@ -239,9 +239,10 @@ describeWith(["bwrap", "pty"], "session tools", () => {
     const read = await set.call("terminal_read", { id, wait_ms: 2000 });
     expect(read.text).toMatch(/bg=\d+/);
     const listed = await set.call("terminal_list", {});
+    // The shell is back at its prompt once it has printed it (said at once), or still on its way there.
     expect(listed.text).toMatch(
       new RegExp(
-        `\\n${id}\\tpid \\d+\\trunning\\tage \\d+s\\toutput \\d+s ago\\tbash --norc --noprofile -i$`,
+        `\\n${id}\\tpid \\d+\\t(?:running|idle at its shell prompt)\\tage \\d+s\\toutput \\d+s ago\\tbash --norc --noprofile -i$`,
       ),
     );
     expect((await set.call("terminal_signal", { id, signal: "INT" })).text).toBe(
