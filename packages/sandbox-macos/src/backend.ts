@@ -66,8 +66,23 @@ export function probeSeatbelt(platform: NodeJS.Platform = process.platform): Ava
  */
 function withCanonicalTmp(rules: SandboxRules): SandboxRules {
   if (rules.tmp.kind === "host") return rules;
-  const targets = [...new Set(rules.tmp.targets.map(canonical))];
+  const userTmp = darwinUserTempDir();
+  const targets = [...new Set([...rules.tmp.targets, ...(userTmp === null ? [] : [userTmp])].map(canonical))];
   return { ...rules, tmp: { ...rules.tmp, targets } };
+}
+
+let userTempDir: string | null | undefined;
+
+/**
+ * The per-user temporary directory macOS gives programs that ask confstr (xcrun, clang, Apple's
+ * frameworks) rather than read $TMPDIR: the host's, like /tmp. Null where there is none.
+ */
+function darwinUserTempDir(): string | null {
+  if (userTempDir !== undefined) return userTempDir;
+  const ran = spawnSync("/usr/bin/getconf", ["DARWIN_USER_TEMP_DIR"], { encoding: "utf8", timeout: 5_000 });
+  const dir = ran.status === 0 ? ran.stdout.trim().replace(/\/+$/, "") : "";
+  userTempDir = dir.startsWith("/") ? dir : null;
+  return userTempDir;
 }
 
 function canonical(path: string): string {
@@ -106,7 +121,6 @@ export function createSeatbeltBackend(): LocalSandboxBackend & { listenInside():
       }
       const profile = seatbeltProfile(withCanonicalTmp(rules), {
         tag: randomBytes(8).toString("hex"),
-        ...(options.tty === true ? { tty: true } : {}),
         ...(options.proxyPort === undefined ? {} : { proxyPort: options.proxyPort }),
       });
       const env: Record<string, string> = { ...spec.env, ...sandboxEnv("seatbelt", rules) };

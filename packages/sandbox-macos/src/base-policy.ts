@@ -12,7 +12,8 @@ export const BASE_POLICY: string = `; Closed by default: whatever is not allowed
 (allow signal (target same-sandbox))
 (allow process-info* (target same-sandbox))
 ; /dev/null may be written (only as the character device it is), like /dev/zero; output through the
-; descriptors a command was given needs no rule.
+; descriptors a command was given needs no rule, and naming one (/dev/stdout, /dev/fd/N) reopens only
+; what the process already holds.
 (allow file-write-data
   (require-all
     (literal "/dev/null")
@@ -21,6 +22,10 @@ export const BASE_POLICY: string = `; Closed by default: whatever is not allowed
   (require-all
     (literal "/dev/zero")
     (vnode-type CHARACTER-DEVICE)))
+(allow file-write-data
+  (literal "/dev/stdout")
+  (literal "/dev/stderr")
+  (regex #"^/dev/fd/[0-9]+$"))
 ; The sysctls programs read to learn the machine (CPU count and features, page size, OS version), their
 ; own process (kern.proc.pid.), and the routing table (net.routetable.): Codex's list as it is.
 (allow sysctl-read
@@ -100,10 +105,11 @@ export const BASE_POLICY: string = `; Closed by default: whatever is not allowed
 `;
 
 /**
- * For a terminal session: new pseudo-terminals (openpty: script, expect, tmux inside the session), and
- * the session's own terminal, which Conch opened before the sandbox (it lacks the sandbox's pty
- * extension, so its ioctls are allowed by name), and /dev/tty, which names only the terminal the
- * process already has.
+ * Terminals, after the reads and the deny of every terminal by its name (profile.ts: another of the
+ * person's terminals could be read, and with it what they type): new pseudo-terminals (openpty: script,
+ * expect, tmux), the terminal a session was given (opened by Conch before the sandbox, so it lacks the
+ * sandbox's pty extension: only its ioctls are allowed by name, on the descriptor the process holds),
+ * and /dev/tty, which names only the terminal the process already has.
  */
 export const TTY_POLICY: string = `(allow pseudo-tty)
 (allow file-read* file-write* file-ioctl (literal "/dev/ptmx"))
@@ -117,10 +123,11 @@ export const TTY_POLICY: string = `(allow pseudo-tty)
 
 /**
  * What a network client needs besides its sockets (Codex's network policy): the AF_SYSTEM socket the
- * resolver and network framework open, TLS trust evaluation (SecurityServer, trustd, ocspd: a client
- * checks the certificate itself, even through a CONNECT proxy), the network configuration and the
- * routing table. Codex also makes the per-user cache directory writable here; Conch does not (writes
- * stay in the writable roots).
+ * resolver and network framework open, TLS trust evaluation (trustd, ocspd: a client checks the
+ * certificate itself, even through a CONNECT proxy), the network configuration and the routing table.
+ * Unlike Codex, not com.apple.SecurityServer: through it `security find-generic-password` (and git's
+ * osxkeychain helper) read the person's keychain, whose tokens the network would then carry. Codex
+ * also makes the per-user cache directory writable here; Conch does not (writes stay in the roots).
  */
 export const NETWORK_SERVICES_POLICY: string = `(allow system-socket
   (require-all
@@ -129,7 +136,6 @@ export const NETWORK_SERVICES_POLICY: string = `(allow system-socket
 (allow mach-lookup
   (global-name "com.apple.bsd.dirhelper")
   (global-name "com.apple.system.opendirectoryd.membership")
-  (global-name "com.apple.SecurityServer")
   (global-name "com.apple.networkd")
   (global-name "com.apple.ocspd")
   (global-name "com.apple.trustd.agent")

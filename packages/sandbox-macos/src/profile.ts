@@ -8,8 +8,6 @@ import { SandboxError, type SandboxRules } from "@conch/sandbox-core";
 import { BASE_POLICY, NETWORK_SERVICES_POLICY, TTY_POLICY } from "./base-policy.js";
 
 export interface SeatbeltProfileOptions {
-  /** A terminal session: the pseudo-terminal rules are added. */
-  readonly tty?: boolean;
   /**
    * The loopback port of this command's own proxy endpoint (network "allowlist"): the only place it may
    * connect to. Absent, and the rules give no network: no network at all.
@@ -28,6 +26,14 @@ export interface SeatbeltProfile {
 
 /** Names no command may create or change in a writable root, whether they exist or not. */
 const NEVER_CREATED = [".conch", ".agents"] as const;
+/**
+ * The same names in any case and at any depth (APFS is usually case-insensitive: `.CONCH` is `.conch`),
+ * as fixed regexes: no path is spliced into them.
+ */
+const NEVER_CREATED_ANY_CASE = [
+  String.raw`/\.[Cc][Oo][Nn][Cc][Hh](/|$)`,
+  String.raw`/\.[Aa][Gg][Ee][Nn][Tt][Ss](/|$)`,
+] as const;
 
 const TAG = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -92,19 +98,19 @@ export function seatbeltProfile(rules: SandboxRules, options: SeatbeltProfileOpt
     fail(`proxyPort is a TCP port (1 to 65535), received ${JSON.stringify(port)}`);
   }
   const params = new Params();
-  const out: string[] = [
-    "(version 1)",
-    `(deny default (with message "CONCH_${options.tag}"))`,
-    BASE_POLICY.trimEnd(),
-  ];
-  if (options.tty === true) out.push(TTY_POLICY.trimEnd());
+  // Every refusal carries the tag, so that the log says which command's profile refused what.
+  const tag = `(with message "CONCH_${options.tag}")`;
+  const deny = (operations: string, filters: string): string => `(deny ${operations} ${tag}\n  ${filters})`;
+  const out: string[] = ["(version 1)", `(deny default ${tag})`, BASE_POLICY.trimEnd()];
 
   // Reads: everything, less the hidden paths (their exceptions readable again) and the host's /tmp.
   out.push("; Reads: everywhere but the hidden paths (and the host's /tmp), each exception readable again.");
   out.push("(allow file-read*)");
+  out.push(deny("file-read* file-write* file-ioctl", '(regex #"^/dev/ttys[0-9]+$")'));
+  out.push(TTY_POLICY.trimEnd());
   const tmp = rules.tmp.kind === "host" ? [] : rules.tmp.targets;
   for (const [i, target] of tmp.entries())
-    out.push(`(deny file-read* ${under(params.add(`HOST_TMP_${i}`, target))})`);
+    out.push(deny("file-read*", under(params.add(`HOST_TMP_${i}`, target))));
   // A writable root inside the host's /tmp (a helper's scratch directory) is readable again.
   rules.writableRoots.forEach((root, i) => {
     if (tmp.some((target) => isAtOrInside(root.root, target)))
@@ -112,7 +118,7 @@ export function seatbeltProfile(rules: SandboxRules, options: SeatbeltProfileOpt
   });
   const hidden = rules.hidden.map((entry, i) => ({ ...entry, name: params.add(`HIDE_${i}`, entry.path) }));
   for (const entry of hidden)
-    out.push(`(deny file-read* ${entry.type === "dir" ? under(entry.name) : at(entry.name)})`);
+    out.push(deny("file-read*", entry.type === "dir" ? under(entry.name) : at(entry.name)));
   const tmpSource = rules.tmp.kind === "private" ? params.add("TMP", rules.tmp.source) : null;
   for (const [i, entry] of hidden.entries()) {
     const ways = new Set<string>();
@@ -148,6 +154,7 @@ export function seatbeltProfile(rules: SandboxRules, options: SeatbeltProfileOpt
         keep.push(...dirsBetween(root.root, path));
         return `(require-not ${at(name)}) (require-not ${under(name)})`;
       });
+      for (const regex of NEVER_CREATED_ANY_CASE) nots.push(`(require-not (regex #"${regex}"))`);
       for (const entry of hidden)
         if (isAtOrInside(entry.path, root.root)) keep.push(...dirsBetween(root.root, entry.path));
       clauses.push(
@@ -160,19 +167,22 @@ export function seatbeltProfile(rules: SandboxRules, options: SeatbeltProfileOpt
   // A hidden path is never written, even inside a writable root; nothing that holds a protected or
   // hidden path is moved, removed or replaced (else it could be rebuilt, or its secret moved into view).
   if (hidden.length > 0) {
-    out.push(`(deny file-write*\n  ${hidden.map((entry) => under(entry.name)).join("\n  ")})`);
+    out.push(deny("file-write*", hidden.map((entry) => under(entry.name)).join("\n  ")));
     // This workspace's /tmp lies in Conch's (hidden) state directory: writable again.
     if (tmpSource !== null) out.push(`(allow file-write* ${under(tmpSource)})`);
   }
   const kept = [...new Set(keep)];
   if (kept.length > 0) {
-    out.push(`(deny file-write*\n  ${kept.map((dir, i) => at(params.add(`KEEP_${i}`, dir))).join("\n  ")})`);
+    out.push(deny("file-write*", kept.map((dir, i) => at(params.add(`KEEP_${i}`, dir))).join("\n  ")));
   }
 
-  // Network: all of it, only this command's proxy endpoint, or none.
+  // Network: all of it, only this command's proxy endpoint, or none; never a unix socket (a connect to
+  // one is network-outbound too, and no file rule stops it: conchd's channel, gpg's and ssh's agents).
   if (rules.network) {
-    out.push("; Network: the host's, in full.");
-    out.push("(allow network-outbound)\n(allow network-inbound)\n(allow network-bind)");
+    out.push("; Network: the host's IP network in full; no unix socket.");
+    out.push(
+      '(allow network-outbound (remote ip "*:*"))\n(allow network-inbound (local ip "*:*"))\n(allow network-bind (local ip "*:*"))',
+    );
     out.push(NETWORK_SERVICES_POLICY.trimEnd());
   } else if (port !== undefined) {
     out.push("; Network: only this command's own endpoint of Conch's proxy, on the loopback.");

@@ -34,55 +34,53 @@ function workspaceWrite(overrides: Partial<SandboxRules> = {}): SandboxRules {
 }
 
 /** The golden cases: a name each, the rules, and the options the backend would pass. */
-export const CASES: Readonly<
-  Record<string, { readonly rules: SandboxRules; readonly tty?: boolean; readonly proxyPort?: number }>
-> = {
-  "read-only": {
-    rules: {
-      mode: "read-only",
-      readableRoots: ["/"],
-      writableRoots: [],
-      tmp: { kind: "empty", targets: ["/private/tmp", HOST_TMPDIR] },
-      hidden: HIDDEN,
-      network: false,
-    },
-  },
-  "workspace-write": { rules: workspaceWrite() },
-  "workspace-write-git": {
-    rules: workspaceWrite({
-      writableRoots: [{ root: WS, readOnlySubpaths: GIT_CONTROL }],
-      gitWatch: {
-        roots: [WS],
-        startedAt: 0,
-        absent: [`${WS}/.git/commondir`, `${WS}/.git/config.worktree`],
-        gitDirs: [{ path: `${WS}/.git`, nested: [] }],
-        newRepositories: [],
-        operations: [],
-        repositories: [],
+export const CASES: Readonly<Record<string, { readonly rules: SandboxRules; readonly proxyPort?: number }>> =
+  {
+    "read-only": {
+      rules: {
+        mode: "read-only",
+        readableRoots: ["/"],
+        writableRoots: [],
+        tmp: { kind: "empty", targets: ["/private/tmp", HOST_TMPDIR] },
+        hidden: HIDDEN,
+        network: false,
       },
-    }),
-  },
-  "hidden-in-workspace": {
-    rules: workspaceWrite({
-      hidden: [
-        ...HIDDEN,
-        { path: `${WS}/config/secrets.json`, type: "file", readable: [] },
-        { path: `${WS}/.env`, type: "file", readable: [] },
-      ],
-    }),
-  },
-  "network-allowlist": { rules: workspaceWrite(), proxyPort: PROXY_PORT },
-  "network-on": { rules: workspaceWrite({ network: true }) },
-  tty: { rules: workspaceWrite(), tty: true },
-  "odd-paths": {
-    rules: workspaceWrite({
-      writableRoots: [
-        {
-          root: '/Users/dev/my "odd" (proj) \\ ñ ;x',
-          readOnlySubpaths: ['/Users/dev/my "odd" (proj) \\ ñ ;x/.git'],
+    },
+    "workspace-write": { rules: workspaceWrite() },
+    "workspace-write-git": {
+      rules: workspaceWrite({
+        writableRoots: [{ root: WS, readOnlySubpaths: GIT_CONTROL }],
+        gitWatch: {
+          roots: [WS],
+          startedAt: 0,
+          absent: [`${WS}/.git/commondir`, `${WS}/.git/config.worktree`],
+          gitDirs: [{ path: `${WS}/.git`, nested: [] }],
+          newRepositories: [],
+          operations: [],
+          repositories: [],
         },
-      ],
-      hidden: [{ path: "/Users/dev/#secret $HOME *", type: "dir", readable: [] }],
-    }),
-  },
-};
+      }),
+    },
+    "hidden-in-workspace": {
+      rules: workspaceWrite({
+        hidden: [
+          ...HIDDEN,
+          { path: `${WS}/config/secrets.json`, type: "file", readable: [] },
+          { path: `${WS}/.env`, type: "file", readable: [] },
+        ],
+      }),
+    },
+    "network-allowlist": { rules: workspaceWrite(), proxyPort: PROXY_PORT },
+    "network-on": { rules: workspaceWrite({ network: true }) },
+    "odd-paths": {
+      rules: workspaceWrite({
+        writableRoots: [
+          {
+            root: '/Users/dev/my "odd" (proj) \\ ñ ;x',
+            readOnlySubpaths: ['/Users/dev/my "odd" (proj) \\ ñ ;x/.git'],
+          },
+        ],
+        hidden: [{ path: "/Users/dev/#secret $HOME *", type: "dir", readable: [] }],
+      }),
+    },
+  };

@@ -17,7 +17,6 @@ function profileOf(name: string): { text: string; params: Readonly<Record<string
   if (entry === undefined) throw new Error(`no case ${name}`);
   return seatbeltProfile(entry.rules, {
     tag: TAG,
-    ...(entry.tty === undefined ? {} : { tty: entry.tty }),
     ...(entry.proxyPort === undefined ? {} : { proxyPort: entry.proxyPort }),
   });
 }
@@ -86,6 +85,13 @@ describe("what the profiles allow and refuse (the Linux security suite's cases)"
     ...(vnode ? { vnode } : {}),
   });
   const net = (op: string, host: string, port: number): Query => ({ op, address: { host, port } });
+  const unix = (op: string, socket: string): Query => ({ op, socket });
+  const CONCHD = `${STATE}/conchd/4242.sock`;
+  const noUnixSockets: Row[] = [
+    ["connect to conchd's channel socket", unix("network-outbound", CONCHD), "deny"],
+    ["connect to docker.sock", unix("network-outbound", "/private/var/run/docker.sock"), "deny"],
+    ["bind a unix socket in the workspace", unix("network-bind", `${WS}/s.sock`), "deny"],
+  ];
 
   const table: Readonly<Record<string, readonly Row[]>> = {
     "workspace-write-git": [
@@ -131,6 +137,18 @@ describe("what the profiles allow and refuse (the Linux security suite's cases)"
       ["a hard link of .git/config", file("file-link", `${WS}/.git/config`), "deny"],
       ["connect out (1.1.1.1:443)", net("network-outbound", "1.1.1.1", 443), "deny"],
       ["connect to a host listener (127.0.0.1:5432)", net("network-outbound", "127.0.0.1", 5432), "deny"],
+      ...noUnixSockets,
+      ["read another of the person's terminals", file("file-read-data", "/dev/ttys000"), "deny"],
+      ["write to it", file("file-write-data", "/dev/ttys000"), "deny"],
+      ["an ioctl on the terminal it was given", file("file-ioctl", "/dev/ttys003"), "allow"],
+      ["open the controlling terminal", file("file-write-data", "/dev/tty"), "allow"],
+      ["open a new pseudo-terminal", file("file-read-data", "/dev/ptmx"), "allow"],
+      ["write to /dev/stderr", file("file-write-data", "/dev/stderr"), "allow"],
+      ["write to /dev/fd/2", file("file-write-data", "/dev/fd/2"), "allow"],
+      ["mkdir .CONCH (another case)", file("file-write-create", `${WS}/.CONCH`), "deny"],
+      ["create .Agents/x (another case)", file("file-write-create", `${WS}/.Agents/x`), "deny"],
+      ["create a nested .conch", file("file-write-create", `${WS}/sub/.conch/rules`), "deny"],
+      ["a name that merely starts so", file("file-write-create", `${WS}/.conchrc`), "allow"],
       ["listen on a port", net("network-bind", "127.0.0.1", 8080), "deny"],
       ["run a program", { op: "process-exec", path: "/usr/bin/git" }, "allow"],
     ],
@@ -146,21 +164,19 @@ describe("what the profiles allow and refuse (the Linux security suite's cases)"
       ["connect to another command's endpoint", net("network-outbound", "127.0.0.1", PROXY_PORT + 1), "deny"],
       ["connect out directly", net("network-outbound", "93.184.216.34", 443), "deny"],
       ["DNS directly", net("network-outbound", "8.8.8.8", 53), "deny"],
+      ...noUnixSockets,
       ["listen on a port", net("network-bind", "127.0.0.1", 8080), "deny"],
     ],
     "network-on": [
       ["connect out", net("network-outbound", "93.184.216.34", 443), "allow"],
       ["listen on a port", net("network-bind", "127.0.0.1", 8080), "allow"],
+      ...noUnixSockets,
     ],
     "read-only": [
       ["write in the workspace", file("file-write-create", `${WS}/a`), "deny"],
       ["write the host's /tmp", file("file-write-create", "/private/tmp/x"), "deny"],
       ["read the workspace", file("file-read-data", `${WS}/a`), "allow"],
       ["read ~/.ssh", file("file-read-data", `${HOME}/.ssh/config`), "deny"],
-    ],
-    tty: [
-      ["open the controlling terminal", file("file-write-data", "/dev/tty"), "allow"],
-      ["open a new pseudo-terminal", file("file-read-data", "/dev/ptmx"), "allow"],
     ],
     "odd-paths": [
       [

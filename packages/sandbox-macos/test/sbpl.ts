@@ -156,9 +156,23 @@ const FILTERS = new Set([
 ]);
 
 /** Paths a profile may spell out: devices every Mac has. Anything else must be a parameter. */
-const FIXED_PATHS = new Set(["/dev/null", "/dev/zero", "/dev/ptmx", "/dev/tty"]);
+const FIXED_PATHS = new Set([
+  "/dev/null",
+  "/dev/zero",
+  "/dev/ptmx",
+  "/dev/tty",
+  "/dev/stdout",
+  "/dev/stderr",
+]);
 /** The only regexes a profile may hold: fixed ones, so that no path can be spliced into one. */
-const FIXED_REGEXES = new Set(["^/dev/ttys[0-9]+$", "^/__KMP_REGISTERED_LIB_[0-9]+$", "^net.routetable"]);
+const FIXED_REGEXES = new Set([
+  "^/dev/ttys[0-9]+$",
+  "^/dev/fd/[0-9]+$",
+  "^/__KMP_REGISTERED_LIB_[0-9]+$",
+  "^net.routetable",
+  String.raw`/\.[Cc][Oo][Nn][Cc][Hh](/|$)`,
+  String.raw`/\.[Aa][Gg][Ee][Nn][Tt][Ss](/|$)`,
+]);
 
 /**
  * Throws unless `text` is a profile Conch means to write: it reads, starts `(version 1)`, has only
@@ -237,8 +251,10 @@ export interface Query {
   readonly op: string;
   readonly path?: string;
   readonly vnode?: "DIRECTORY" | "REGULAR-FILE" | "CHARACTER-DEVICE";
-  /** network-outbound's remote end, or network-bind's local one. */
+  /** network-outbound's remote end, or network-bind's local one: an IP address and port... */
   readonly address?: { readonly host: string; readonly port: number };
+  /** ...or a unix socket's path. */
+  readonly socket?: string;
 }
 
 type Decision = "allow" | "deny";
@@ -292,6 +308,13 @@ function matches(filter: Node, query: Query, params: Readonly<Record<string, str
       return args[0]?.kind === "symbol" && query.vnode === args[0].value;
     case "remote":
     case "local": {
+      const kind = args[0]?.kind === "symbol" ? args[0].value : "";
+      if (kind === "unix-socket") {
+        if (query.socket === undefined) return false;
+        const filter = args[1];
+        return filter === undefined || matches(filter, { op: query.op, path: query.socket }, params);
+      }
+      if (kind !== "ip") throw new Error(`(${head.value} ${kind} ...) is not modelled`);
       if (query.address === undefined) return false;
       const spec = stringArg(args[1], params);
       const cut = spec.lastIndexOf(":");

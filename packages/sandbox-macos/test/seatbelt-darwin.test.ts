@@ -104,6 +104,29 @@ describeWith(["seatbelt", "bash", "git", "python3"], "the Seatbelt backend, for 
     expect(existsSync(join(ws, ".conch"))).toBe(false);
   });
 
+  it("in another case: .CONCH, .Agents, .GIT/config and .git/HOOKS stay as they are", async () => {
+    const before = readFileSync(join(ws, ".git", "config"), "utf8");
+    await run(
+      "mkdir .CONCH; mkdir -p .Agents/x; echo evil >> .GIT/config; echo evil > .git/HOOKS/pre-commit",
+    );
+    expect(existsSync(join(ws, ".conch"))).toBe(false);
+    expect(existsSync(join(ws, ".agents"))).toBe(false);
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(before);
+    expect(existsSync(join(ws, ".git", "hooks", "pre-commit"))).toBe(false);
+  });
+
+  it("another terminal of the person's cannot be read or written", async () => {
+    const ran = await run(
+      'for t in /dev/ttys*; do head -c 1 "$t" </dev/null && echo "read $t"; done; echo done',
+    );
+    expect(ran.out).not.toMatch(/^read \/dev\/ttys/m);
+  });
+
+  it("the keychain is out of reach (no SecurityServer, no keychain files)", async () => {
+    const ran = await run("security find-generic-password -s conch-test-none -w; ls ~/Library/Keychains");
+    expect(ran.out).not.toContain("login.keychain");
+  });
+
   it("git's own work: a commit", async () => {
     const ran = await run(
       "git add README && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline",
@@ -153,6 +176,42 @@ describeWith(["seatbelt", "bash", "git", "python3"], "the Seatbelt backend, for 
     }
   });
 
+  it("network on: the IP network, but still no unix socket", async () => {
+    const socketPath = join(base, "on.sock");
+    const unix: Server = createServer((socket) => socket.end("UNIX\n"));
+    await new Promise<void>((resolve) => unix.listen(socketPath, () => resolve()));
+    const online = await prepareSandbox(
+      { mode: "workspace-write", networkAccess: true },
+      ws,
+      createSandboxRegistry([createSeatbeltBackend()]),
+      {
+        env: { ...process.env, HOME: home },
+        tmpDir: join(state, "tmp", "w"),
+        denyRead: [state],
+        protect: [state],
+      },
+    );
+    try {
+      const hook = online.spawnHook();
+      if (hook === null) throw new Error("no sandbox");
+      const code = `import socket; s=socket.socket(socket.AF_UNIX); s.connect("${socketPath}"); print(s.recv(64))`;
+      const spec = await hook({
+        argv: ["/usr/bin/python3", "-c", code],
+        cwd: ws,
+        env: { PATH: "/usr/bin:/bin", HOME: home },
+        extraFds: [],
+      });
+      const ran = spawnSync(spec.argv[0] as string, spec.argv.slice(1), {
+        env: spec.env,
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      expect(`${ran.stdout}${ran.stderr}`).not.toContain("UNIX");
+    } finally {
+      unix.close();
+    }
+  });
+
   it("allowlist: only the command's own proxy port is reachable", async () => {
     const backend = createSeatbeltBackend();
     const own = await backend.listenInside();
@@ -175,18 +234,21 @@ describeWith(["seatbelt", "bash", "git", "python3"], "the Seatbelt backend, for 
     const hook = sandbox.spawnHook({ tty: true });
     if (hook === null) throw new Error("no sandbox");
     const spec = await hook({
-      argv: ["/bin/bash", "-c", "test -w /dev/tty && echo tty-ok"],
+      argv: ["/bin/bash", "-c", "test -w /dev/tty && echo tty-ok; read line; echo got-$line; stty size"],
       cwd: ws,
       env: { PATH: "/usr/bin:/bin" },
       extraFds: [],
     });
-    // script(1) gives it a terminal, as node-pty would.
+    // script(1) gives it a terminal made outside the sandbox, as node-pty does: reading and writing it
+    // and its ioctls (stty) must work.
     const ran = spawnSync("/usr/bin/script", ["-q", "/dev/null", ...spec.argv], {
       env: spec.env,
       cwd: ws,
+      input: "hello\n",
       encoding: "utf8",
       timeout: 30_000,
     });
     expect(ran.stdout).toContain("tty-ok");
+    expect(ran.stdout).toContain("got-hello");
   });
 });

@@ -181,6 +181,9 @@ function proxyEnv(port: number, base: Readonly<Record<string, string>>): Record<
     `-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=${port}`,
     `-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=${port}`,
     "-Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1]",
+    // IPv4 sockets: a dual-stack socket reaches 127.0.0.1 as ::ffff:127.0.0.1, which Seatbelt's rule for
+    // the proxy's port (localhost:N) does not match.
+    "-Djava.net.preferIPv4Stack=true",
   ].join(" ");
   return {
     HTTP_PROXY: url,
