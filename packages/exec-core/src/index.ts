@@ -27,6 +27,7 @@ export {
   EXIT_CODE_TIMEOUT,
   exitCodeOf,
   type OutputDelta,
+  parseReport,
   type RunOptions,
   run,
   type StreamedExecResult,

@@ -92,7 +92,7 @@ class OutputCount {
  * A helper's report: `PID NAME` for each process the command left (in its order), and `limit KIND N`
  * for each limit the kernel enforced.
  */
-function parseReport(text: string): { left: string[]; limits: ExecResult["limitsReached"] } {
+export function parseReport(text: string): { left: string[]; limits: ExecResult["limitsReached"] } {
   const left: string[] = [];
   const limits: ExecResult["limitsReached"] = [];
   for (const line of text.split("\n")) {

@@ -20,6 +20,8 @@
  *    fork refused at pids.max), kills what is left in the groups and removes them. --rlimit-fsize and
  *    --rlimit-nproc set those rlimits for the command. --report-limits FD: the limits only, on a
  *    descriptor the command inherits (a second helper inside bwrap reports the leftovers on it).
+ *    --limits-private: the --report-limits descriptor is this process's alone (close-on-exec: no helper
+ *    inside bwrap shares it, and the command cannot write to it).
  *    --tmp-limit DIR: when the command has ended and DIR is a tmpfs with no room left, writes
  *    "limit tmp BYTES" (its size) to the report: the bound /tmp the command filled.
  *
@@ -28,7 +30,8 @@
  *   conch-sandbox-helper [--read PATH]... [--write PATH]... [--landlock-min-abi N] [--landlock-net]
  *                        [--landlock-scope] [--no-landlock] [--seccomp FD] [--report FD]
  *                        [--cgroup DIR]... [--report-limits FD]
- *                        [--rlimit-fsize BYTES] [--rlimit-nproc N] [--tmp-limit DIR] -- PROGRAM [ARG]...
+ *                        [--rlimit-fsize BYTES] [--rlimit-nproc N] [--tmp-limit DIR]
+ *                        [--limits-private] -- PROGRAM [ARG]...
  *
  * Built from this file alone, with no library beyond the C library, statically (musl on x86_64, glibc
  * on aarch64): tooling/scripts/build-sandbox-helper.mjs. Constants are spelled out here rather than
@@ -194,6 +197,7 @@ struct options {
   long rlimit_fsize;
   long rlimit_nproc;
   const char *tmp_limit;
+  int limits_private;
   char **argv;
 };
 
@@ -259,6 +263,8 @@ static void parse(int argc, char **argv, struct options *options) {
       options->rlimit_fsize = parse_number(argv[++i], arg);
     } else if (strcmp(arg, "--rlimit-nproc") == 0) {
       options->rlimit_nproc = parse_number(argv[++i], arg);
+    } else if (strcmp(arg, "--limits-private") == 0) {
+      options->limits_private = 1;
     } else if (strcmp(arg, "--landlock-net") == 0) {
       options->net = 1;
     } else if (strcmp(arg, "--landlock-scope") == 0) {
@@ -583,6 +589,8 @@ int main(int argc, char **argv) {
   if (has_filter) filter = read_filter(options.seccomp_fd);
   if (options.report_fd >= 0 && fcntl(options.report_fd, F_SETFD, FD_CLOEXEC) != 0)
     die("the --report descriptor", errno);
+  if (options.limits_private && options.limits_fd >= 0 && fcntl(options.limits_fd, F_SETFD, FD_CLOEXEC) != 0)
+    die("the --report-limits descriptor", errno);
   close_inherited(&options);
 
   if (options.report_fd < 0 && options.cgroup_count == 0 && options.limits_fd < 0) {

@@ -45,6 +45,21 @@ describeWith(["linux", "bwrap", "python3"], "limits on what a command consumes",
     expect(statSync(join(ws.cwd, "big.bin")).size).toBeLessThanOrEqual(1024 * 1024);
   });
 
+  it("a session's command past a limit: its exit says which (a terminal and pipes)", () => {
+    // Said from the cgroup's counters (memory, processes), which this user may not make as uid 65534;
+    // a file past file_mb is named only for one-shots (the helper inside bwrap sees the command die).
+    if (!cgroupsWritable()) return;
+    for (const tty of [true, false]) {
+      const bomb = toolCall(ws, "exec_command", {
+        cmd: "bomb() { bomb | bomb & }; bomb; sleep 1; echo after",
+        tty,
+        yield_time_ms: 10_000,
+      });
+      expect(bomb.text).toContain("Process exited with code");
+      expect(bomb.text).toContain("The command reached its process limit of 40 (limits.processes)");
+    }
+  });
+
   it("a memory hog and a fork bomb are stopped at their limits, said, and nothing is left", () => {
     if (!cgroupsWritable()) {
       // No cgroup for this user: said by --check (above); the command is not limited, so not tried.

@@ -19,6 +19,7 @@ import type { Approvals } from "./approvals.js";
 import type { AuditEvents } from "./audit-events.js";
 import { repairGit } from "./git-repairs.js";
 import { withHostGitGuard } from "./host-git-guard.js";
+import { limitsNotice } from "./limits-notice.js";
 import type { SpawnPlan } from "./spawn-plan.js";
 import type { CommandRequest, Execute, RunContext, SessionRequest, SessionRunContext } from "./types.js";
 
@@ -516,23 +517,4 @@ function leftProcessesNotice(names: readonly string[]): string[] {
   return [
     `Conch stopped ${n} ${n === 1 ? "process" : "processes"} this command left running (${listed}${more}): a one-shot command cannot leave processes behind; start a server or a background job with exec_command, which keeps it running in a session.`,
   ];
-}
-
-const MIB = 1024 * 1024;
-
-/** Each resource limit the kernel enforced on a one-shot command, named with its config key. */
-function limitsNotice(reached: ExecResult["limitsReached"]): string[] {
-  return reached.map(({ kind, limit }) => {
-    switch (kind) {
-      case "memory":
-        return `Killed: the command reached its memory limit of ${Math.round(limit / MIB)} MB (limits.memory_mb in the user's Conch config).`;
-      case "processes":
-        return `The command reached its process limit of ${limit} (limits.processes): starting more processes and threads failed.`;
-      case "file":
-        return `The command reached its file size limit of ${Math.round(limit / MIB)} MB (limits.file_mb): no file can grow past it.`;
-      case "tmp":
-        return `/tmp is full: it holds at most ${Math.round(limit / MIB)} MB (limits.tmp_mb); remove what is no longer needed from it, or write large files in the workspace.`;
-    }
-    return `The command reached a limit (${kind}).`;
-  });
 }

@@ -43,6 +43,7 @@ import {
   unknownTerminalText,
 } from "../model-text/terminal-result.js";
 import { formatUnifiedExecResult } from "../model-text/unified-exec-result.js";
+import { limitsNotice } from "../orchestrator/limits-notice.js";
 import type { RejectedOutcome, SessionReply, SessionRunContext } from "../orchestrator/types.js";
 import { approxTokenCount, joinCut } from "../text/truncate.js";
 import { defineTool } from "./define-tool.js";
@@ -144,7 +145,10 @@ async function unifiedExecResult(
     );
   }
   // What Conch moved aside in the repository after this call of a sandboxed session.
-  const notices = "notices" in response ? response.notices : [];
+  const notices = [
+    ...("notices" in response ? response.notices : []),
+    ...limitsNotice(response.limitsReached ?? []),
+  ];
   const hint = [...notices, ...(extra.hint ? [extra.hint] : [])].join(" ");
   if (hint !== "") text = appendLine(text, hintNote(hint));
   return {

@@ -103,7 +103,11 @@ function reaperHelper(rules: SandboxRules): string | null {
  * The helper in front of bwrap that applies `limits` (and reports what was reached on `reportFd`), or
  * nothing when no limit is set or none can be applied here (no helper: `describeLimits` says so).
  */
-function limiterArgs(limits: ResourceLimits | undefined, reportFd: number | null, keepFds: number): string[] {
+function limiterArgs(
+  limits: ResourceLimits | undefined,
+  report: { readonly fd: number; readonly own: boolean; readonly tmp: string | null } | null,
+  keepFds: number,
+): string[] {
   if (limits === undefined) return [];
   const found = helperPath();
   if (!("path" in found)) return [];
@@ -122,7 +126,13 @@ function limiterArgs(limits: ResourceLimits | undefined, reportFd: number | null
     "--keep-fds",
     String(keepFds),
     ...args,
-    ...(reportFd === null ? [] : ["--report-limits", String(reportFd)]),
+    ...(report === null ? [] : ["--report-limits", String(report.fd)]),
+    // A session's limiter reports alone (no helper inside bwrap shares the descriptor), and sees the
+    // workspace's /tmp where the host has it.
+    ...(report?.own === true ? ["--limits-private"] : []),
+    ...(report?.own === true && report.tmp !== null && limits.tmpMb !== undefined
+      ? ["--tmp-limit", report.tmp]
+      : []),
     "--",
   ];
 }
@@ -311,17 +321,23 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
             ];
       // Limits: the helper outside bwrap (cgroups cannot be joined from inside, where /sys is read-only)
       // joins the command's groups and sets the rlimits before bwrap starts, and says what was reached.
+      // A one-shot's reaper inside shares the report; a session has the limiter's alone.
       const limiter = limiterArgs(
         checked.limits,
-        helper === null ? null : reportFd,
+        {
+          fd: reportFd,
+          own: helper === null,
+          tmp: rules.tmp.kind === "private" ? rules.tmp.source : null,
+        },
         3 + spec.extraFds.length,
       );
+      const reports = helper !== null || limiter.length > 0;
       return {
         argv: [...limiter, ...enter, ...probed.launcher, probed.bwrap, ...args, ...reaper, ...command],
         cwd: spec.cwd,
         env: { ...spec.env, ...sandboxEnv(backend.name, rules) },
         extraFds: [...spec.extraFds, filter],
-        ...(helper === null ? {} : { reportFd }),
+        ...(reports ? { reportFd } : {}),
       };
     },
   };

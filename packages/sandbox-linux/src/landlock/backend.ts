@@ -160,8 +160,10 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
         fileLimit: options.limits?.fileMb !== undefined,
       });
       const seccompFd = 3 + spec.extraFds.length;
-      // A one-shot: the helper stays as the command's subreaper, and stops and names what it leaves.
-      const reportFd = transformOptions.reportLeftovers === true ? seccompFd + 1 : null;
+      // A one-shot: the helper stays as the command's subreaper, and stops and names what it leaves. A
+      // session under limits: the helper reports only what was reached, on a descriptor of its own.
+      const oneShot = transformOptions.reportLeftovers === true;
+      const reportFd = oneShot || options.limits !== undefined ? seccompFd + 1 : null;
       let cgroups: string[] = [];
       try {
         cgroups = options.limits === undefined ? [] : makeCommandCgroups(options.limits);
@@ -174,7 +176,11 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
       const helperArgs = [
         ...(options.limits === undefined ? [] : limitArgs(options.limits, cgroups)),
         ...(tmpLimit === null ? [] : ["--tmp-limit", tmpLimit]),
-        ...(reportFd === null ? [] : ["--report", String(reportFd)]),
+        ...(reportFd === null
+          ? []
+          : oneShot
+            ? ["--report", String(reportFd)]
+            : ["--report-limits", String(reportFd), "--limits-private"]),
         ...grants.read.flatMap((path) => ["--read", path]),
         ...grants.write.flatMap((path) => ["--write", path]),
         ...(probed.abi >= SIGNAL_SCOPE_ABI ? ["--landlock-scope"] : []),

@@ -1,5 +1,13 @@
 import type { ChildProcess } from "node:child_process";
-import { closeSync, constants as fsConstants, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants as fsConstants,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { constants, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +21,8 @@ export interface ProcessHandle {
   resize(cols: number, rows: number): void;
   /** Frees the terminal or pipes once the process is gone. */
   close(): void;
+  /** What the prepared spec's `reportFd` said (a sandbox helper's limits), read at the exit; null without one. */
+  readonly report: Promise<string> | null;
 }
 
 export interface HandleEvents {
@@ -39,20 +49,39 @@ function loadNodePty(): NodePty {
  * each extra descriptor's data goes to a private file, and a shell opens it as fd 3, 4, ... , deletes it,
  * and execs the real command: nothing stays on disk and nothing else can open it meanwhile.
  */
-function withExtraFdsFromFiles(spec: SpawnSpec): { argv: string[]; cleanup: () => void } {
-  if (spec.extraFds.length === 0) return { argv: spec.argv, cleanup: () => {} };
+function withExtraFdsFromFiles(spec: SpawnSpec): {
+  argv: string[];
+  cleanup: () => void;
+  readReport: () => string;
+} {
+  if (spec.extraFds.length === 0 && spec.reportFd === undefined) {
+    return { argv: spec.argv, cleanup: () => {}, readReport: () => "" };
+  }
   const dir = mkdtempSync(join(tmpdir(), "conch-fds-"));
   const files = spec.extraFds.map((data, index) => {
     const file = join(dir, `fd${3 + index}`);
     writeFileSync(file, data, { mode: 0o600 });
     return file;
   });
-  const opens = files.map((_, index) => `exec ${3 + index}<"$${index + 1}"`).join("; ");
+  const opens = files.map((_, index) => `exec ${3 + index}<"$${index + 1}"`);
+  // The report descriptor: a file of its own, written by the helper, read once the process has exited.
+  const report = join(dir, "report");
+  if (spec.reportFd !== undefined) {
+    writeFileSync(report, "", { mode: 0o600 });
+    opens.push(`exec ${spec.reportFd}>>"${report}"`);
+  }
   // Only the first N positional parameters are files; the rest is the command.
-  const script = `${opens}; i=0; for f; do [ "$i" -lt ${files.length} ] && rm -f "$f"; i=$((i+1)); done; rmdir "${dir}" 2>/dev/null; shift ${files.length}; exec "$@"`;
+  const script = `${opens.join("; ")}; i=0; for f; do [ "$i" -lt ${files.length} ] && rm -f "$f"; i=$((i+1)); done; rmdir "${dir}" 2>/dev/null; shift ${files.length}; exec "$@"`;
   return {
     argv: ["/bin/sh", "-c", script, "sh", ...files, ...spec.argv],
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    readReport: () => {
+      try {
+        return readFileSync(report, "utf8").slice(0, 64 * 1024);
+      } catch {
+        return "";
+      }
+    },
   };
 }
 
@@ -62,7 +91,9 @@ function withExtraFdsFromFiles(spec: SpawnSpec): { argv: string[]; cleanup: () =
  */
 export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: HandleEvents): ProcessHandle {
   const pty = loadNodePty();
-  const { argv, cleanup } = withExtraFdsFromFiles(spec);
+  const { argv, cleanup, readReport } = withExtraFdsFromFiles(spec);
+  let reported: (text: string) => void = () => {};
+  const report = spec.reportFd === undefined ? null : new Promise<string>((resolve) => (reported = resolve));
   const [file, ...args] = argv as [string, ...string[]];
   let term: import("@lydell/node-pty").IPty;
   try {
@@ -83,6 +114,7 @@ export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: Ha
   let exited = false;
   term.onExit(({ exitCode, signal }) => {
     exited = true;
+    reported(readReport());
     cleanup();
     events.onRootExit();
     const name = signal ? (signalName(signal) ?? null) : null;
@@ -90,6 +122,7 @@ export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: Ha
   });
   return {
     pid: term.pid,
+    report,
     write: (data) => term.write(data),
     resize: (c, r) => term.resize(c, r),
     // After the exit the terminal closes by itself, and the reaped pid may already name another
@@ -204,7 +237,11 @@ function signalName(signal: number): NodeJS.Signals | undefined {
  * Watches a child that exec-core's `spawnProcess` started (stdin at /dev/null, stdout and stderr on
  * pipes, in a new session and process group): its output merged in arrival order, then its exit.
  */
-export function pipeHandle(child: ChildProcess, events: HandleEvents): ProcessHandle {
+export function pipeHandle(
+  child: ChildProcess,
+  events: HandleEvents,
+  report: Promise<string> | null = null,
+): ProcessHandle {
   child.stdout?.on("data", (chunk: Buffer) => events.onData(chunk));
   child.stderr?.on("data", (chunk: Buffer) => events.onData(chunk));
   let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -227,6 +264,7 @@ export function pipeHandle(child: ChildProcess, events: HandleEvents): ProcessHa
   });
   return {
     pid: child.pid as number,
+    report,
     write: () => {},
     resize: () => {},
     // Pipes held open by a process that escaped every kill: stop waiting (their 'close' settles).

@@ -3,11 +3,12 @@ import {
   HeadTailBuffer,
   isExecError,
   type ProcessTree,
+  parseReport,
   type SpawnedProcess,
   type SpawnSpec,
   spawnProcess,
 } from "@conch/exec-core";
-import type { EnvPolicy } from "@conch/protocol";
+import type { EnvPolicy, ExecResult } from "@conch/protocol";
 import { stdinClosed, UnifiedExecError } from "../errors.js";
 import { ScreenRenderer } from "../render/screen-renderer.js";
 import { foregroundInputWait } from "./input-wait.js";
@@ -197,7 +198,7 @@ export class Session {
         spawned = await spawnProcess(options, (prepared) => spawnPty(prepared, cols, rows, events));
       } else {
         const child = await spawnProcess(options);
-        spawned = { ...child, process: pipeHandle(child.process, events) };
+        spawned = { ...child, process: pipeHandle(child.process, events, child.report) };
       }
     } catch (error) {
       renderer?.dispose();
@@ -258,6 +259,15 @@ export class Session {
 
   #wake(): void {
     for (const waiter of this.#waiters) waiter();
+  }
+
+  /**
+   * The limits the kernel enforced on the session's command (its sandbox helper's report), once it has
+   * exited; empty while it runs, or when no helper reported.
+   */
+  async limitsReached(): Promise<ExecResult["limitsReached"]> {
+    if (this.#exit === null || this.#handle.report === null) return [];
+    return parseReport(await this.#handle.report).limits;
   }
 
   /** The exit code, once the process has exited and its output is drained; null while it runs. */

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { expectedReceived, TOOL_LIMITS } from "@conch/protocol";
+import { type ExecResult, expectedReceived, TOOL_LIMITS } from "@conch/protocol";
 import { UnifiedExecError, unknownSession } from "../errors.js";
 import { Session, type SessionSpec, type SessionWatcher } from "../session/session.js";
 
@@ -87,6 +87,8 @@ export interface SessionResponse {
   readonly exitCode: number | null;
   /** For an exited process: milliseconds from spawn to exit (the early-exit window check uses it). */
   readonly exitedAfterMs: number | null;
+  /** For an exited process: the limits its sandbox enforced on it (config `limits`), when any was reached. */
+  readonly limitsReached?: ExecResult["limitsReached"];
   /** Output since the previous call on this session. */
   readonly output: string;
   /** Raw bytes behind `output`. */
@@ -357,9 +359,11 @@ export class SessionStore {
       }
       const running = session.running;
       if (!running && !this.#kept.has(session.id)) this.#forget(session);
+      const limits = running ? [] : await session.limitsReached();
       return {
         sessionId: session.id,
         running,
+        ...(limits.length === 0 ? {} : { limitsReached: limits }),
         exitCode: session.exitCode,
         exitedAfterMs: session.exitedAfterMs,
         output: text,
