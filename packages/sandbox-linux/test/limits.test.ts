@@ -13,6 +13,7 @@ import {
   rmSync,
   statfsSync,
   statSync,
+  writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import type { LocalSandboxBackend } from "@conch/sandbox-core";
@@ -111,6 +112,24 @@ for (const [name, needs, make] of cases) {
         } finally {
           spawnSync("umount", [source]);
           rmSync(source, { recursive: true, force: true });
+        }
+      });
+      it("the bound is mounted by the system's mount, never one a command could put on PATH", () => {
+        const source = mkdtempSync("/var/tmp/conch-limits-tmpfs-");
+        const bin = mkdtempSync("/var/tmp/conch-limits-bin-");
+        const marker = join(bin, "ran");
+        writeFileSync(join(bin, "mount"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+        const path = process.env.PATH;
+        process.env.PATH = `${bin}:${path ?? ""}`;
+        try {
+          expect(boundWorkspaceTmp(source, 3)).toBeNull();
+          expect(existsSync(marker)).toBe(false);
+          expect(statfsSync(source).type).toBe(TMPFS_MAGIC);
+        } finally {
+          process.env.PATH = path;
+          spawnSync("/usr/bin/umount", [source]);
+          rmSync(source, { recursive: true, force: true });
+          rmSync(bin, { recursive: true, force: true });
         }
       });
     } else {

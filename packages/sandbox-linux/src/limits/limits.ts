@@ -200,6 +200,8 @@ export function limitArgs(limits: ResourceLimits, cgroups: readonly string[]): s
   ];
 }
 
+const SYSTEM_MOUNTS = ["/usr/bin/mount", "/bin/mount", "/usr/sbin/mount", "/sbin/mount"];
+
 // The workspaces whose /tmp this process has bounded, with the size: a mount is looked for once.
 const boundTmps = new Map<string, number | string>();
 const TMPFS = /^\S+ \S+ \S+ \S+ (\S+) .* - tmpfs /;
@@ -244,7 +246,11 @@ function mountTmp(dir: string, tmpMb: number): string | null {
   const options = mounted
     ? `remount,size=${tmpMb}m`
     : `size=${tmpMb}m,mode=0700,uid=${uid},gid=${gid},nosuid,nodev`;
-  const ran = spawnSync("mount", ["-t", "tmpfs", "-o", options, "tmpfs", dir], {
+  // The system's mount, never one from PATH: a directory on PATH may lie in a writable root, where a
+  // command could have put a `mount` of its own for root to run outside the sandbox.
+  const mount = SYSTEM_MOUNTS.find((path) => existsSync(path));
+  if (mount === undefined) return `no mount program in ${SYSTEM_MOUNTS.join(", ")}`;
+  const ran = spawnSync(mount, ["-t", "tmpfs", "-o", options, "tmpfs", dir], {
     encoding: "utf8",
     timeout: 10_000,
   });
