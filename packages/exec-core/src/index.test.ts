@@ -20,6 +20,7 @@ describe("@conch/exec-core public surface", () => {
       "exitCodeOf",
       "inheritedVariableFilter",
       "isExecError",
+      "parseReport",
       "run",
       "spawnProcess",
     ]);
