@@ -26,8 +26,9 @@ export const BASE_POLICY: string = `; Closed by default: whatever is not allowed
   (literal "/dev/stdout")
   (literal "/dev/stderr")
   (regex #"^/dev/fd/[0-9]+$"))
-; The sysctls programs read to learn the machine (CPU count and features, page size, OS version), their
-; own process (kern.proc.pid.), and the routing table (net.routetable.): Codex's list as it is.
+; The sysctls programs read to learn the machine (CPU count and features, page size, OS version),
+; processes by pid and group (kern.proc.pid., kern.proc.pgrp.: any pid's, so the command can learn what
+; else runs, as on a host without a pid namespace), and the routing table: Codex's list as it is.
 (allow sysctl-read
   (sysctl-name "hw.activecpu")
   (sysctl-name "hw.busfrequency_compat")

@@ -32,7 +32,8 @@ const NEVER_CREATED = [".conch", ".agents"] as const;
  */
 const NEVER_CREATED_ANY_CASE = [
   String.raw`/\.[Cc][Oo][Nn][Cc][Hh](/|$)`,
-  String.raw`/\.[Aa][Gg][Ee][Nn][Tt][Ss](/|$)`,
+  // APFS folds the long s (U+017F) to s as well.
+  String.raw`/\.[Aa][Gg][Ee][Nn][Tt]([Ss]|ſ)(/|$)`,
 ] as const;
 
 const TAG = /^[A-Za-z0-9_-]{1,64}$/;
@@ -109,8 +110,8 @@ export function seatbeltProfile(rules: SandboxRules, options: SeatbeltProfileOpt
   out.push(deny("file-read* file-write* file-ioctl", '(regex #"^/dev/ttys[0-9]+$")'));
   out.push(TTY_POLICY.trimEnd());
   const tmp = rules.tmp.kind === "host" ? [] : rules.tmp.targets;
-  for (const [i, target] of tmp.entries())
-    out.push(deny("file-read*", under(params.add(`HOST_TMP_${i}`, target))));
+  const tmpNames = tmp.map((target, i) => params.add(`HOST_TMP_${i}`, target));
+  for (const name of tmpNames) out.push(deny("file-read*", under(name)));
   // A writable root inside the host's /tmp (a helper's scratch directory) is readable again.
   rules.writableRoots.forEach((root, i) => {
     if (tmp.some((target) => isAtOrInside(root.root, target)))
@@ -140,7 +141,13 @@ export function seatbeltProfile(rules: SandboxRules, options: SeatbeltProfileOpt
   if (tmpSource !== null) out.push(`(allow file-read* ${under(tmpSource)})`);
 
   // Writes: the writable roots less what stays read-only, and this workspace's own /tmp.
-  const keep: string[] = [];
+  // The roots themselves and this workspace's /tmp are kept too: renamed away, their protected paths
+  // could be changed where no rule names them, and the directory renamed back.
+  const keep: string[] = [
+    ...rules.writableRoots.map((root) => root.root),
+    ...(rules.tmp.kind === "private" ? [rules.tmp.source] : []),
+  ];
+  const rootClauses: string[] = [];
   if (rules.writableRoots.length > 0 || tmpSource !== null) {
     out.push("; Writes: the writable roots less what stays read-only (also when it does not exist yet).");
     const clauses: string[] = [];
@@ -157,24 +164,35 @@ export function seatbeltProfile(rules: SandboxRules, options: SeatbeltProfileOpt
       for (const regex of NEVER_CREATED_ANY_CASE) nots.push(`(require-not (regex #"${regex}"))`);
       for (const entry of hidden)
         if (isAtOrInside(entry.path, root.root)) keep.push(...dirsBetween(root.root, entry.path));
-      clauses.push(
-        nots.length === 0 ? under(rootName) : `(require-all ${under(rootName)}\n    ${nots.join("\n    ")})`,
-      );
+      const clause =
+        nots.length === 0 ? under(rootName) : `(require-all ${under(rootName)}\n    ${nots.join("\n    ")})`;
+      clauses.push(clause);
+      rootClauses.push(clause);
     });
     if (tmpSource !== null) clauses.push(under(tmpSource));
     out.push(`(allow file-write*\n  ${clauses.join("\n  ")})`);
   }
   // A hidden path is never written, even inside a writable root; nothing that holds a protected or
   // hidden path is moved, removed or replaced (else it could be rebuilt, or its secret moved into view).
-  if (hidden.length > 0) {
-    out.push(deny("file-write*", hidden.map((entry) => under(entry.name)).join("\n  ")));
-    // This workspace's /tmp lies in Conch's (hidden) state directory: writable again.
+  // The host's /tmp is never written either, even inside a writable root (/private as a root).
+  const closed = [...hidden.map((entry) => under(entry.name)), ...tmpNames.map(under)];
+  if (closed.length > 0) {
+    out.push(deny("file-write*", closed.join("\n  ")));
+    // Writable again: a root inside the host's /tmp (a helper's scratch directory), and this workspace's
+    // /tmp, which lies in Conch's (hidden) state directory.
+    rules.writableRoots.forEach((root, i) => {
+      if (tmp.some((target) => isAtOrInside(root.root, target)))
+        out.push(`(allow file-write*\n  ${rootClauses[i]})`);
+    });
     if (tmpSource !== null) out.push(`(allow file-write* ${under(tmpSource)})`);
   }
   const kept = [...new Set(keep)];
   if (kept.length > 0) {
     out.push(deny("file-write*", kept.map((dir, i) => at(params.add(`KEEP_${i}`, dir))).join("\n  ")));
   }
+  // No file flags (chflags uchg, schg): a flag set on what the command made would keep Conch's check after
+  // the command from moving it aside.
+  out.push(`(deny file-write-flags ${tag})`);
 
   // Network: all of it, only this command's proxy endpoint, or none; never a unix socket (a connect to
   // one is network-outbound too, and no file rule stops it: conchd's channel, gpg's and ssh's agents).
@@ -185,9 +203,11 @@ export function seatbeltProfile(rules: SandboxRules, options: SeatbeltProfileOpt
     );
     out.push(NETWORK_SERVICES_POLICY.trimEnd());
   } else if (port !== undefined) {
+    // Nothing else: trustd and ocspd fetch what a certificate names (its OCSP and issuer URLs) for the
+    // caller, a way out past the proxy; a client that checks certificates through the system (Go,
+    // Swift) cannot do so here.
     out.push("; Network: only this command's own endpoint of Conch's proxy, on the loopback.");
     out.push(`(allow network-outbound (remote ip "localhost:${port}"))`);
-    out.push(NETWORK_SERVICES_POLICY.trimEnd());
   } else {
     out.push("; Network: none.");
   }

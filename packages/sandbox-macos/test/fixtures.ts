@@ -72,6 +72,9 @@ export const CASES: Readonly<Record<string, { readonly rules: SandboxRules; read
     },
     "network-allowlist": { rules: workspaceWrite(), proxyPort: PROXY_PORT },
     "network-on": { rules: workspaceWrite({ network: true }) },
+    "root-holds-host-tmp": {
+      rules: workspaceWrite({ writableRoots: [{ root: "/private/var/folders/x1", readOnlySubpaths: [] }] }),
+    },
     "odd-paths": {
       rules: workspaceWrite({
         writableRoots: [

@@ -171,7 +171,7 @@ const FIXED_REGEXES = new Set([
   "^/__KMP_REGISTERED_LIB_[0-9]+$",
   "^net.routetable",
   String.raw`/\.[Cc][Oo][Nn][Cc][Hh](/|$)`,
-  String.raw`/\.[Aa][Gg][Ee][Nn][Tt][Ss](/|$)`,
+  String.raw`/\.[Aa][Gg][Ee][Nn][Tt]([Ss]|ſ)(/|$)`,
 ]);
 
 /**
@@ -255,6 +255,8 @@ export interface Query {
   readonly address?: { readonly host: string; readonly port: number };
   /** ...or a unix socket's path. */
   readonly socket?: string;
+  /** mach-lookup's service name. */
+  readonly service?: string;
 }
 
 type Decision = "allow" | "deny";
@@ -328,6 +330,8 @@ function matches(filter: Node, query: Query, params: Readonly<Record<string, str
     }
     case "with":
       return true;
+    case "global-name":
+      return query.service !== undefined && query.service === stringArg(args[0], params);
     default:
       if (FILTERS.has(head.value)) return false; // About something no query here asks (sysctls, services).
       throw new Error(`unknown filter ${head.value}`);

@@ -130,6 +130,10 @@ export const DEFAULT_DENY_READ: readonly string[] = [
   "~/Library/Containers/com.bitwarden.desktop",
   "/etc/shadow",
   "/etc/gshadow",
+  // macOS's password hashes and system keychain (readable by a root caller).
+  "/private/var/db/dslocal/nodes/Default/users",
+  "/private/var/db/SystemKey",
+  "/Library/Keychains/System.keychain",
   "/etc/ssh/ssh_host_*_key",
 ];
 
