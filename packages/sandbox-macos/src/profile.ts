@@ -33,7 +33,7 @@ const NEVER_CREATED = [".conch", ".agents"] as const;
 const NEVER_CREATED_ANY_CASE = [
   String.raw`/\.[Cc][Oo][Nn][Cc][Hh](/|$)`,
   // APFS folds the long s (U+017F) to s as well.
-  String.raw`/\.[Aa][Gg][Ee][Nn][Tt]([Ss]|ſ)(/|$)`,
+  `/\\.[Aa][Gg][Ee][Nn][Tt]([Ss]|${String.fromCharCode(0x17f)})(/|$)`,
 ] as const;
 
 const TAG = /^[A-Za-z0-9_-]{1,64}$/;

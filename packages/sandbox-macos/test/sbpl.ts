@@ -171,7 +171,7 @@ const FIXED_REGEXES = new Set([
   "^/__KMP_REGISTERED_LIB_[0-9]+$",
   "^net.routetable",
   String.raw`/\.[Cc][Oo][Nn][Cc][Hh](/|$)`,
-  String.raw`/\.[Aa][Gg][Ee][Nn][Tt]([Ss]|ſ)(/|$)`,
+  `/\\.[Aa][Gg][Ee][Nn][Tt]([Ss]|${String.fromCharCode(0x17f)})(/|$)`,
 ]);
 
 /**
