@@ -2,6 +2,7 @@ import { closeSync, constants, mkdirSync, openSync, realpathSync } from "node:fs
 import { basename, dirname, join } from "node:path";
 import { DEFAULT_ENV_EXCLUDES, type EnvPolicy } from "@conch/exec-core";
 import type { SandboxWorkspaceOptions } from "@conch/sandbox-core";
+import { boundWorkspaceTmp } from "@conch/sandbox-linux";
 import type { ConfigSandboxMode } from "./config/config-values.js";
 import { type ConchConfig, conchConfigDir } from "./config/load-config.js";
 import { sha256Hex } from "./runtime/sha256.js";
@@ -55,6 +56,8 @@ export function conchEnvPolicy(config: ConchConfig): EnvPolicy {
 export interface ConchSandboxWorkspace {
   readonly options: Omit<SandboxWorkspaceOptions, "cwd">;
   readonly spillDir: string;
+  /** Why the workspace's /tmp is not bounded by `tmp_mb` although it is set; null when it is, or unset. */
+  readonly tmpUnbounded: string | null;
 }
 
 /**
@@ -81,11 +84,21 @@ export function conchSandboxWorkspace(
     if (config.auditLog !== null) createPrivateFile(config.auditLog);
   }
   const spillDir = join(stateDir, "spill", id);
+  const tmpDir = join(stateDir, "tmp", id);
+  // tmp_mb: as root, the workspace's /tmp becomes a tmpfs of that size, mounted before the sandbox holds
+  // the directory by identity (a mount after would change it under the session).
+  let tmpUnbounded: string | null = null;
+  const tmpMb = config.limits.tmpMb;
+  if (mode === "workspace-write" && tmpMb !== undefined && process.platform === "linux") {
+    mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+    tmpUnbounded = boundWorkspaceTmp(tmpDir, tmpMb);
+  }
   return {
     spillDir,
+    tmpUnbounded,
     options: {
       env: { ...env },
-      tmpDir: join(stateDir, "tmp", id),
+      tmpDir,
       denyRead: [...own, ...config.denyRead],
       // Readable: this workspace's spill files (the model text tells the model to read them) and the shell
       // snapshots (every login-shell command sources one).

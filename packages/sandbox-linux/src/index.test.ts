@@ -6,6 +6,7 @@ describe("@conch/sandbox-linux public surface", () => {
     expect(Object.keys(api).sort()).toEqual([
       "SANDBOX_BACKEND_CHOICES",
       "SECCOMP_ARCHES",
+      "boundWorkspaceTmp",
       "buildSeccompFilter",
       "createLandlockBackend",
       "createLinuxBackend",

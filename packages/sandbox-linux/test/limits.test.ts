@@ -90,6 +90,8 @@ for (const [name, needs, make] of cases) {
       it("a disk filler in the workspace's /tmp stops at tmp_mb (a tmpfs of that size), and is named", async () => {
         const source = mkdtempSync("/var/tmp/conch-limits-tmpfs-");
         try {
+          // As the workspace's setup does, before the sandbox holds the directory.
+          expect(boundWorkspaceTmp(source, 2)).toBeNull();
           const ran = await oneShot(
             make({ tmpMb: 2, fileMb: 1 }),
             cwd,

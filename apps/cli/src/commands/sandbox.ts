@@ -77,6 +77,17 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
     for (const line of await sandboxChoiceLines(registry, policy, sandboxBackend, limits)) {
       process.stdout.write(`conch sandbox: ${line}\n`);
     }
+    const { tmpUnbounded } = conchSandboxWorkspace(
+      await loadConfig({ cwd }),
+      process.env,
+      cwd,
+      "workspace-write",
+    );
+    if (tmpUnbounded !== null) {
+      process.stdout.write(
+        `conch sandbox: limits: this workspace's /tmp is NOT bounded by tmp_mb: ${tmpUnbounded}\n`,
+      );
+    }
     // Throws SANDBOX_UNAVAILABLE with the reason and the fix (exit status 3) when it cannot run here.
     const sandbox = await prepareSandbox(policy, cwd, registry, await workspaceOptions(cwd, policy.mode));
     process.stdout.write(

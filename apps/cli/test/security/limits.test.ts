@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { conch, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
+import { conch, replay, toolCall, userConfig, type Workspace, workspace } from "./harness.js";
 
 let ws: Workspace;
 beforeEach(() => {
@@ -92,7 +92,7 @@ describeWith(["linux", "bwrap", "python3"], "limits on what a command consumes",
     }
   });
 
-  it("a disk filler in /tmp stops at tmp_mb, said (as root: a tmpfs of that size); another user is told", () => {
+  it("a disk filler in /tmp stops at tmp_mb, said (as root: a tmpfs of that size); another user is told", async () => {
     userConfig(ws, ["limits = { tmp_mb = 2, file_mb = 1 }"]);
     if (process.getuid?.() !== 0) {
       expect(conch(ws, ["sandbox", "--check"]).stdout).toContain(
@@ -101,6 +101,18 @@ describeWith(["linux", "bwrap", "python3"], "limits on what a command consumes",
       return;
     }
     try {
+      // Every command of one process keeps its /tmp (the mount comes before the sandbox holds it).
+      const calls = replay(ws);
+      for (const word of ["one", "two"]) {
+        const echoed = await calls.call("shell_command", {
+          command: `echo ${word} > /tmp/${word}; cat /tmp/${word}`,
+        });
+        expect(echoed.text).toContain(word);
+      }
+      expect((await calls.call("exec_command", { cmd: "ls /tmp", yield_time_ms: 5000 })).text).toContain(
+        "two",
+      );
+      expect(await calls.close()).toBe(0);
       const fill = toolCall(ws, "shell_command", {
         command:
           "for i in 1 2 3 4 5 6 7 8; do head -c 524288 /dev/zero > /tmp/f$i || break; done; echo filled",

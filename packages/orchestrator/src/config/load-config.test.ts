@@ -302,6 +302,11 @@ describe("loadConfig", () => {
       processes: 50,
       cpuPercent: 100,
     });
+    // tmp_mb turns the workspace's /tmp into memory: a project may lower the user's, never set one.
+    await write(projectFile, "limits = { tmp_mb = 64 }\n");
+    expect((await load()).limits.tmpMb).toBeUndefined();
+    await write(userFile, "limits = { tmp_mb = 128 }\n");
+    expect((await load()).limits.tmpMb).toBe(64);
     await write(userFile, "limits = { memory = 1 }\n");
     await expect(load()).rejects.toThrow(
       /config\.toml:1: limits\.memory: expected one of the keys memory_mb, processes, cpu_percent, tmp_mb, file_mb/,

@@ -96,13 +96,17 @@ const DEFAULT_SETTLE_MS = 100;
 const DEFAULT_PROCESSES = 8192;
 const DEFAULT_FILE_MB = 16 * 1024;
 
-/** A project's limits over the user's: each only lower, never removed. */
+/**
+ * A project's limits over the user's: each only lower, never removed. `tmp_mb` only where the user set
+ * one: it turns the workspace's /tmp into memory (a tmpfs, as root), which a project must not choose.
+ */
 function lowerLimits(user: ConfigLimits, project: ConfigLimits | undefined): ConfigLimits {
   const merged: Record<string, number> = { ...user } as Record<string, number>;
   for (const [, key] of LIMIT_KEYS) {
     const value = project?.[key];
     if (value === undefined) continue;
     const current = user[key];
+    if (key === "tmpMb" && current === undefined) continue;
     merged[key] = current === undefined ? value : Math.min(current, value);
   }
   return merged;

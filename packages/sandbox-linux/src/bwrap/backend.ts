@@ -10,7 +10,7 @@ import {
 } from "@conch/sandbox-core";
 import { helperPath } from "../helper/helper.js";
 import { runCapture } from "../helper/run-capture.js";
-import { boundWorkspaceTmp, limitArgs, makeCommandCgroups, type ResourceLimits } from "../limits/limits.js";
+import { limitArgs, makeCommandCgroups, type ResourceLimits, tmpBound } from "../limits/limits.js";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
 import { type BwrapProbe, probeBwrap } from "./availability.js";
 import { bwrapArgs } from "./bwrap-args.js";
@@ -135,6 +135,13 @@ function limiterArgs(
       : []),
     "--",
   ];
+}
+
+/** Whether the command's /tmp is bounded by `tmp_mb` (a fresh tmpfs, or the workspace's mounted one). */
+function tmpBounded(rules: SandboxRules, limits: ResourceLimits | undefined): boolean {
+  const tmpMb = limits?.tmpMb;
+  if (tmpMb === undefined) return false;
+  return rules.tmp.kind === "empty" || (rules.tmp.kind === "private" && tmpBound(rules.tmp.source, tmpMb));
 }
 
 /** The launchers a root caller's bwrap may start from, in the order they are tried. */
@@ -276,9 +283,6 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
         fileLimit: checked.limits?.fileMb !== undefined,
       });
       const root = process.getuid?.() === 0;
-      if (checked.limits?.tmpMb !== undefined && rules.tmp.kind === "private") {
-        boundWorkspaceTmp(rules.tmp.source, checked.limits.tmpMb);
-      }
       const reportFd = 3 + spec.extraFds.length + 1;
       const helper = transformOptions.reportLeftovers === true ? reaperHelper(rules) : null;
       const args = bwrapArgs(rules, {
@@ -315,8 +319,8 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
               keep,
               "--report",
               String(reportFd),
-              // Inside, /tmp is the bound one (the workspace's, or read-only mode's fresh tmpfs).
-              ...(checked.limits?.tmpMb === undefined ? [] : ["--tmp-limit", "/tmp"]),
+              // Inside, /tmp is bounded: read-only mode's fresh tmpfs, or the workspace's when it was mounted.
+              ...(tmpBounded(rules, checked.limits) ? ["--tmp-limit", "/tmp"] : []),
               "--",
             ];
       // Limits: the helper outside bwrap (cgroups cannot be joined from inside, where /sys is read-only)
@@ -327,7 +331,7 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
         {
           fd: reportFd,
           own: helper === null,
-          tmp: rules.tmp.kind === "private" ? rules.tmp.source : null,
+          tmp: rules.tmp.kind === "private" && tmpBounded(rules, checked.limits) ? rules.tmp.source : null,
         },
         3 + spec.extraFds.length,
       );

@@ -19,7 +19,7 @@ import { withInheritedFdsClosed } from "../bwrap/fd-closer.js";
 import { findProgram } from "../bwrap/find-program.js";
 import { checkRulesAndPrograms } from "../bwrap/paths.js";
 import { helperPath, probeLandlockAbi } from "../helper/helper.js";
-import { boundWorkspaceTmp, limitArgs, makeCommandCgroups, type ResourceLimits } from "../limits/limits.js";
+import { limitArgs, makeCommandCgroups, type ResourceLimits, tmpBound } from "../limits/limits.js";
 import { buildSeccompFilter, seccompArchOf } from "../seccomp/filter.js";
 import { landlockGrants } from "./grants.js";
 
@@ -171,8 +171,11 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
         cgroups = [];
       }
       const tmpMb = options.limits?.tmpMb;
-      const tmpLimit = tmpMb !== undefined && rules.tmp.kind === "private" ? rules.tmp.source : null;
-      if (tmpLimit !== null && tmpMb !== undefined) boundWorkspaceTmp(tmpLimit, tmpMb);
+      // Only the workspace's /tmp as mounted at tmp_mb (workspace setup): any other full tmpfs is not ours.
+      const tmpLimit =
+        tmpMb !== undefined && rules.tmp.kind === "private" && tmpBound(rules.tmp.source, tmpMb)
+          ? rules.tmp.source
+          : null;
       const helperArgs = [
         ...(options.limits === undefined ? [] : limitArgs(options.limits, cgroups)),
         ...(tmpLimit === null ? [] : ["--tmp-limit", tmpLimit]),

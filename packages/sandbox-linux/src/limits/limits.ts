@@ -15,6 +15,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmdirSync,
   writeFileSync,
 } from "node:fs";
@@ -216,14 +217,26 @@ function mountinfoPath(dir: string): string {
  * that a command filling it stops there: only as root (the mount is the host's, and stays until the
  * machine restarts, like /tmp's files). Already such a tmpfs: its size is set to `tmpMb`. Returns null
  * when it holds, else why not (not root; files already there, which a mount would hide; mount failed).
+ * Called before the sandbox's workspace holds `dir` by identity (a mount changes it), once per process.
  */
-export function boundWorkspaceTmp(dir: string, tmpMb: number): string | null {
+export function boundWorkspaceTmp(path: string, tmpMb: number): string | null {
+  let dir: string;
+  try {
+    dir = realpathSync(path);
+  } catch {
+    return `${path} does not exist`;
+  }
   const known = boundTmps.get(dir);
   if (known === tmpMb) return null;
   if (typeof known === "string") return known;
   const why = mountTmp(dir, tmpMb);
   boundTmps.set(dir, why ?? tmpMb);
   return why;
+}
+
+/** Whether `dir` is bounded at `tmpMb` by this process's `boundWorkspaceTmp`. */
+export function tmpBound(dir: string, tmpMb: number): boolean {
+  return boundTmps.get(dir) === tmpMb;
 }
 
 function mountTmp(dir: string, tmpMb: number): string | null {
@@ -244,7 +257,7 @@ function mountTmp(dir: string, tmpMb: number): string | null {
   const uid = process.getuid?.() ?? 0;
   const gid = process.getgid?.() ?? 0;
   const options = mounted
-    ? `remount,size=${tmpMb}m`
+    ? `remount,size=${tmpMb}m,nosuid,nodev`
     : `size=${tmpMb}m,mode=0700,uid=${uid},gid=${gid},nosuid,nodev`;
   // The system's mount, never one from PATH: a directory on PATH may lie in a writable root, where a
   // command could have put a `mount` of its own for root to run outside the sandbox.

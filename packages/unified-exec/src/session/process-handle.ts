@@ -4,7 +4,7 @@ import {
   constants as fsConstants,
   mkdtempSync,
   openSync,
-  readFileSync,
+  readSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -58,26 +58,37 @@ function withExtraFdsFromFiles(spec: SpawnSpec): {
     return { argv: spec.argv, cleanup: () => {}, readReport: () => "" };
   }
   const dir = mkdtempSync(join(tmpdir(), "conch-fds-"));
+  // Created exclusively (`wx`): nothing planted in the fresh directory is followed.
   const files = spec.extraFds.map((data, index) => {
     const file = join(dir, `fd${3 + index}`);
-    writeFileSync(file, data, { mode: 0o600 });
+    writeFileSync(file, data, { mode: 0o600, flag: "wx" });
     return file;
   });
   const opens = files.map((_, index) => `exec ${3 + index}<"$${index + 1}"`);
-  // The report descriptor: a file of its own, written by the helper, read once the process has exited.
+  // The report descriptor: a file of its own, which this process holds open to read at the exit; the
+  // script removes its name as soon as the descriptor is open, as it does the others, so nothing is
+  // left behind and nothing else can open it afterwards.
+  let reportFd: number | null = null;
   const report = join(dir, "report");
   if (spec.reportFd !== undefined) {
-    writeFileSync(report, "", { mode: 0o600 });
-    opens.push(`exec ${spec.reportFd}>>"${report}"`);
+    writeFileSync(report, "", { mode: 0o600, flag: "wx" });
+    reportFd = openSync(report, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    opens.push(`exec ${spec.reportFd}>>"${report}"`, `rm -f "${report}"`);
   }
   // Only the first N positional parameters are files; the rest is the command.
   const script = `${opens.join("; ")}; i=0; for f; do [ "$i" -lt ${files.length} ] && rm -f "$f"; i=$((i+1)); done; rmdir "${dir}" 2>/dev/null; shift ${files.length}; exec "$@"`;
   return {
     argv: ["/bin/sh", "-c", script, "sh", ...files, ...spec.argv],
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup: () => {
+      if (reportFd !== null) closeSync(reportFd);
+      reportFd = null;
+      rmSync(dir, { recursive: true, force: true });
+    },
     readReport: () => {
+      if (reportFd === null) return "";
       try {
-        return readFileSync(report, "utf8").slice(0, 64 * 1024);
+        const buffer = Buffer.alloc(64 * 1024);
+        return buffer.toString("utf8", 0, readSync(reportFd, buffer, 0, buffer.length, 0));
       } catch {
         return "";
       }
