@@ -16,6 +16,7 @@ describe("@conch/protocol public surface", () => {
       "CONCH_ERROR_CODES",
       "ConchError",
       "ENV_INHERIT_POLICIES",
+      "EXEC_PROTOCOL_VERSION",
       "INTERPRETERS",
       "NETWORK_ACCESS_MODES",
       "REJECTION_KINDS",

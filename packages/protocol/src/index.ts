@@ -16,6 +16,20 @@ export {
   type SpawnSpec,
 } from "./exec.js";
 export {
+  EXEC_PROTOCOL_VERSION,
+  type ExecCapabilities,
+  type ExecOutputChunk,
+  type InitializeParams,
+  type InitializeResult,
+  type ProcessEntry,
+  type ProcessReadParams,
+  type ProcessReadResult,
+  type ProcessStartParams,
+  type ProcessWriteParams,
+  type ProcessWriteStatus,
+  type SandboxIntent,
+} from "./exec-protocol.js";
+export {
   APPROVAL_POLICIES,
   type ApprovalPolicy,
   type CodexSandboxPolicy,

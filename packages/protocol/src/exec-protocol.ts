@@ -1,0 +1,92 @@
+// conch-exec/1: what conchd and a conch-agent say to each other, as JSON-RPC 2.0 (one message a line
+// over stdio, or a frame over WebSocket). Modelled on Codex's exec-server: the agent runs processes and
+// holds no policy; conchd decides (rules, approvals) before `process/start` and keeps the audit log.
+// Output is numbered so that a reader that lost its connection reads on from where it was; writes carry
+// an id so that one sent twice is typed once. Binary data is base64.
+
+/** The protocol's name and version, as `initialize` gives it. */
+export const EXEC_PROTOCOL_VERSION = "conch-exec/1";
+
+/** What the agent can enforce and run here, said in `initialize`'s answer. */
+export interface ExecCapabilities {
+  readonly pty: boolean;
+  readonly bwrap: boolean;
+  readonly landlock: boolean;
+  readonly seccomp: boolean;
+}
+
+/** The sandbox a process must run in; the agent refuses to start it when it cannot enforce this. */
+export interface SandboxIntent {
+  readonly mode: "read-only" | "workspace-write";
+  /** Writable roots besides the process's cwd (workspace-write only). */
+  readonly writableRoots?: readonly string[];
+  readonly network: boolean;
+}
+
+export interface InitializeParams {
+  readonly clientName: string;
+  readonly protocolVersion: string;
+  /** A token conchd signed for this agent (`payload.signature`, each base64url; Ed25519). */
+  readonly binding: string;
+}
+
+export interface InitializeResult {
+  readonly sessionId: string;
+  readonly agentVersion: string;
+  readonly capabilities: ExecCapabilities;
+}
+
+export interface ProcessStartParams {
+  /** Chosen by the caller (conchd's session id), unique for the agent's life. */
+  readonly processId: string;
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly tty: boolean;
+  readonly cols?: number;
+  readonly rows?: number;
+  readonly sandbox: SandboxIntent;
+}
+
+/** One numbered piece of a process's output: a terminal's, or its stdout and stderr interleaved. */
+export interface ExecOutputChunk {
+  readonly seq: number;
+  readonly data: string;
+}
+
+export interface ProcessReadParams {
+  readonly processId: string;
+  /** The last sequence number the caller has; 0 for all the agent still holds. */
+  readonly afterSeq: number;
+  /** How long to wait for new output or the exit when there is none yet (ms; at most 30 000). */
+  readonly waitMs?: number;
+}
+
+export interface ProcessReadResult {
+  readonly chunks: readonly ExecOutputChunk[];
+  /** The sequence number the next chunk will have. */
+  readonly nextSeq: number;
+  readonly exited: boolean;
+  readonly exitCode: number | null;
+  /** The sandbox refused something the process did (its output says so). */
+  readonly sandboxDenied: boolean;
+  /** Output past `afterSeq` that the agent no longer holds (its ring was full and it was not acked). */
+  readonly droppedBytes: number;
+}
+
+export interface ProcessWriteParams {
+  readonly processId: string;
+  readonly data: string;
+  /** The same id twice is typed once. */
+  readonly writeId: string;
+}
+
+export type ProcessWriteStatus = "accepted" | "duplicate";
+
+export interface ProcessEntry {
+  readonly processId: string;
+  readonly tty: boolean;
+  readonly running: boolean;
+  readonly exitCode: number | null;
+  readonly nextSeq: number;
+}
