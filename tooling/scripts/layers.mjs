@@ -37,6 +37,7 @@ const TABLE = new Map([
   ["@conch/mcp", { layer: 5, allowed: ["@conch/protocol", "@conch/approval", "@conch/orchestrator"] }],
   ["@conch/cli", { layer: APP, allowed: LOWER, bundled: true }],
   ["@conch/daemon", { layer: APP, allowed: LOWER }],
+  ["@conch/agent", { layer: APP, allowed: LOWER }],
   [TEST_CONFIG, { layer: DEV, allowed: [] }],
 ]);
 

@@ -13,6 +13,7 @@ const NOBODY = 65534;
 // Each entry: a package directory and the test files, relative to it, that attempt escapes for real.
 const SUITES = [
   { dir: "apps/cli", files: ["test/security"] },
+  { dir: "apps/agent", files: ["test/agent-stdio.test.ts"] },
   { dir: "packages/sandbox-linux", files: ["test"] },
   { dir: "packages/sandbox-core", files: ["test", "src"] },
 ];

@@ -17,8 +17,12 @@ const bins = workspacePackages(ROOT).flatMap(({ dir, manifest }) => {
 });
 
 describe("the built bins", () => {
-  it("are the CLI's and the daemon's", () => {
-    expect(bins.sort()).toEqual(["apps/cli/dist/bin.js", "apps/daemon/dist/bin.js"]);
+  it("are the CLI's, the daemon's and the agent's", () => {
+    expect(bins.sort()).toEqual([
+      "apps/agent/dist/bin.js",
+      "apps/cli/dist/bin.js",
+      "apps/daemon/dist/bin.js",
+    ]);
   });
 
   it.each(bins)("%s is executable by everyone and starts with a shebang", (bin) => {
