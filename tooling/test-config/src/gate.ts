@@ -242,6 +242,11 @@ const here = (): Machine => ({
   optional: (need) => PROBES[need].optional === true,
 });
 
+/** {@link gate} on this machine. */
+export function gateHere(needs: Need | readonly Need[]): Gate {
+  return gate(needs, here());
+}
+
 function announce(title: string, message: string): void {
   // At collection, so the skip shows without a verbose reporter.
   process.stderr.write(`skipping "${title}": ${message}\n`);
@@ -249,7 +254,7 @@ function announce(title: string, message: string): void {
 
 /** `describe` for a suite that needs `needs` of the machine, gated by {@link gate}. */
 export function describeWith(needs: Need | readonly Need[], title: string, suite: () => void): void {
-  const decision = gate(needs, here());
+  const decision = gateHere(needs);
   if (decision.action === "run") describe(title, suite);
   else if (decision.action === "fail") {
     describe(title, () => {
@@ -270,7 +275,7 @@ export function itWith(
   test: () => unknown,
   timeout?: number,
 ): void {
-  const decision = gate(needs, here());
+  const decision = gateHere(needs);
   if (decision.action === "run") it(title, test, timeout);
   else if (decision.action === "fail") {
     it(title, () => {
