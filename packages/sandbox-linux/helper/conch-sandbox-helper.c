@@ -53,6 +53,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXIT_SETUP 125
@@ -424,9 +425,37 @@ static void process_name(pid_t pid, char *name, size_t size) {
  * loop cannot outrun the kill), its name read, then every stopped one is killed; its children come to
  * this process as it dies, and are found in the next round.
  */
+/* Whether `pid` has already ended (a zombie, or on its way out): not something the command left running. */
+static int has_ended(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *file = fopen(path, "re");
+  if (file == NULL) return 1;
+  char line[512];
+  int ended = 1;
+  if (fgets(line, sizeof line, file) != NULL) {
+    /* The state follows the name in parentheses, which may itself hold ") ". */
+    char *close = strrchr(line, ')');
+    ended = close == NULL || close[1] == '\0' || close[2] == 'Z' || close[2] == 'X';
+  }
+  fclose(file);
+  return ended;
+}
+
 static void kill_leftovers(int report) {
   static pid_t reported[MAX_LEFT];
   int reported_count = 0;
+  /* A child may be ending just as the command does (a pipeline's last writer, ssh's ProxyCommand whose
+   * exit was what ended the command): a few milliseconds to finish on its own before anything counts as
+   * left behind. Nothing that means to stay outlives that. */
+  for (int wait = 0; wait < 5; wait++) {
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+    pid_t left[1];
+    if (children(left, 1) <= 0) return;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
   for (int round = 0; round < 10000; round++) {
     while (waitpid(-1, NULL, WNOHANG) > 0) {
     }
@@ -437,6 +466,7 @@ static void kill_leftovers(int report) {
     for (int i = 0; i < count; i++) {
       int seen = 0;
       for (int j = 0; j < reported_count; j++) seen |= reported[j] == found[i];
+      if (!seen && has_ended(found[i])) seen = 1;
       if (!seen && reported_count < MAX_LEFT) {
         reported[reported_count++] = found[i];
         char name[64];
