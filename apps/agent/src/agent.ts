@@ -47,7 +47,24 @@ export interface AgentOptions {
   readonly ringBytes?: number;
   /** The sandboxes this agent may use; the Linux ones by default. */
   readonly registry?: SandboxRegistry;
+  /**
+   * How long processes and their unacknowledged output are kept once no conchd is attached (ms; default
+   * 10 minutes): a conchd that restarts within it finds them again. Then they are ended.
+   */
+  readonly keepMs?: number;
 }
+
+/** Where notifications go: the one connection attached to the agent's session. */
+export type Notify = (method: string, params: unknown) => void;
+
+/** One connection to the agent: what it may call, and its end. */
+export interface AgentConnection {
+  call(method: string, params: unknown): Promise<unknown>;
+  /** The connection is gone: the session is kept for `keepMs`, then its processes end. */
+  closed(): void;
+}
+
+export const DEFAULT_KEEP_MS: number = 10 * 60 * 1000;
 
 interface Entry {
   readonly processId: string;
@@ -59,10 +76,66 @@ interface Entry {
   tail: string;
   exitCode: number | null;
   sandboxDenied: boolean;
+  /** Ended by `process/terminate`: dropped once its output is acknowledged to the end. */
+  released: boolean;
 }
 
 const MAX_WAIT_MS = 30_000;
+const MAX_READ_BYTES = 1024 * 1024;
 const TAIL_CHARS = 8192;
+
+function nonNegativeInteger(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw new AgentError(
+      "invalid_params",
+      `${field}: expected an integer of 0 or more, received ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+function positiveInteger(value: unknown, field: string): number {
+  if (nonNegativeInteger(value, field) === 0) {
+    throw new AgentError("invalid_params", `${field}: expected an integer of 1 or more, received 0`);
+  }
+  return value as number;
+}
+
+/** Names the first field of `process/start` that is not what it must be. */
+function checkStart(params: ProcessStartParams): void {
+  const bad = (field: string, expected: string, value: unknown): never => {
+    throw new AgentError(
+      "invalid_params",
+      `${field}: expected ${expected}, received ${JSON.stringify(value) ?? "nothing"}`,
+    );
+  };
+  if (typeof params.processId !== "string" || params.processId === "")
+    bad("processId", "a non-empty string", params.processId);
+  if (
+    !Array.isArray(params.argv) ||
+    params.argv.length === 0 ||
+    !params.argv.every((arg) => typeof arg === "string")
+  ) {
+    bad("argv", "a non-empty array of strings", params.argv);
+  }
+  if (typeof params.cwd !== "string" || !params.cwd.startsWith("/"))
+    bad("cwd", "an absolute path", params.cwd);
+  if (typeof params.tty !== "boolean") bad("tty", "true or false", params.tty);
+  if (
+    params.env !== undefined &&
+    (typeof params.env !== "object" ||
+      params.env === null ||
+      !Object.values(params.env).every((v) => typeof v === "string"))
+  ) {
+    bad("env", "an object of strings", params.env);
+  }
+  const sandbox = params.sandbox as Partial<ProcessStartParams["sandbox"]> | undefined;
+  if (typeof sandbox !== "object" || sandbox === null) bad("sandbox", "a sandbox intent object", sandbox);
+  const intent = sandbox as Partial<ProcessStartParams["sandbox"]>;
+  if (intent.mode !== "read-only" && intent.mode !== "workspace-write")
+    bad("sandbox.mode", '"read-only" or "workspace-write"', intent.mode);
+  if (typeof intent.network !== "boolean") bad("sandbox.network", "true or false", intent.network);
+}
 
 export class ExecAgent {
   readonly #options: AgentOptions;
@@ -72,6 +145,11 @@ export class ExecAgent {
   readonly #waiters = new Set<() => void>();
   readonly #registry: SandboxRegistry;
   #sessionId: string | null = null;
+  /** The connection attached to the session (its notifications), or null while none is. */
+  #attached: { notify: Notify } | null = null;
+  /** The connection that attached (its own object), to tell it from another. */
+  #attachedBy: object | null = null;
+  #expiry: NodeJS.Timeout | null = null;
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -81,20 +159,92 @@ export class ExecAgent {
       const entry = this.#byStore.get(event.id);
       if (entry === undefined) return;
       if (event.type === "output") {
-        entry.ring.push(event.data);
+        const seq = entry.ring.push(event.data);
         entry.tail = (entry.tail + event.data.toString("utf8")).slice(-TAIL_CHARS);
+        this.#attached?.notify("process/output", {
+          processId: entry.processId,
+          seq,
+          data: event.data.toString("base64"),
+        });
       } else if (event.type === "exited") {
         entry.exitCode = event.exitCode;
         entry.sandboxDenied = isLikelySandboxDenied(event.exitCode, entry.tail, {
           session: true,
           exited: true,
         });
+        this.#attached?.notify("process/exited", {
+          processId: entry.processId,
+          exitCode: event.exitCode,
+          nextSeq: entry.ring.nextSeq,
+          sandboxDenied: entry.sandboxDenied,
+        });
       }
       for (const wake of this.#waiters) wake();
     });
   }
 
-  async initialize(params: InitializeParams): Promise<InitializeResult> {
+  /** A new connection (a transport accepted it); nothing but `initialize` until it has called that. */
+  connect(notify: Notify): AgentConnection {
+    const self = { notify };
+    let initialized = false;
+    const methods: Record<string, (params: never) => unknown> = {
+      "process/start": (params) => this.start(params),
+      "process/read": (params) => this.read(params),
+      "process/write": (params) => this.write(params),
+      "process/signal": (params) => this.signal(params),
+      "process/resize": (params) => this.resize(params),
+      "process/terminate": (params) => this.terminate(params),
+      "process/ack": (params) => this.ack(params),
+      "process/list": () => this.list(),
+    };
+    return {
+      call: async (method, params) => {
+        if (typeof params !== "object" || params === null || Array.isArray(params)) {
+          throw new AgentError("invalid_params", "params: expected an object");
+        }
+        if (method === "initialize") {
+          const result = await this.initialize(params as InitializeParams, self);
+          initialized = true;
+          return result;
+        }
+        const run = methods[method];
+        if (run === undefined) {
+          throw Object.assign(new AgentError("method_not_found", `no method ${method}`), { rpcCode: -32601 });
+        }
+        if (!initialized || this.#attachedBy !== self) {
+          throw new AgentError("not_initialized", "call initialize first (on this connection)");
+        }
+        return run(params as never);
+      },
+      closed: () => {
+        if (this.#attachedBy !== self) return;
+        this.#attached = null;
+        this.#attachedBy = null;
+        this.#keepUntilExpiry();
+      },
+    };
+  }
+
+  #keepUntilExpiry(): void {
+    if (this.#expiry !== null) clearTimeout(this.#expiry);
+    this.#expiry = setTimeout(() => {
+      this.#expiry = null;
+      if (this.#attachedBy !== null) return;
+      // No conchd came back in time: the session ends with its processes.
+      this.#sessionId = null;
+      void this.#endAll();
+    }, this.#options.keepMs ?? DEFAULT_KEEP_MS);
+    this.#expiry.unref();
+  }
+
+  async #endAll(): Promise<void> {
+    const entries = [...this.#byId.values()];
+    this.#byId.clear();
+    this.#byStore.clear();
+    await Promise.allSettled(entries.map((entry) => this.#store.close(entry.storeId)));
+  }
+
+  async initialize(params: InitializeParams, connection: { notify: Notify }): Promise<InitializeResult> {
     if (params.protocolVersion !== EXEC_PROTOCOL_VERSION) {
       throw new AgentError(
         "unsupported_protocol",
@@ -103,16 +253,34 @@ export class ExecAgent {
     }
     const refused = bindingRefusal(params.binding, this.#options.bindingKey, this.#options.agentId);
     if (refused !== null) throw new AgentError("binding_refused", refused);
+    if (this.#attachedBy !== null && this.#attachedBy !== connection) {
+      // As Codex's exec-server: one connection drives a session; a second is refused while it lives.
+      throw new AgentError("session_busy", "another connection is attached to this agent's session");
+    }
+    if (params.resumeSessionId !== undefined && params.resumeSessionId !== this.#sessionId) {
+      throw new AgentError(
+        "session_expired",
+        `resumeSessionId: the session ${JSON.stringify(params.resumeSessionId)} is gone (its processes ended: no connection came back within ${this.#options.keepMs ?? DEFAULT_KEEP_MS} ms, or the agent restarted)`,
+      );
+    }
+    const resumed = this.#sessionId !== null;
     this.#sessionId ??= randomUUID();
+    this.#attached = params.notify === false ? { notify: () => {} } : connection;
+    this.#attachedBy = connection;
+    if (this.#expiry !== null) clearTimeout(this.#expiry);
+    this.#expiry = null;
     return {
       sessionId: this.#sessionId,
       agentVersion: this.#options.version,
       capabilities: await capabilities(),
+      resumed,
+      keepMs: this.#options.keepMs ?? DEFAULT_KEEP_MS,
     };
   }
 
   async start(params: ProcessStartParams): Promise<{ processId: string }> {
     this.#initialized();
+    checkStart(params);
     if (this.#byId.has(params.processId)) {
       throw new AgentError(
         "process_exists",
@@ -145,6 +313,7 @@ export class ExecAgent {
       tail: "",
       exitCode: null,
       sandboxDenied: false,
+      released: false,
     };
     await this.#store.start(
       {
@@ -178,13 +347,18 @@ export class ExecAgent {
   async read(params: ProcessReadParams): Promise<ProcessReadResult> {
     const entry = this.#entry(params.processId);
     const deadline = Date.now() + Math.min(Math.max(params.waitMs ?? 0, 0), MAX_WAIT_MS);
+    const afterSeq = nonNegativeInteger(params.afterSeq, "afterSeq");
+    const maxBytes =
+      params.maxBytes === undefined ? MAX_READ_BYTES : positiveInteger(params.maxBytes, "maxBytes");
     for (;;) {
-      const read = entry.ring.read(params.afterSeq);
+      const read = entry.ring.read(afterSeq, maxBytes);
       if (read.chunks.length > 0 || entry.exitCode !== null || Date.now() >= deadline) {
+        const whole = read.nextSeq >= entry.ring.nextSeq;
         return {
           chunks: read.chunks.map((chunk) => ({ seq: chunk.seq, data: chunk.data.toString("base64") })),
           nextSeq: read.nextSeq,
-          exited: entry.exitCode !== null,
+          // Exited once every chunk up to the exit has been read.
+          exited: entry.exitCode !== null && whole,
           exitCode: entry.exitCode,
           sandboxDenied: entry.sandboxDenied,
           droppedBytes: read.droppedBytes,
@@ -233,14 +407,30 @@ export class ExecAgent {
     this.#store.resize(this.#entry(params.processId).storeId, params.cols, params.rows);
   }
 
-  async terminate(params: { processId: string }): Promise<{ running: boolean }> {
+  /**
+   * Ends the process and everything it started; it is forgotten once its output is acknowledged to its
+   * end (`process/ack`), so that output not yet read can still be.
+   */
+  async terminate(params: {
+    processId: string;
+  }): Promise<{ running: boolean; exitCode: number | null; nextSeq: number }> {
     const entry = this.#entry(params.processId);
+    entry.released = true;
     await this.#store.close(entry.storeId);
-    return { running: false };
+    this.#forgetIfDone(entry);
+    return { running: false, exitCode: entry.exitCode, nextSeq: entry.ring.nextSeq };
   }
 
   ack(params: { processId: string; seq: number }): void {
-    this.#entry(params.processId).ring.ack(params.seq);
+    const entry = this.#entry(params.processId);
+    entry.ring.ack(nonNegativeInteger(params.seq, "seq"));
+    this.#forgetIfDone(entry);
+  }
+
+  #forgetIfDone(entry: Entry): void {
+    if (!entry.released || entry.exitCode === null || entry.ring.held > 0) return;
+    this.#byId.delete(entry.processId);
+    this.#byStore.delete(entry.storeId);
   }
 
   list(): { processes: ProcessEntry[] } {
@@ -258,6 +448,8 @@ export class ExecAgent {
 
   /** Ends every process (the agent is stopping). */
   async close(): Promise<void> {
+    if (this.#expiry !== null) clearTimeout(this.#expiry);
+    this.#expiry = null;
     await this.#store.terminateAll();
   }
 

@@ -31,6 +31,11 @@ export class OutputRing {
     return this.#nextSeq;
   }
 
+  /** Chunks kept, not yet acknowledged. */
+  get held(): number {
+    return this.#chunks.length;
+  }
+
   /** Appends `data` as the next chunk; returns its sequence number. */
   push(data: Buffer): number {
     const seq = this.#nextSeq++;

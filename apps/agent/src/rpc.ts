@@ -1,7 +1,16 @@
-// JSON-RPC 2.0 over a byte stream, one message a line (conch-exec/1's stdio transport): requests in,
-// answers and notifications out. A line that is not a request is answered with the error it is.
+// JSON-RPC 2.0 over a channel of messages (conch-exec/1's transports: one message a line over stdio, one
+// a frame over WebSocket): requests in, answers and notifications out. A message that is not a request
+// is answered with the error it is.
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
+
+/** One connection's messages, whatever carries them. */
+export interface MessageChannel {
+  send(text: string): void;
+  onMessage(listener: (text: string) => void): void;
+  /** Called once, when the other side is gone. */
+  onClose(listener: () => void): void;
+}
 
 export type Handler = (method: string, params: unknown) => Promise<unknown>;
 
@@ -12,36 +21,54 @@ export interface RpcFailure {
   readonly code: string;
 }
 
-const MAX_LINE = 16 * 1024 * 1024;
+/** Bytes of one message at most. */
+export const MAX_MESSAGE: number = 16 * 1024 * 1024;
 
-/** Serves `handler` on `input`/`output` until `input` ends; resolves then. */
-export function serveLines(
-  input: Readable,
-  output: Writable,
+/** Lines on `input` and `output` (stdio): one JSON message a line. */
+export function lineChannel(input: Readable, output: Writable): MessageChannel {
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  return {
+    send: (text) => {
+      output.write(`${text}\n`);
+    },
+    onMessage: (listener) => {
+      lines.on("line", listener);
+    },
+    onClose: (listener) => {
+      lines.once("close", listener);
+    },
+  };
+}
+
+/** Serves `handler` on `channel` until it closes; resolves then, once every call has answered. */
+export function serveChannel(
+  channel: MessageChannel,
   handler: Handler,
   failure: (error: unknown) => RpcFailure,
 ): Promise<void> {
-  const send = (message: unknown): void => {
-    output.write(`${JSON.stringify(message)}\n`);
-  };
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const send = (message: unknown): void => channel.send(JSON.stringify(message));
   const pending = new Set<Promise<void>>();
-  lines.on("line", (line) => {
-    if (line.trim() === "") return;
+  channel.onMessage((text) => {
+    if (text.trim() === "") return;
     let request: { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
     try {
-      if (line.length > MAX_LINE) throw new Error("too long");
-      request = JSON.parse(line) as typeof request;
+      if (text.length > MAX_MESSAGE) throw new Error("too long");
+      request = JSON.parse(text) as typeof request;
     } catch {
       send({
         jsonrpc: "2.0",
         id: null,
-        error: { code: -32700, message: "parse error: a line is one JSON message" },
+        error: { code: -32700, message: "parse error: a message is one JSON object" },
       });
       return;
     }
     const id = typeof request.id === "string" || typeof request.id === "number" ? request.id : null;
-    if (request.jsonrpc !== "2.0" || typeof request.method !== "string") {
+    if (
+      typeof request !== "object" ||
+      request === null ||
+      request.jsonrpc !== "2.0" ||
+      typeof request.method !== "string"
+    ) {
       send({
         jsonrpc: "2.0",
         id,
@@ -62,7 +89,7 @@ export function serveLines(
     void done.finally(() => pending.delete(done));
   });
   return new Promise((resolve) => {
-    lines.once("close", () => {
+    channel.onClose(() => {
       void Promise.allSettled([...pending]).then(() => resolve());
     });
   });

@@ -81,6 +81,17 @@ export async function createDaemon(options: ServeOptions, host: DaemonHost): Pro
   });
   // A project's config is the repository's, not the user's: its keys and values are shown escaped.
   for (const warning of runtime.config.warnings) log(`warning: ${visibleText(warning)}`);
+  // Config `remote`: the sessions a conchd before this one had on the agent are listed again.
+  if (runtime.config.remote !== null) {
+    try {
+      for (const line of await runtime.orchestrator.resumeRemoteSessions())
+        log(`remote: ${visibleText(line)}`);
+    } catch (error) {
+      log(
+        `remote: sessions not found again: ${visibleText(error instanceof Error ? error.message : String(error))}`,
+      );
+    }
+  }
   const set = await runtime.toolSet({ callLimitMs: CALL_LIMIT_MS });
   const openWorld = networkReachable(runtime.orchestrator.sandboxPolicy);
   const version = options.version;

@@ -4,17 +4,24 @@ import { ENV_PINS, type EnvPolicy, inheritedVariableFilter } from "@conch/exec-c
 import { compileNetworkDomains, loadExecPolicy } from "@conch/exec-policy";
 import { NetProxy, NetworkPolicy } from "@conch/net-proxy";
 import type { ApprovalPolicy, ToolProfileName } from "@conch/protocol";
-import type { PreparedSandbox, SandboxPolicy, SandboxRegistry } from "@conch/sandbox-core";
+import {
+  createSandboxRegistry,
+  type PreparedSandbox,
+  type SandboxPolicy,
+  type SandboxRegistry,
+} from "@conch/sandbox-core";
 import { type AuditLog, createAuditLog } from "./audit/audit-log.js";
 import type { ConfigSandboxMode } from "./config/config-values.js";
 import { type ConchConfig, loadConfig } from "./config/load-config.js";
 import { sessionSandbox } from "./orchestrator/session-sandbox.js";
 import { ToolOrchestrator } from "./orchestrator/tool-orchestrator.js";
 import type { Execute } from "./orchestrator/types.js";
+import { agentBackend, remoteStateDir } from "./remote-backend.js";
 import { ShellSnapshots } from "./runtime/shell-snapshots.js";
 import { conchStateDir } from "./runtime/state-dir.js";
 import { platformSandboxRegistry } from "./sandbox-registry.js";
 import { HostReaper, killLeftovers } from "./sessions/host-reaper.js";
+import { RemoteLedger } from "./sessions/remote-ledger.js";
 import { recordingsDir, recordSessions } from "./sessions/session-recorder.js";
 import { createSpillStore } from "./spill/spill-store.js";
 import { createToolSet, type ToolSet } from "./tools/tool-set.js";
@@ -143,12 +150,26 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   // One registry per runtime, made here: nothing process-wide that another runtime could change.
   // A successful probe of bwrap is kept in the state directory, so that a one-shot CLI need not probe
   // before every command (see LinuxBackendOptions.probeCache).
-  const sandboxRegistry = platformSandboxRegistry({
-    probeCache: join(conchStateDir({ env }), "sandbox-probe.json"),
-    backend: config.sandboxBackend,
-    limits: config.limits,
-    sharedNetwork: options.sharedNetwork !== false || (networkProxy !== null && closed === undefined),
-  });
+  // Config `remote`: every command runs on the agent, and none on this machine.
+  const remote = config.remote === null ? null : agentBackend(config.remote, conchStateDir({ env }));
+  const remoteLedger =
+    config.remote === null
+      ? null
+      : new RemoteLedger(
+          join(
+            remoteStateDir(conchStateDir({ env })),
+            `${encodeURIComponent(config.remote.agentId)}.sessions.json`,
+          ),
+        );
+  const sandboxRegistry =
+    remote !== null
+      ? createSandboxRegistry([remote])
+      : platformSandboxRegistry({
+          probeCache: join(conchStateDir({ env }), "sandbox-probe.json"),
+          backend: config.sandboxBackend,
+          limits: config.limits,
+          sharedNetwork: options.sharedNetwork !== false || (networkProxy !== null && closed === undefined),
+        });
   // Prepared once, for the orchestrator and `runtime.sandbox` alike: the workspace is resolved once.
   const prepared = sessionSandbox(sandbox, options.cwd, sandboxRegistry, workspace.options);
   const spill = createSpillStore({
@@ -189,6 +210,8 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     sessionExitGraceMs: config.sessionExitGraceS * 1000,
     settleMs: config.settleMs,
     networkProxy,
+    remoteOnly: remote !== null,
+    remoteLedger,
     ...(options.execute === undefined ? {} : { execute: options.execute }),
   });
   const recordings = config.record ? recordingsDir(env) : null;
@@ -213,6 +236,9 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
         durableOneShot: config.durableOneShot,
         ...(options.callLimitMs === undefined ? {} : { callLimitMs: options.callLimitMs }),
       }),
-    close: () => audit.flush(),
+    close: async () => {
+      remote?.close();
+      await audit.flush();
+    },
   };
 }

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readFile, realpath, rename, rm } from "node:fs/promises
 import { join } from "node:path";
 import { ScriptedApprover } from "@conch/approval";
 import { run } from "@conch/exec-core";
-import { createSandboxRegistry, isSandboxError, prepareSandbox } from "@conch/sandbox-core";
+import { createSandboxRegistry, isSandboxError, prepareSandbox, SandboxError } from "@conch/sandbox-core";
 import { createLinuxBackend } from "@conch/sandbox-linux";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -95,19 +95,25 @@ describe("the orchestrator's sandbox", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
-  it("with a remote backend preferred, runs nothing here and says why, through the door", async () => {
+  it("with a remote backend preferred, starts the command through its host, never here", async () => {
     const marker = join(work, "remote-marker");
-    let started = 0;
+    const asked: unknown[] = [];
     const registry = createSandboxRegistry([
       {
         name: "agent",
         platform: process.platform,
         available: async () => ({ available: true }),
         host: {
-          start: async () => {
-            started++;
-            throw new Error("the door does not start commands through a host yet");
+          where: "agent t1 at unix:/nowhere",
+          start: async (request) => {
+            asked.push({ argv: request.spec.argv, tty: request.tty, mode: request.rules.mode });
+            throw new SandboxError(
+              "SANDBOX_UNAVAILABLE",
+              "the agent cannot sandbox this command (nothing ran)",
+            );
           },
+          attach: async () => null,
+          list: async () => [],
         },
       },
       createLinuxBackend(),
@@ -121,9 +127,10 @@ describe("the orchestrator's sandbox", () => {
     const outcome = await orchestrator.run(request(["touch", marker]));
     expect(outcome.status === "failed" && [outcome.code, outcome.message]).toEqual([
       "SANDBOX_UNAVAILABLE",
-      "the sandbox agent starts commands on another machine, and this caller starts them only on this one: nothing ran",
+      "the agent cannot sandbox this command (nothing ran)",
     ]);
-    expect([existsSync(marker), started]).toEqual([false, 0]);
+    expect(asked).toEqual([{ argv: ["touch", marker], tty: false, mode: "workspace-write" }]);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("refuses a session sandbox prepared for another mode than its policy", async () => {

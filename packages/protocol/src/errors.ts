@@ -17,6 +17,9 @@ export const CONCH_ERROR_CODES = [
   "INVALID_CONFIG",
   "UNKNOWN_SESSION",
   "STDIN_CLOSED",
+  "INVALID_REMOTE",
+  "AGENT_UNREACHABLE",
+  "AGENT_LOST",
 ] as const;
 
 export type ConchErrorCode = (typeof CONCH_ERROR_CODES)[number];

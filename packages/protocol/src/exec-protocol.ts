@@ -28,12 +28,42 @@ export interface InitializeParams {
   readonly protocolVersion: string;
   /** A token conchd signed for this agent (`payload.signature`, each base64url; Ed25519). */
   readonly binding: string;
+  /**
+   * The session a reconnecting conchd had: the agent refuses it (`session_expired`) when that session is
+   * gone (its processes ended), so conchd knows. Absent: attach to whatever session the agent holds.
+   */
+  readonly resumeSessionId?: string;
+  /**
+   * Whether the agent sends `process/output` and `process/exited` to this connection (default true);
+   * a caller that reads by sequence number (`process/read`) need not have the output twice.
+   */
+  readonly notify?: boolean;
 }
 
 export interface InitializeResult {
   readonly sessionId: string;
   readonly agentVersion: string;
   readonly capabilities: ExecCapabilities;
+  /** The session existed before this connection (its processes kept while no conchd was attached). */
+  readonly resumed: boolean;
+  /** How long the agent keeps its processes and their unacknowledged output once the connection goes (ms). */
+  readonly keepMs: number;
+}
+
+/** `process/output`, sent to the attached connection as output comes (the same chunks `process/read` gives). */
+export interface ProcessOutputNotification {
+  readonly processId: string;
+  readonly seq: number;
+  readonly data: string;
+}
+
+/** `process/exited`, sent once a process has exited and all its output was numbered. */
+export interface ProcessExitedNotification {
+  readonly processId: string;
+  readonly exitCode: number;
+  /** The sequence number the next chunk would have had: every chunk before it is the process's output. */
+  readonly nextSeq: number;
+  readonly sandboxDenied: boolean;
 }
 
 export interface ProcessStartParams {
@@ -60,6 +90,8 @@ export interface ProcessReadParams {
   readonly afterSeq: number;
   /** How long to wait for new output or the exit when there is none yet (ms; at most 30 000). */
   readonly waitMs?: number;
+  /** At most this many bytes of output (at least one chunk when there is one); 1 MiB by default. */
+  readonly maxBytes?: number;
 }
 
 export interface ProcessReadResult {

@@ -22,6 +22,8 @@ export {
   type InitializeParams,
   type InitializeResult,
   type ProcessEntry,
+  type ProcessExitedNotification,
+  type ProcessOutputNotification,
   type ProcessReadParams,
   type ProcessReadResult,
   type ProcessStartParams,

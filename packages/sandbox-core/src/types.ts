@@ -144,14 +144,25 @@ export interface RemoteSandboxBackend extends BackendBase {
  * once.
  */
 export interface ProcessHost {
+  /** Where its commands run, said in every result (e.g. `agent a1 at ws://10.0.0.5:7000`). */
+  readonly where: string;
   /**
    * Starts `spec` under `rules`; rejects with `SANDBOX_UNAVAILABLE` when the other side cannot enforce
    * them (fail closed: nothing runs).
    */
   start(request: HostStartRequest): Promise<HostProcess>;
+  /**
+   * A process started earlier under `id` (by a conchd that has since restarted), found again with its
+   * output from where it was; null when the host no longer has it.
+   */
+  attach(id: string): Promise<HostProcess | null>;
+  /** The host's processes (running, or exited with output not yet acknowledged). */
+  list(): Promise<readonly { readonly id: string; readonly running: boolean }[]>;
 }
 
 export interface HostStartRequest {
+  /** The process's id on the host, unique for the host's life: the caller keeps it to attach again. */
+  readonly id: string;
   readonly spec: SpawnSpec;
   readonly rules: SandboxRules;
   /** A terminal (PTY) session, else pipes. */
@@ -195,4 +206,6 @@ export interface HostProcess {
   resize(cols: number, rows: number): Promise<void>;
   /** Ends the process and everything it started; resolves with how it ended. */
   terminate(): Promise<HostExit>;
+  /** The caller has kept everything up to `seq` (its audit log has it): the host may forget it. */
+  ack(seq: number): Promise<void>;
 }

@@ -6,7 +6,13 @@ export {
   type UnifiedExecErrorCode,
 } from "./errors.js";
 export { ScreenRenderer, type ScreenRendererOptions } from "./render/screen-renderer.js";
-export { DEFAULT_RETAINED_BYTES, type SessionSpec } from "./session/session.js";
+export {
+  DEFAULT_RETAINED_BYTES,
+  type RemoteEvents,
+  type RemoteProcess,
+  type RemoteStart,
+  type SessionSpec,
+} from "./session/session.js";
 export { interactiveShell } from "./session/shell-prompt.js";
 export {
   type CallOptions,

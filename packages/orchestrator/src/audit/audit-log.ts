@@ -62,6 +62,8 @@ type AuditExecutionEvent = AuditCommand &
     readonly sessionId?: number;
     /** Where its whole output was saved because the model's text was cut. */
     readonly spill?: string | null;
+    /** Where it ran when not on this machine (a remote backend's host), and its id there. */
+    readonly remote?: { readonly where: string; readonly processId: string };
     readonly exitCode: number | null;
     readonly durationMs: number;
     readonly timedOut: boolean;
@@ -123,7 +125,25 @@ type AuditNetworkEvent = AuditCommon & {
   readonly bytesIn: number;
 };
 
+/**
+ * Output of a command that runs on a remote backend's host, as conchd received it: the range of the
+ * process's output sequence numbers and its size. Logged before the range is acknowledged to the host,
+ * so that a conchd that restarts reads on from the last range here: no output is lost and none is
+ * counted twice.
+ */
+type AuditOutputEvent = AuditCommon & {
+  readonly type: "output";
+  readonly tool: string;
+  readonly sessionId?: number;
+  readonly where: string;
+  readonly processId: string;
+  readonly fromSeq: number;
+  readonly toSeq: number;
+  readonly bytes: number;
+};
+
 export type AuditEvent =
+  | AuditOutputEvent
   | AuditDecisionEvent
   | AuditExecutionEvent
   | AuditInputEvent
@@ -323,6 +343,18 @@ function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown>
       ...input,
     };
   }
+  if (event.type === "output") {
+    const count = (value: unknown): number | null => (Number.isSafeInteger(value) ? (value as number) : null);
+    return {
+      ...head,
+      ...(Number.isSafeInteger(event.sessionId) ? { sessionId: event.sessionId } : {}),
+      where: text(event.where),
+      processId: text(event.processId),
+      fromSeq: count(event.fromSeq),
+      toSeq: count(event.toSeq),
+      bytes: count(event.bytes),
+    };
+  }
   if (event.type === "network") {
     const count = (value: unknown): number | null => (Number.isSafeInteger(value) ? (value as number) : null);
     return {
@@ -365,6 +397,9 @@ function auditRecord(event: AuditEvent, timeMs: number): Record<string, unknown>
     denied: event.denied === true,
     ...(Number.isSafeInteger(event.sessionId) ? { sessionId: event.sessionId } : {}),
     ...(typeof event.spill === "string" ? { spill: event.spill } : {}),
+    ...(typeof event.remote === "object" && event.remote !== null
+      ? { remote: { where: text(event.remote.where), processId: text(event.remote.processId) } }
+      : {}),
   };
 }
 

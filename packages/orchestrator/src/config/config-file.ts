@@ -15,6 +15,7 @@ import {
   type ConfigFileValues,
   LIMIT_KEYS,
   NETWORK_MODES,
+  REMOTE_ENGINES,
 } from "./config-values.js";
 import { keyLine } from "./key-lines.js";
 
@@ -180,6 +181,31 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
       }
       case "sandbox_backend":
         values.sandboxBackend = oneOf(key, SANDBOX_BACKEND_CHOICES, value);
+        break;
+      case "remote":
+        values.remote = oneOf(key, REMOTE_ENGINES, value);
+        break;
+      case "remote_url":
+        if (typeof value !== "string" || !/^(ws:\/\/[^/]+:\d+\/?|unix:\/.+)$/.test(value)) {
+          fail(key, "ws://HOST:PORT or unix:/ABSOLUTE/PATH", value);
+        }
+        values.remoteUrl = value as string;
+        break;
+      case "remote_command":
+        // An argv, as written: repeated arguments stay.
+        strings(key, value, "argument");
+        if ((value as string[]).length === 0) fail(key, "a command (a non-empty array of strings)", value);
+        values.remoteCommand = [...(value as string[])];
+        break;
+      case "remote_agent_id":
+      case "remote_image":
+        if (typeof value !== "string" || value === "") fail(key, "a non-empty string", value);
+        if (key === "remote_agent_id") values.remoteAgentId = value as string;
+        else values.remoteImage = value as string;
+        break;
+      case "remote_rootfs":
+        if (typeof value !== "string" || value === "") fail(key, "a non-empty path", value);
+        values.remoteRootfs = resolveConfigPath(value as string, paths);
         break;
       case "tool_profile":
         values.toolProfile = oneOf(key, TOOL_PROFILE_NAMES, value);

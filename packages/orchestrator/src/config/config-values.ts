@@ -30,6 +30,14 @@ export const CONFIG_SANDBOX_MODES: readonly ConfigSandboxMode[] = SANDBOX_MODES.
 export const NETWORK_MODES: readonly ["off", "allowlist", "on"] = ["off", "allowlist", "on"];
 export type NetworkMode = (typeof NETWORK_MODES)[number];
 
+/**
+ * Where commands run (`remote`, user config only): on this machine (unset), through a conch-agent at
+ * `remote_url` or spoken to over `remote_command`'s stdio (`agent`), or in a container of this host's
+ * podman or docker, the agent inside (`podman`, `docker`).
+ */
+export const REMOTE_ENGINES: readonly ["agent", "podman", "docker"] = ["agent", "podman", "docker"];
+export type RemoteEngine = (typeof REMOTE_ENGINES)[number];
+
 /** What one config file sets, keys in camelCase, paths absolute. */
 export interface ConfigFileValues {
   approvalPolicy?: ApprovalPolicy;
@@ -65,6 +73,12 @@ export interface ConfigFileValues {
   recordMaxMb?: number;
   settleMs?: number;
   limits?: ConfigLimits;
+  remote?: RemoteEngine;
+  remoteUrl?: string;
+  remoteCommand?: string[];
+  remoteAgentId?: string;
+  remoteImage?: string;
+  remoteRootfs?: string;
 }
 
 /** What one command may consume (`limits = { memory_mb, processes, cpu_percent, tmp_mb, file_mb }`). */
@@ -120,4 +134,10 @@ export const CONFIG_KEYS: readonly string[] = [
   "record_max_mb",
   "settle_ms",
   "limits",
+  "remote",
+  "remote_url",
+  "remote_command",
+  "remote_agent_id",
+  "remote_image",
+  "remote_rootfs",
 ];

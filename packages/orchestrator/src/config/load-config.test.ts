@@ -66,6 +66,7 @@ describe("loadConfig", () => {
       approvalPolicy: "on-request",
       sandbox: "workspace-write",
       sandboxBackend: "auto",
+      remote: null,
       writableRoots: [],
       networkAccess: false,
       network: "off",
@@ -133,12 +134,23 @@ describe("loadConfig", () => {
         "record_max_mb = 4",
         "settle_ms = 0",
         "limits = { memory_mb = 2048, processes = 512, cpu_percent = 150, tmp_mb = 64, file_mb = 100 }",
+        'remote = "podman"',
+        'remote_rootfs = "rootfs"',
+        'remote_agent_id = "ci-7"',
       ].join("\n"),
     );
     expect(await load()).toEqual({
       approvalPolicy: "never",
       sandbox: "danger-full-access",
       sandboxBackend: "landlock",
+      remote: {
+        engine: "podman",
+        url: null,
+        command: null,
+        agentId: "ci-7",
+        image: null,
+        rootfs: join(home, "rootfs"),
+      },
       writableRoots: [join(home, "cache"), join(home, "tmp"), "/abs"],
       networkAccess: true,
       network: "on",
@@ -232,6 +244,7 @@ describe("loadConfig", () => {
       approvalPolicy: "untrusted",
       sandbox: "read-only",
       sandboxBackend: "auto",
+      remote: null,
       writableRoots: ["/abs", join(project, "build"), join(project, "dist")],
       networkAccess: false,
       network: "off",
@@ -315,6 +328,45 @@ describe("loadConfig", () => {
     await expect(load()).rejects.toThrow(
       /config\.toml:1: limits\.file_mb: expected a positive integer, received -1/,
     );
+  });
+
+  it("leaves where commands run to the user, and names what a remote engine is missing", async () => {
+    await write(projectFile, 'remote = "agent"\nremote_url = "unix:/run/x.sock"\n');
+    const config = await load();
+    expect(config.remote).toBeNull();
+    expect(config.warnings).toEqual([
+      `${projectFile}:1: remote = "agent" ignored: only the user config chooses where commands run`,
+      `${projectFile}:2: remote_url = "unix:/run/x.sock" ignored: only the user config chooses where commands run`,
+    ]);
+    await write(projectFile, "");
+    await write(
+      userFile,
+      'remote = "agent"\nremote_url = "unix:/run/x.sock"\nremote_command = ["ssh", "h", "conch-agent", "--stdio"]\n',
+    );
+    await expect(load()).rejects.toThrow(
+      /config\.toml: remote = "agent": expected exactly one of remote_url \(ws:\/\/HOST:PORT or unix:\/PATH\) and remote_command/,
+    );
+    await write(userFile, 'remote_url = "unix:/run/x.sock"\n');
+    await expect(load()).rejects.toThrow(
+      /remote_url is set without remote: expected remote = "agent", "podman" or "docker" beside it/,
+    );
+    await write(userFile, 'remote = "docker"\n');
+    await expect(load()).rejects.toThrow(
+      /remote = "docker": expected exactly one of remote_image .* and remote_rootfs/,
+    );
+    await write(userFile, 'remote = "agent"\nremote_url = "http://x:1"\n');
+    await expect(load()).rejects.toThrow(
+      /config\.toml:2: remote_url: expected ws:\/\/HOST:PORT or unix:\/ABSOLUTE\/PATH, received "http:\/\/x:1"/,
+    );
+    await write(userFile, 'remote = "agent"\nremote_command = ["ssh", "h", "-o", "x", "-o", "y"]\n');
+    expect((await load()).remote).toEqual({
+      engine: "agent",
+      url: null,
+      command: ["ssh", "h", "-o", "x", "-o", "y"],
+      agentId: "conch",
+      image: null,
+      rootfs: null,
+    });
   });
 
   it("leaves the sandbox backend to the user, and names the choices for a bad one", async () => {
@@ -585,7 +637,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, sandbox_backend, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, limits, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, sandbox_backend, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, limits, remote, remote_url, remote_command, remote_agent_id, remote_image, remote_rootfs, received an unknown key`,
     );
   });
 

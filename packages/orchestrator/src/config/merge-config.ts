@@ -10,6 +10,7 @@ import {
   type ToolProfileName,
 } from "@conch/protocol";
 import type { SandboxBackendChoice } from "@conch/sandbox-linux";
+import { OrchestratorError } from "../errors.js";
 import type { ConfigFile } from "./config-file.js";
 import {
   CONFIG_SANDBOX_MODES,
@@ -18,8 +19,23 @@ import {
   LIMIT_KEYS,
   NETWORK_MODES,
   type NetworkMode,
+  type RemoteEngine,
 } from "./config-values.js";
 import { keyLine } from "./key-lines.js";
+
+/** `remote` and its keys, as the user's config set them. */
+export interface RemoteSettings {
+  readonly engine: RemoteEngine;
+  /** `remote_url`: where the agent listens (`agent`). */
+  readonly url: string | null;
+  /** `remote_command`: a command whose stdio speaks the protocol (`agent`, instead of a URL). */
+  readonly command: readonly string[] | null;
+  /** `remote_agent_id`: the agent's id (default `conch`). */
+  readonly agentId: string;
+  /** `remote_image`, `remote_rootfs`: what the container is made from (`podman`, `docker`). */
+  readonly image: string | null;
+  readonly rootfs: string | null;
+}
 
 /** Every setting, defaults filled in, paths absolute. */
 export interface ConfigSettings {
@@ -30,6 +46,11 @@ export interface ConfigSettings {
    * cannot make its namespaces), bwrap, or landlock.
    */
   readonly sandboxBackend: SandboxBackendChoice;
+  /**
+   * Where commands run (`remote` and its `remote_*` keys, user config only): null on this machine, else
+   * the engine and how to reach or make its agent.
+   */
+  readonly remote: RemoteSettings | null;
   readonly writableRoots: readonly string[];
   readonly networkAccess: boolean;
   /** What commands may reach (`network`); `network_access = true` alone means `on`. */
@@ -118,6 +139,7 @@ export function defaultSettings(configDir: string): ConfigSettings {
     approvalPolicy: "on-request",
     sandbox: "workspace-write",
     sandboxBackend: "auto",
+    remote: null,
     writableRoots: [],
     networkAccess: false,
     network: "off",
@@ -156,11 +178,57 @@ export function defaultSettings(configDir: string): ConfigSettings {
 
 /** The user file over the defaults: the user may set anything. */
 export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | null): ConfigSettings {
-  const { trustProjectRules: _replaced, ...values } = user?.values ?? {};
+  const {
+    trustProjectRules: _replaced,
+    remote: engine,
+    remoteUrl,
+    remoteCommand,
+    remoteAgentId,
+    remoteImage,
+    remoteRootfs,
+    ...values
+  } = user?.values ?? {};
   const settings = { ...defaults, ...values, limits: { ...defaults.limits, ...values.limits } };
   // `network_access = true` is `network = "on"` unless `network` says otherwise.
   const network = values.network ?? (values.networkAccess === true ? "on" : defaults.network);
-  return { ...settings, network, networkAccess: network === "on" };
+  const where = user?.path ?? "the user config";
+  const remoteKeys = { remoteUrl, remoteCommand, remoteAgentId, remoteImage, remoteRootfs };
+  let remote: RemoteSettings | null = null;
+  if (engine === undefined) {
+    const stray = Object.entries(remoteKeys).find(([, value]) => value !== undefined);
+    if (stray !== undefined) {
+      throw new OrchestratorError(
+        "INVALID_CONFIG",
+        `${where}: ${snake(stray[0])} is set without remote: expected remote = "agent", "podman" or "docker" beside it`,
+      );
+    }
+  } else {
+    if (engine === "agent" && (remoteUrl === undefined) === (remoteCommand === undefined)) {
+      throw new OrchestratorError(
+        "INVALID_CONFIG",
+        `${where}: remote = "agent": expected exactly one of remote_url (ws://HOST:PORT or unix:/PATH) and remote_command (a command whose stdio speaks conch-exec/1)`,
+      );
+    }
+    if (engine !== "agent" && (remoteImage === undefined) === (remoteRootfs === undefined)) {
+      throw new OrchestratorError(
+        "INVALID_CONFIG",
+        `${where}: remote = "${engine}": expected exactly one of remote_image (an image this host has) and remote_rootfs (a directory holding a root file system)`,
+      );
+    }
+    remote = {
+      engine,
+      url: remoteUrl ?? null,
+      command: remoteCommand ?? null,
+      agentId: remoteAgentId ?? "conch",
+      image: remoteImage ?? null,
+      rootfs: remoteRootfs ?? null,
+    };
+  }
+  return { ...settings, network, networkAccess: network === "on", remote };
+}
+
+function snake(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
 /** `path` with every symlink of its longest existing prefix resolved, so containment cannot be faked. */
@@ -280,6 +348,17 @@ export async function applyProjectConfig(
   if (values.sandboxBackend !== undefined) {
     ignore("sandbox_backend", values.sandboxBackend, "only the user config chooses the sandbox backend");
   }
+  // Where commands run, and what reaches them there, is the person's: a repository chooses none of it.
+  for (const [key, value] of [
+    ["remote", values.remote],
+    ["remote_url", values.remoteUrl],
+    ["remote_command", values.remoteCommand],
+    ["remote_agent_id", values.remoteAgentId],
+    ["remote_image", values.remoteImage],
+    ["remote_rootfs", values.remoteRootfs],
+  ] as const) {
+    if (value !== undefined) ignore(key, value, "only the user config chooses where commands run");
+  }
   if (values.record !== undefined) {
     ignore("record", values.record, "only the user config can turn session recording on or off");
   }
@@ -299,6 +378,7 @@ export async function applyProjectConfig(
     approvalPolicy: tighter("approval_policy", APPROVAL_POLICIES, user.approvalPolicy, values.approvalPolicy),
     sandbox: tighter("sandbox", CONFIG_SANDBOX_MODES, user.sandbox, values.sandbox),
     sandboxBackend: user.sandboxBackend,
+    remote: user.remote,
     writableRoots,
     networkAccess: networkAccess && network === "on",
     network,

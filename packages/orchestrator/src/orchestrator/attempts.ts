@@ -2,17 +2,20 @@
 // live session. Each attempt says itself whether the sandbox denied it (step 5's check), where it knows.
 import { Buffer } from "node:buffer";
 import type { AddressInfo } from "node:net";
-import type { EnvPolicy, ExecRequest, ExecResult, SpawnSpec } from "@conch/exec-core";
+import type { EnvPolicy, ExecRequest, ExecResult, RunOptions, SpawnSpec } from "@conch/exec-core";
 import type { AskAnswer, AskRequest, NetProxy, ProxyEndpoint } from "@conch/net-proxy";
 import {
   type GitWatch,
   isLikelySandboxDenied,
   type PreparedSandbox,
+  type ProcessHost,
+  SandboxError,
   type SandboxRules,
 } from "@conch/sandbox-core";
 import { interactiveShell, type SessionResponse, type SessionStore } from "@conch/unified-exec";
 import { OutputCollector } from "../output/output-collector.js";
 import { type HostReaper, runMarkerOf } from "../sessions/host-reaper.js";
+import type { RemoteLedger } from "../sessions/remote-ledger.js";
 import type { SessionMonitor } from "../sessions/session-monitor.js";
 import type { SpillStore } from "../spill/spill-store.js";
 import type { Approvals } from "./approvals.js";
@@ -20,6 +23,7 @@ import type { AuditEvents } from "./audit-events.js";
 import { repairGit } from "./git-repairs.js";
 import { withHostGitGuard } from "./host-git-guard.js";
 import { limitsNotice } from "./limits-notice.js";
+import { type RemoteRunOptions, remoteSessionStart, runRemote } from "./remote-process.js";
 import type { SpawnPlan } from "./spawn-plan.js";
 import type { CommandRequest, Execute, RunContext, SessionRequest, SessionRunContext } from "./types.js";
 
@@ -88,6 +92,10 @@ export interface AttemptOptions {
   readonly networkProxy: NetProxy | null;
   /** Who is asked about a host the configuration does not list; null: nobody (it is blocked). */
   readonly approvals: Approvals | null;
+  /** Commands run only on a remote backend's host (ToolOrchestratorOptions.remoteOnly). */
+  readonly remoteOnly?: boolean;
+  /** Where a remote session is noted as it starts, to be found again after a restart; null: nowhere. */
+  readonly remoteLedger?: RemoteLedger | null;
 }
 
 /**
@@ -275,8 +283,9 @@ export async function runOneShot(
     network?.env,
     rules,
   );
+  const remote = remoteRun(options, sandbox, request.tool, { id: null });
   // Outside the sandbox, the keeper (as for a session): the command dies with this process.
-  const reaper = prepare === null ? options.hostReaper : null;
+  const reaper = prepare === null && remote === null ? options.hostReaper : null;
   let marker: string | undefined;
   const keep =
     reaper === null
@@ -305,7 +314,7 @@ export async function runOneShot(
   const onOutput = context.onOutput;
   let result: ExecResult;
   try {
-    result = await options.execute(exec, {
+    const runOptions: RunOptions = {
       ...(context.signal === undefined ? {} : { signal: context.signal }),
       // The collector below is the one copy of the output, unless the caller reads exec-core's own.
       buffer: request.keepExecOutput === true,
@@ -322,7 +331,9 @@ export async function runOneShot(
         return stored === undefined ? forwarded : Promise.all([stored, forwarded]).then(() => undefined);
       },
       ...(hook === null ? {} : { prepare: hook }),
-    });
+    };
+    result =
+      remote === null ? await options.execute(exec, runOptions) : await runRemote(remote, exec, runOptions);
   } catch (error) {
     await collected.discard();
     throw error;
@@ -333,6 +344,7 @@ export async function runOneShot(
   }
   const sandboxName = sandbox?.name ?? "none";
   const notices = [
+    ...(remote === null ? [] : [ranOnNotice(remote.host.where)]),
     // Limits hold only in the sandbox; outside it nothing reports them but what the command could forge.
     ...(prepare === null ? [] : limitsNotice(result.limitsReached)),
     ...leftProcessesNotice(result.leftProcesses),
@@ -340,7 +352,7 @@ export async function runOneShot(
     ...repairGit(rules?.gitWatch, request.cwd),
   ];
   const denied =
-    prepare !== null &&
+    (prepare !== null || remote !== null) &&
     !result.timedOut &&
     !result.canceled &&
     isLikelySandboxDenied(result.exitCode, collected.sampleText());
@@ -406,9 +418,12 @@ export async function startSession(
     rules,
   );
   const sandboxName = sandbox?.name ?? "none";
+  const stored: { id: number | null } = { id: null };
+  const remote = remoteRun(options, sandbox, request.tool, stored);
+  let remoteId: string | null = null;
   // Outside the sandbox, the keeper: the session dies with this process (bwrap's --die-with-parent's
   // part), and its ledger names it for the next Conch process should the keeper die first.
-  const reaper = prepare === null ? options.hostReaper : null;
+  const reaper = prepare === null && remote === null ? options.hostReaper : null;
   let marker: string | undefined;
   const keep =
     reaper === null
@@ -431,7 +446,15 @@ export async function startSession(
       tty: request.tty,
       ...(shell === null ? {} : { shell }),
       ...(env === undefined ? {} : { env }),
-      ...(hook === null ? {} : { prepare: hook, wrapped: true }),
+      ...(remote !== null
+        ? {
+            remote: remoteSessionStart(remote, (id) => {
+              remoteId = id;
+            }),
+          }
+        : hook === null
+          ? {}
+          : { prepare: hook, wrapped: true }),
     },
     request.yieldTimeMs,
     {
@@ -440,6 +463,23 @@ export async function startSession(
       ...(request.unclampedYield === undefined ? {} : { unclampedYield: request.unclampedYield }),
       ...(request.settle === undefined ? {} : { settle: request.settle }),
       onStored: (id) => {
+        stored.id = id;
+        if (remoteId !== null && options.remoteLedger != null) {
+          const info = sessions.list().find((session) => session.id === id);
+          options.remoteLedger.add({
+            sessionId: id,
+            processId: remoteId,
+            tool: request.tool,
+            command,
+            argv: [...plan.argv],
+            cwd: request.cwd,
+            tty: request.tty,
+            cols: info?.cols ?? 80,
+            rows: info?.rows ?? 24,
+            keepAfterExit: request.keepAfterExit === true,
+            client: request.client ?? null,
+          });
+        }
         if (network !== null) network.session.id = id;
         monitor.describe(id, {
           tool: request.tool,
@@ -453,7 +493,7 @@ export async function startSession(
     },
   );
   const denied =
-    prepare !== null &&
+    (prepare !== null || remote !== null) &&
     !response.running &&
     response.exitedAfterMs !== null &&
     isLikelySandboxDenied(response.exitCode, response.output, {
@@ -471,14 +511,23 @@ export async function startSession(
       canceled: context.signal?.aborted === true,
       denied,
     },
-    { sessionId: response.sessionId },
+    {
+      sessionId: response.sessionId,
+      ...(remote === null || remoteId === null
+        ? {}
+        : { remote: { where: remote.host.where, processId: remoteId } }),
+    },
   );
   const gitWatch = rules?.gitWatch ?? null;
   return {
     response,
     sandbox: sandboxName,
     denied,
-    notices: [...networkRefusals(network?.endpoint), ...repairGit(gitWatch, request.cwd)],
+    notices: [
+      ...(remote === null ? [] : [ranOnNotice(remote.host.where)]),
+      ...networkRefusals(network?.endpoint),
+      ...repairGit(gitWatch, request.cwd),
+    ],
     gitWatch,
     proxyEndpoint: network?.endpoint ?? null,
     failed: !response.running && response.exitCode !== null && response.exitCode !== 0,
@@ -490,6 +539,39 @@ export async function startSession(
       if (sessions.has(response.sessionId)) await sessions.close(response.sessionId);
     },
   };
+}
+
+/**
+ * How a command of a remote backend runs: on its host, under the session's rules as sandbox intent,
+ * its output logged by range (for session `stored.id`) before it is acknowledged. Null for any other.
+ */
+export function remoteRun(
+  options: AttemptOptions,
+  sandbox: PreparedSandbox | null,
+  tool: string,
+  stored: { id: number | null },
+): (RemoteRunOptions & { readonly host: ProcessHost }) | null {
+  const host = sandbox?.host ?? null;
+  if (sandbox === null || host === null) {
+    if (options.remoteOnly === true) {
+      throw new SandboxError(
+        "SANDBOX_UNAVAILABLE",
+        "commands run only on the remote agent (config `remote`), and this one would have run on conchd's own machine, outside any sandbox (an escalation, or a rule's sandbox = \"none\"): nothing ran",
+      );
+    }
+    return null;
+  }
+  return {
+    host,
+    rules: sandbox.workspace.rules(),
+    record: (range) => options.audit.output(tool, stored.id, host.where, range),
+    flushed: () => options.audit.flushed(),
+  };
+}
+
+/** The line a remote command's result begins its notes with: where it ran. */
+function ranOnNotice(where: string): string {
+  return `Ran on ${where}.`;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -66,7 +66,11 @@ export class AuditEvents {
     request: CommandRequest,
     sandbox: string,
     run: ExecutionRecord,
-    where: { readonly sessionId?: number; readonly spill?: string | null } = {},
+    where: {
+      readonly sessionId?: number;
+      readonly spill?: string | null;
+      readonly remote?: { readonly where: string; readonly processId: string };
+    } = {},
   ): void {
     this.#log?.record({
       type: "execution",
@@ -79,7 +83,34 @@ export class AuditEvents {
       durationMs: Math.round(run.durationMs),
       ...(where.sessionId === undefined ? {} : { sessionId: where.sessionId }),
       ...(where.spill == null ? {} : { spill: where.spill }),
+      ...(where.remote === undefined ? {} : { remote: where.remote }),
     });
+  }
+
+  /** Output of a remote command received by conchd: its sequence range, logged before it is acknowledged. */
+  output(
+    tool: string,
+    sessionId: number | null,
+    where: string,
+    range: {
+      readonly processId: string;
+      readonly fromSeq: number;
+      readonly toSeq: number;
+      readonly bytes: number;
+    },
+  ): void {
+    this.#log?.record({
+      type: "output",
+      tool,
+      ...(sessionId === null ? {} : { sessionId }),
+      where,
+      ...range,
+    });
+  }
+
+  /** Resolves once every line recorded so far is written. */
+  flushed(): Promise<void> {
+    return this.#log?.flush() ?? Promise.resolve();
   }
 
   /** A connection the command asked the network proxy for: decided, and for an allowed one closed. */

@@ -36,6 +36,7 @@ import { AuditEvents, type SessionActor } from "./audit-events.js";
 import { blockedHint, blockedPaths } from "./blocked-paths.js";
 import { repairGit } from "./git-repairs.js";
 import { escalationWords, type PipelineSteps, runPipeline } from "./pipeline.js";
+import { resumeRemoteSessions } from "./remote-resume.js";
 import { sessionSandbox } from "./session-sandbox.js";
 import { SpawnPlanner } from "./spawn-plan.js";
 import type {
@@ -138,7 +139,26 @@ export class ToolOrchestrator {
       audit: this.#audit,
       networkProxy: options.networkProxy ?? null,
       approvals: this.#approvals,
+      remoteOnly: options.remoteOnly === true,
+      remoteLedger: options.remoteLedger ?? null,
     };
+  }
+
+  /**
+   * After a restart: the remote sessions a conchd before this one had, found again on the agent and
+   * listed with the ids the model knows (see `resumeRemoteSessions`). A line for each, for conchd's log.
+   */
+  async resumeRemoteSessions(): Promise<string[]> {
+    const ledger = this.#attempts.remoteLedger;
+    if (ledger == null) return [];
+    const { store, monitor } = this.#sessionState();
+    return resumeRemoteSessions({
+      ledger,
+      prepared: await this.#steps.sandbox(),
+      store,
+      monitor,
+      attempts: this.#attempts,
+    });
   }
 
   /** Sandboxed commands reach allowed hosts through Conch's proxy (`network = "allowlist"`). */
@@ -181,6 +201,12 @@ export class ToolOrchestrator {
       const monitor = new SessionMonitor(store);
       // A session's spill file is named after the tool that started it.
       const label = (id: number): string => monitor.list().find((view) => view.id === id)?.tool ?? "session";
+      const ledger = this.#attempts.remoteLedger;
+      if (ledger != null) {
+        store.observe((event) => {
+          if (event.type === "removed") ledger.remove(event.id);
+        });
+      }
       this.#sessions = {
         store,
         monitor,

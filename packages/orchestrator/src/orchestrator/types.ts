@@ -10,6 +10,7 @@ import type { AuditDecider, AuditLog } from "../audit/audit-log.js";
 import type { CollectorResult } from "../output/output-collector.js";
 import type { SnapshotContext, SnapshotUse } from "../runtime/shell-snapshots.js";
 import type { HostReaper } from "../sessions/host-reaper.js";
+import type { RemoteLedger } from "../sessions/remote-ledger.js";
 import type { SpillStore } from "../spill/spill-store.js";
 
 /** One command a tool wants run, already validated and resolved by the tool's handler. */
@@ -251,5 +252,16 @@ export interface ToolOrchestratorOptions {
    * the namespace the workspace's commands share. None: such commands have no way out at all.
    */
   readonly networkProxy?: NetProxy | null;
+  /**
+   * Commands run only on a remote backend's host (config `remote`): one that would run on this machine
+   * (outside the sandbox: an approved escalation, a rule's `sandbox = "none"`, a policy with no sandbox)
+   * is refused, and nothing runs here. Default false.
+   */
+  readonly remoteOnly?: boolean;
+  /**
+   * Where remote sessions are noted as they start and end, so that a conchd that restarts finds them
+   * again (`ToolOrchestrator.resumeRemoteSessions`); none by default.
+   */
+  readonly remoteLedger?: RemoteLedger | null;
   readonly execute?: Execute;
 }

@@ -147,10 +147,13 @@ describe("prepareSandbox", () => {
   it("chooses a remote backend it prefers, says so, and starts nothing here through the spawn hook", async () => {
     const started: unknown[] = [];
     const host = {
+      where: "agent t at unix:/nowhere",
       start: async (request: unknown) => {
         started.push(request);
         throw new Error("never called by prepareSandbox");
       },
+      attach: async () => null,
+      list: async () => [],
     };
     const remote: SandboxBackend = {
       name: "agent",

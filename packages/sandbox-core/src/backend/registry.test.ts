@@ -73,7 +73,12 @@ describe("createSandboxRegistry", () => {
 
   it("takes a local backend (transform) or a remote one (host), exactly one of the two", () => {
     const registry = createSandboxRegistry();
-    const host = { start: async () => Promise.reject(new Error("not here")) };
+    const host = {
+      where: "agent t at unix:/nowhere",
+      start: async () => Promise.reject(new Error("not here")),
+      attach: async () => null,
+      list: async () => [],
+    };
     const local = backend("both", "linux");
     expect(errorOf(() => registry.register({ ...local, host } as never))).toEqual({
       code: "INVALID_SANDBOX_BACKEND",

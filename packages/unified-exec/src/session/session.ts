@@ -62,7 +62,56 @@ export interface SessionSpec {
    * returns once the shell is back at its prompt (see ShellPrompt). Only with `tty`.
    */
   readonly shell?: string;
+  /**
+   * Starts the process elsewhere (a remote backend's host) instead of spawning it here; `prepare` and
+   * `wrapped` do not apply. The session drives it the same way, but nothing of this machine's kernel
+   * tells about it: no shell-prompt or input-wait detection (answers settle on quiet output).
+   */
+  readonly remote?: (start: RemoteStart) => Promise<RemoteProcess>;
 }
+
+/** What a remote process is started with: the session's command, environment and terminal. */
+export interface RemoteStart {
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  /**
+   * What the session's `env` policy sets explicitly (and `TERM` for a terminal): the remote side adds
+   * its own core variables (PATH, HOME, ...); nothing else of this machine's environment crosses.
+   */
+  readonly env: Readonly<Record<string, string>>;
+  readonly tty: boolean;
+  readonly cols: number;
+  readonly rows: number;
+}
+
+/** A process that runs elsewhere, which a session drives as its own. */
+export interface RemoteProcess {
+  /** Starts delivering its output, then its exit, to `events` (called once, right after the start). */
+  start(events: RemoteEvents): void;
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  signal(signal: NodeJS.Signals): void;
+  /** Ends it and everything it started (within about `graceMs`, then by force); resolves once it has. */
+  terminate(graceMs: number): Promise<void>;
+  /** Stops delivering (its output is drained, or nobody waits for it any more). */
+  close(): void;
+  /**
+   * The session's reader has taken the first `count` chunks delivered (a model's read): what the remote
+   * side still holds of them may go. Until then it is kept there, so that a conchd that restarts shows
+   * the model what it had not yet read.
+   */
+  consumed(count: number): void;
+}
+
+/** What a remote process tells its session. */
+export interface RemoteEvents {
+  onData(chunk: Buffer): void;
+  /** The exit status as a shell reports it (128+N after signal N), once all output before it came. */
+  onExit(exitCode: number): void;
+}
+
+/** What a session needs of the tree it ends: a local process tree, or a remote process's. */
+type Tree = Pick<ProcessTree, "terminate" | "visible" | "innerGroups">;
 
 /**
  * When a waiting call may return before its deadline: once output came after `since` (an output count,
@@ -102,7 +151,8 @@ export class Session {
   rows: number;
   readonly #startedPerf: number;
   readonly #handle: ProcessHandle;
-  readonly #tree: ProcessTree;
+  readonly #tree: Tree;
+  readonly #remote: RemoteProcess | null;
   readonly #retain: number;
   readonly #wrapped: boolean;
   #pending: HeadTailBuffer;
@@ -139,16 +189,22 @@ export class Session {
     id: number,
     spec: SessionSpec,
     handle: ProcessHandle,
-    tree: ProcessTree,
+    tree: Tree,
     renderer: ScreenRenderer | null,
     startedPerf: number,
     watcher: SessionWatcher | null,
+    remote: RemoteProcess | null = null,
   ) {
     this.id = id;
     this.cols = spec.cols ?? DEFAULT_COLS;
     this.rows = spec.rows ?? DEFAULT_ROWS;
     this.#watcher = watcher;
-    this.#prompt = spec.tty && spec.shell !== undefined ? new ShellPrompt(handle.pid, spec.shell) : null;
+    this.#remote = remote;
+    // A remote shell's prompt is not this kernel's to see.
+    this.#prompt =
+      spec.tty && spec.shell !== undefined && remote === null
+        ? new ShellPrompt(handle.pid, spec.shell)
+        : null;
     this.#lastLine = this.#prompt === null ? null : new LastLine();
     this.command = spec.command;
     this.tty = spec.tty;
@@ -186,6 +242,35 @@ export class Session {
       onRootExit: () => deliver((s) => s.#onRootExit()),
       onExit: (code: number, signal: NodeJS.Signals | null) => deliver((s) => s.#onExit(code, signal)),
     };
+    if (spec.remote !== undefined) {
+      let remote: RemoteProcess;
+      try {
+        const set: Record<string, string> = { ...(spec.env?.set ?? {}) };
+        if (spec.tty) set.TERM = env.TERM as string;
+        remote = await spec.remote({ argv: spec.argv, cwd: spec.cwd, env: set, tty: spec.tty, cols, rows });
+      } catch (error) {
+        renderer?.dispose();
+        throw error;
+      }
+      const handle: ProcessHandle = {
+        pid: 0,
+        report: null,
+        write: (data) => remote.write(data),
+        resize: (c, r) => remote.resize(c, r),
+        close: () => remote.close(),
+      };
+      const tree: Tree = {
+        terminate: (graceMs) => remote.terminate(graceMs).then(() => []),
+        visible: false,
+        innerGroups: () => [],
+      };
+      session = new Session(id, spec, handle, tree, renderer, performance.now(), watcher, remote);
+      remote.start({
+        onData: (chunk) => (session as Session).#onData(chunk),
+        onExit: (code) => (session as Session).#onExit(code, null),
+      });
+      return session;
+    }
     const options = {
       argv: spec.argv,
       cwd: spec.cwd,
@@ -311,7 +396,7 @@ export class Session {
    * busy, or where the kernel does not tell.
    */
   inputWait(): { readonly program: string; readonly shellPrompt: boolean } | null {
-    if (!this.tty || this.#exit !== null) return null;
+    if (!this.tty || this.#exit !== null || this.#remote !== null) return null;
     // A shell the kernel shows back at its prompt is idle at once; anything else only after a quiet spell.
     const atPrompt = this.#prompt?.atPrompt() === true;
     if (!atPrompt && performance.now() - Math.max(this.#quietSince, this.#startedPerf) < INPUT_QUIET_MS) {
@@ -364,6 +449,10 @@ export class Session {
   signal(signal: NodeJS.Signals): void {
     // Once the root is gone its pid may name another process: nothing is signalled by it any more.
     if (this.#rootExited) return;
+    if (this.#remote !== null) {
+      this.#remote.signal(signal);
+      return;
+    }
     const groups = this.#wrapped && this.#tree.visible ? this.#tree.innerGroups() : [this.pid];
     for (const group of groups) {
       try {
@@ -470,6 +559,10 @@ export class Session {
     const { text, rest } = this.#drained ? { text: pending.text(), rest: null } : pending.textSoFar();
     if (rest !== null && rest.length > 0) this.#pending.push(rest);
     const bytes = pending.totalBytes - (rest?.length ?? 0);
+    // A chunk whose last character waits for the next read is not taken whole yet.
+    this.#remote?.consumed(
+      rest !== null && rest.length > 0 ? this.#readOutputCount - 1 : this.#readOutputCount,
+    );
     if (this.#renderer !== null) {
       await this.#renderer.flush();
       // Read even when raw, so the next rendered read starts here too.

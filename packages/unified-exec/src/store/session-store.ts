@@ -40,6 +40,16 @@ export interface StartOptions extends CallOptions {
   readonly unclampedYield?: boolean;
   /** Called with the new session's id as it is stored, before observers hear of it and before the wait. */
   readonly onStored?: (id: number) => void;
+  /**
+   * The id the session must have (a remote session a restarted conchd finds again keeps the id the
+   * model knows); refused when another session has it. A fresh random one by default.
+   */
+  readonly id?: number;
+  /**
+   * Return at once, reading nothing: the output stays for the next call (a session found again after a
+   * restart, whose output the model has not read yet).
+   */
+  readonly readNothing?: boolean;
 }
 
 // What a write that ends a program looks like: Ctrl-C, Ctrl-D, or a quit key of a pager or an editor
@@ -228,7 +238,10 @@ export class SessionStore {
   async start(spec: SessionSpec, yieldTimeMs: number, options: StartOptions = {}): Promise<SessionResponse> {
     if (this.#closed) throw new UnifiedExecError("INVALID_REQUEST", "the session store is closed");
     const started = performance.now();
-    const id = this.#newId();
+    const id = options.id ?? this.#newId();
+    if (options.id !== undefined && (this.#sessions.has(id) || this.#starting.has(id))) {
+      throw new UnifiedExecError("INVALID_REQUEST", `id: another session has the id ${id}`);
+    }
     this.#starting.add(id);
     let session: Session;
     let pruned: number | null;
@@ -251,6 +264,18 @@ export class SessionStore {
       // The caller's bookkeeping: the session is stored and runs either way.
     }
     this.#emit({ type: "started", id: session.id, info: infoOf(session) });
+    if (options.readNothing === true) {
+      return {
+        sessionId: session.id,
+        running: session.running,
+        exitCode: session.exitCode,
+        exitedAfterMs: null,
+        output: "",
+        outputBytes: 0,
+        wallTimeMs: performance.now() - started,
+        pruned,
+      };
+    }
     const wait = options.unclampedYield === true ? Math.max(0, yieldTimeMs) : clampYield(yieldTimeMs);
     // Any output of the new process is the answer.
     return this.#collect(session, started + wait, started, options, pruned, 0);

@@ -1,0 +1,337 @@
+// The remote backend: a conch-agent runs the commands (on another host, in a container) under its own
+// sandbox, which it refuses to start without (fail closed). conchd decided everything before: rules,
+// approvals. The link to the agent is made when first needed and made again after a loss, resuming the
+// agent's session, so processes and their unacknowledged output survive a dropped connection and a
+// conchd restart (within the agent's keep time).
+import { type KeyObject, randomUUID, sign } from "node:crypto";
+import {
+  EXEC_PROTOCOL_VERSION,
+  type ExecCapabilities,
+  type InitializeResult,
+  type ProcessEntry,
+  type ProcessReadResult,
+  type SandboxIntent,
+} from "@conch/protocol";
+import {
+  type Availability,
+  type HostExit,
+  type HostProcess,
+  type HostRead,
+  type HostStartRequest,
+  type ProcessHost,
+  type RemoteSandboxBackend,
+  SandboxError,
+  type SandboxRules,
+} from "@conch/sandbox-core";
+import { isRemoteError, RemoteError } from "./errors.js";
+import { AgentCallError, RpcClient } from "./rpc-client.js";
+
+export interface AgentBackendOptions {
+  /**
+   * Where the agent is: `ws://HOST:PORT` or `unix:/PATH` (WebSocket), or a command (argv) whose stdio
+   * speaks conch-exec/1 (`ssh HOST conch-agent --stdio ...`; a command's agent ends with the
+   * connection, so only an address survives a conchd restart).
+   */
+  readonly endpoint: string | readonly string[];
+  /** The agent's id, as it was started (`--agent-id`): the binding token names it. */
+  readonly agentId: string;
+  /** conchd's Ed25519 private key: it signs each connection's binding token. */
+  readonly bindingKey: KeyObject;
+  /** The backend's name (`CONCH_SANDBOX`, the result's `sandbox`): `agent` by default. */
+  readonly name?: string;
+  /** The agent session a conchd before a restart had: resumed, or `AGENT_LOST` if it has ended. */
+  readonly resumeSessionId?: string;
+  /** Told the agent's session id whenever a connection is made: what a restarted conchd resumes. */
+  readonly onSession?: (sessionId: string) => void;
+  /** Where the public half of `bindingKey` is, for the fix an unreachable agent's refusal names. */
+  readonly publicKeyPath?: string;
+}
+
+/** The remote backend, with what a conchd that manages its agents needs besides. */
+export interface AgentBackend extends RemoteSandboxBackend {
+  readonly host: AgentHost;
+  /** Closes the connection; the agent keeps the processes for its keep time. */
+  close(): void;
+}
+
+export interface AgentHost extends ProcessHost {
+  /** What the agent said it can enforce, once connected. */
+  capabilities(): Promise<ExecCapabilities>;
+}
+
+const BINDING_TTL_MS = 5 * 60 * 1000;
+const READ_WAIT_MS = 25_000;
+const READ_MAX_BYTES = 256 * 1024;
+
+/** A binding token for `agentId`, valid `ttlMs`: `PAYLOAD.SIGNATURE`, base64url each (Ed25519). */
+export function signBinding(privateKey: KeyObject, agentId: string, ttlMs: number = BINDING_TTL_MS): string {
+  const payload = Buffer.from(JSON.stringify({ agent: agentId, exp: Date.now() + ttlMs }));
+  return `${payload.toString("base64url")}.${sign(null, payload, privateKey).toString("base64url")}`;
+}
+
+/** What the agent must enforce: the rules' mode, writable roots and network, which it resolves itself. */
+export function sandboxIntent(rules: SandboxRules): SandboxIntent {
+  if (rules.mode !== "read-only" && rules.mode !== "workspace-write") {
+    throw new SandboxError(
+      "SANDBOX_UNAVAILABLE",
+      `a remote agent runs commands only sandboxed (read-only or workspace-write), not under ${rules.mode}: nothing ran`,
+    );
+  }
+  return {
+    mode: rules.mode,
+    ...(rules.mode === "workspace-write"
+      ? { writableRoots: rules.writableRoots.map((root) => root.root) }
+      : {}),
+    network: rules.network,
+  };
+}
+
+function describe(endpoint: string | readonly string[]): string {
+  return typeof endpoint === "string" ? endpoint : `\`${endpoint.join(" ")}\``;
+}
+
+class AgentLink {
+  readonly #options: AgentBackendOptions;
+  #client: RpcClient | null = null;
+  #connecting: Promise<{ client: RpcClient; init: InitializeResult }> | null = null;
+  #init: InitializeResult | null = null;
+  #sessionId: string | null;
+  #closed = false;
+
+  constructor(options: AgentBackendOptions) {
+    this.#options = options;
+    this.#sessionId = options.resumeSessionId ?? null;
+  }
+
+  get sessionId(): string | null {
+    return this.#sessionId;
+  }
+
+  async initialized(): Promise<InitializeResult> {
+    try {
+      await this.#connection();
+    } catch (error) {
+      // A session that expired is said once; a fresh one is made at once.
+      if (!isRemoteError(error) || error.code !== "AGENT_LOST" || this.#sessionId !== null) throw error;
+      await this.#connection();
+    }
+    return this.#init as InitializeResult;
+  }
+
+  async #connection(): Promise<RpcClient> {
+    if (this.#client !== null && this.#client.lost === null) return this.#client;
+    if (this.#closed) throw new RemoteError("AGENT_LOST", "the connection to the agent was closed");
+    this.#connecting ??= this.#connect().finally(() => {
+      this.#connecting = null;
+    });
+    return (await this.#connecting).client;
+  }
+
+  async #connect(): Promise<{ client: RpcClient; init: InitializeResult }> {
+    const { endpoint } = this.#options;
+    const client =
+      typeof endpoint === "string" ? await RpcClient.connect(endpoint) : RpcClient.spawn(endpoint);
+    let init: InitializeResult;
+    try {
+      init = await client.call<InitializeResult>("initialize", {
+        clientName: "conchd",
+        protocolVersion: EXEC_PROTOCOL_VERSION,
+        binding: signBinding(this.#options.bindingKey, this.#options.agentId),
+        // Output is read by sequence number (a long poll), so none of it needs to come twice.
+        notify: false,
+        ...(this.#sessionId === null ? {} : { resumeSessionId: this.#sessionId }),
+      });
+    } catch (error) {
+      client.close();
+      if (error instanceof AgentCallError && error.code === "session_expired") {
+        // Its processes are gone (the agent restarted, or kept them less long than conchd was away): the
+        // next connection starts a new session, and what asked for the old processes learns they are lost.
+        this.#sessionId = null;
+        throw new RemoteError(
+          "AGENT_LOST",
+          `the agent at ${describe(endpoint)} no longer has this conchd's processes: ${error.message}`,
+        );
+      }
+      if (isRemoteError(error)) throw error;
+      throw new RemoteError(
+        "AGENT_UNREACHABLE",
+        `the agent at ${describe(endpoint)} refused this conchd: ${(error as Error).message}`,
+      );
+    }
+    this.#client = client;
+    this.#init = init;
+    this.#sessionId = init.sessionId;
+    this.#options.onSession?.(init.sessionId);
+    return { client, init };
+  }
+
+  /** Calls `method`; a connection lost on the way is made again (resuming the session) and the call sent once more. */
+  async call<T>(method: string, params: object): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.#connection();
+      try {
+        return await client.call<T>(method, params);
+      } catch (error) {
+        if (attempt > 0 || !isRemoteError(error) || error.code !== "AGENT_LOST" || this.#closed) throw error;
+      }
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#client?.close();
+  }
+}
+
+function toRead(reply: ProcessReadResult): HostRead {
+  return {
+    chunks: reply.chunks.map((chunk) => ({
+      seq: chunk.seq,
+      stream: "stdout" as const,
+      data: Buffer.from(chunk.data, "base64"),
+    })),
+    nextSeq: reply.nextSeq,
+    droppedBytes: reply.droppedBytes,
+    exit: reply.exited
+      ? { exitCode: reply.exitCode, signal: null, sandboxDenied: reply.sandboxDenied }
+      : null,
+  };
+}
+
+function processOf(link: AgentLink, processId: string): HostProcess {
+  let lastExit: HostExit | null = null;
+  return {
+    id: processId,
+    async read(fromSeq, options = {}) {
+      const reply = await link.call<ProcessReadResult>("process/read", {
+        processId,
+        afterSeq: Math.max(0, fromSeq - 1),
+        waitMs: Math.min(options.waitMs ?? 0, READ_WAIT_MS),
+        maxBytes: READ_MAX_BYTES,
+      });
+      const read = toRead(reply);
+      if (read.exit !== null) lastExit = read.exit;
+      return read;
+    },
+    async write(data, writeId) {
+      await link.call("process/write", { processId, data: Buffer.from(data).toString("base64"), writeId });
+    },
+    async signal(signal) {
+      const name = { SIGINT: "interrupt", SIGTERM: "terminate", SIGKILL: "kill" }[signal as string];
+      if (name === undefined) {
+        throw new RemoteError(
+          "INVALID_REMOTE",
+          `signal: a remote process takes SIGINT, SIGTERM or SIGKILL, not ${signal}`,
+        );
+      }
+      await link.call("process/signal", { processId, signal: name });
+    },
+    async resize(cols, rows) {
+      await link.call("process/resize", { processId, cols, rows });
+    },
+    async terminate() {
+      const reply = await link.call<{ exitCode: number | null }>("process/terminate", { processId });
+      return lastExit ?? { exitCode: reply.exitCode, signal: null, sandboxDenied: false };
+    },
+    async ack(seq) {
+      await link.call("process/ack", { processId, seq });
+    },
+  };
+}
+
+/**
+ * The backend for a conch-agent at `options.endpoint`. It is available once the agent answers,
+ * accepts this conchd's binding and can sandbox (bwrap or Landlock); commands then start there, each
+ * under the sandbox intent of its rules, or not at all.
+ */
+export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
+  if (typeof options.agentId !== "string" || options.agentId === "") {
+    throw new RemoteError(
+      "INVALID_REMOTE",
+      `agentId: expected a non-empty string, received ${JSON.stringify(options.agentId)}`,
+    );
+  }
+  const { endpoint } = options;
+  if (
+    !(typeof endpoint === "string" && endpoint !== "") &&
+    !(Array.isArray(endpoint) && endpoint.length > 0 && endpoint.every((arg) => typeof arg === "string"))
+  ) {
+    throw new RemoteError(
+      "INVALID_REMOTE",
+      `endpoint: expected ws://HOST:PORT, unix:/PATH or a command (an array of strings), received ${JSON.stringify(endpoint)}`,
+    );
+  }
+  const link = new AgentLink(options);
+  const where = `agent ${options.agentId} at ${describe(endpoint)}`;
+  const host: AgentHost = {
+    where,
+    async start(request: HostStartRequest) {
+      const intent = sandboxIntent(request.rules);
+      try {
+        await link.call("process/start", {
+          processId: request.id,
+          argv: request.spec.argv,
+          cwd: request.spec.cwd,
+          env: request.spec.env,
+          tty: request.tty,
+          ...(request.size === undefined ? {} : { cols: request.size.cols, rows: request.size.rows }),
+          sandbox: intent,
+        });
+      } catch (error) {
+        if (error instanceof AgentCallError && error.code === "sandbox_unavailable") {
+          throw new SandboxError(
+            "SANDBOX_UNAVAILABLE",
+            `the ${where} cannot sandbox this command (nothing ran): ${error.message}`,
+          );
+        }
+        // A start sent again after a lost connection may find its first try: the process is there.
+        if (!(error instanceof AgentCallError && error.code === "process_exists")) throw error;
+      }
+      return processOf(link, request.id);
+    },
+    async attach(id) {
+      const entries = await host.list();
+      return entries.some((entry) => entry.id === id) ? processOf(link, id) : null;
+    },
+    async list() {
+      const { processes } = await link.call<{ processes: ProcessEntry[] }>("process/list", {});
+      return processes.map((entry) => ({ id: entry.processId, running: entry.running }));
+    },
+    async capabilities() {
+      return (await link.initialized()).capabilities;
+    },
+  };
+  let availability: Promise<Availability> | null = null;
+  return {
+    name: options.name ?? "agent",
+    platform: process.platform,
+    host,
+    available() {
+      availability ??= link.initialized().then(
+        (init): Availability =>
+          init.capabilities.bwrap || init.capabilities.landlock
+            ? { available: true }
+            : {
+                available: false,
+                reason: `the ${where} can sandbox nothing there (neither bwrap nor Landlock works)`,
+                fix: "run the agent where bubblewrap can make namespaces (a container: --security-opt unmask=ALL and seccomp=unconfined) or where Landlock is enabled",
+              },
+        (error: unknown): Availability => {
+          availability = null;
+          return {
+            available: false,
+            reason: (error as Error).message,
+            fix: `start the agent (conch-agent --listen ... --agent-id ${options.agentId} --binding-key ${options.publicKeyPath ?? "CONCHD.pub"}) and check that remote_url or remote_command reaches it and that it was given this conchd's public key`,
+          };
+        },
+      );
+      return availability;
+    },
+    close: () => link.close(),
+  };
+}
+
+/** A fresh process id for the agent: unique for its life. */
+export function newProcessId(): string {
+  return randomUUID();
+}
