@@ -151,7 +151,13 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   // A successful probe of bwrap is kept in the state directory, so that a one-shot CLI need not probe
   // before every command (see LinuxBackendOptions.probeCache).
   // Config `remote`: every command runs on the agent, and none on this machine.
-  const remote = config.remote === null ? null : agentBackend(config.remote, conchStateDir({ env }));
+  const remote =
+    config.remote === null
+      ? null
+      : agentBackend(config.remote, conchStateDir({ env }), {
+          cwd: options.cwd,
+          network: sandbox.mode === "workspace-write" && sandbox.networkAccess === true,
+        });
   const remoteLedger =
     config.remote === null
       ? null

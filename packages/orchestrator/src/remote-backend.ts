@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { type AgentBackend, createAgentBackend } from "@conch/sandbox-remote";
 import type { RemoteSettings } from "./config/merge-config.js";
 import { OrchestratorError } from "./errors.js";
+import { containerEndpoint } from "./remote-container.js";
 
 /** Where conchd keeps what its remote backend needs: `<state dir>/remote`. */
 export function remoteStateDir(stateDir: string): string {
@@ -72,11 +73,22 @@ function lastSession(dir: string, agentId: string): string | undefined {
   }
 }
 
-/** The backend for `settings` (engine `agent`), resuming the session a conchd before this one had. */
-export function agentBackend(settings: RemoteSettings, stateDir: string, endpoint?: string): AgentBackend {
+/**
+ * The backend for `settings`, resuming the session a conchd before this one had: the agent at
+ * `remote_url` or over `remote_command` (engine `agent`), or in the workspace's container (`podman`,
+ * `docker`), started on first use.
+ */
+export function agentBackend(
+  settings: RemoteSettings,
+  stateDir: string,
+  workspace: { readonly cwd: string; readonly network: boolean },
+): AgentBackend {
   const dir = remoteStateDir(stateDir);
   const { privateKey, publicKeyPath } = bindingKeyPair(dir);
-  const where = endpoint ?? settings.url ?? settings.command;
+  const where =
+    settings.engine === "agent"
+      ? (settings.url ?? settings.command)
+      : containerEndpoint({ settings, stateDir: dir, publicKeyPath, ...workspace });
   if (where === null) {
     throw new OrchestratorError("INVALID_CONFIG", "remote: expected remote_url or remote_command");
   }

@@ -32,7 +32,7 @@ export interface AgentBackendOptions {
    * speaks conch-exec/1 (`ssh HOST conch-agent --stdio ...`; a command's agent ends with the
    * connection, so only an address survives a conchd restart).
    */
-  readonly endpoint: string | readonly string[];
+  readonly endpoint: string | readonly string[] | AgentEndpoint;
   /** The agent's id, as it was started (`--agent-id`): the binding token names it. */
   readonly agentId: string;
   /** conchd's Ed25519 private key: it signs each connection's binding token. */
@@ -45,6 +45,15 @@ export interface AgentBackendOptions {
   readonly onSession?: (sessionId: string) => void;
   /** Where the public half of `bindingKey` is, for the fix an unreachable agent's refusal names. */
   readonly publicKeyPath?: string;
+}
+
+/**
+ * An agent that must be made (or found) before it is reached: a container started on first use. `url`
+ * resolves with where it listens once it does; `where` names it in results meanwhile.
+ */
+export interface AgentEndpoint {
+  readonly where: string;
+  url(): Promise<string>;
 }
 
 /** The remote backend, with what a conchd that manages its agents needs besides. */
@@ -86,8 +95,9 @@ export function sandboxIntent(rules: SandboxRules): SandboxIntent {
   };
 }
 
-function describe(endpoint: string | readonly string[]): string {
-  return typeof endpoint === "string" ? endpoint : `\`${endpoint.join(" ")}\``;
+function describe(endpoint: AgentBackendOptions["endpoint"]): string {
+  if (typeof endpoint === "string") return endpoint;
+  return "where" in endpoint ? endpoint.where : `\`${endpoint.join(" ")}\``;
 }
 
 class AgentLink {
@@ -130,7 +140,11 @@ class AgentLink {
   async #connect(): Promise<{ client: RpcClient; init: InitializeResult }> {
     const { endpoint } = this.#options;
     const client =
-      typeof endpoint === "string" ? await RpcClient.connect(endpoint) : RpcClient.spawn(endpoint);
+      typeof endpoint === "string"
+        ? await RpcClient.connect(endpoint)
+        : "where" in endpoint
+          ? await RpcClient.connect(await endpoint.url())
+          : RpcClient.spawn(endpoint);
     let init: InitializeResult;
     try {
       init = await client.call<InitializeResult>("initialize", {
@@ -254,7 +268,13 @@ export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
   const { endpoint } = options;
   if (
     !(typeof endpoint === "string" && endpoint !== "") &&
-    !(Array.isArray(endpoint) && endpoint.length > 0 && endpoint.every((arg) => typeof arg === "string"))
+    !(Array.isArray(endpoint) && endpoint.length > 0 && endpoint.every((arg) => typeof arg === "string")) &&
+    !(
+      typeof endpoint === "object" &&
+      endpoint !== null &&
+      "url" in endpoint &&
+      typeof endpoint.url === "function"
+    )
   ) {
     throw new RemoteError(
       "INVALID_REMOTE",

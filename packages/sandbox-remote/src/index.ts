@@ -2,6 +2,7 @@
 export {
   type AgentBackend,
   type AgentBackendOptions,
+  type AgentEndpoint,
   type AgentHost,
   createAgentBackend,
   newProcessId,

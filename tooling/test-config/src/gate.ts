@@ -21,6 +21,7 @@ export const NEEDS = [
   "java",
   "landlock",
   "seatbelt",
+  "podman",
 ] as const;
 export type Need = (typeof NEEDS)[number];
 
@@ -123,6 +124,11 @@ const PROBES: Readonly<Record<Need, Probe>> = {
       "/usr/bin/true",
     ]),
     fix: "run it on macOS, outside any other Seatbelt sandbox (not from a sandboxed app's terminal)",
+  },
+  podman: {
+    platforms: ["linux"],
+    missing: programMissing("podman", ["info", "--format", "{{.Host.OCIRuntime.Name}}"]),
+    fix: "apt-get install podman runc (containers run from a root file system built locally; no registry is needed)",
   },
   pty: {
     platforms: ["linux", "darwin"],

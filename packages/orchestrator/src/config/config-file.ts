@@ -192,10 +192,15 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
         values.remoteUrl = value as string;
         break;
       case "remote_command":
+      case "remote_agent_command":
         // An argv, as written: repeated arguments stay.
         strings(key, value, "argument");
         if ((value as string[]).length === 0) fail(key, "a command (a non-empty array of strings)", value);
-        values.remoteCommand = [...(value as string[])];
+        if (key === "remote_command") values.remoteCommand = [...(value as string[])];
+        else values.remoteAgentCommand = [...(value as string[])];
+        break;
+      case "remote_mounts":
+        values.remoteMounts = pathList(key, value);
         break;
       case "remote_agent_id":
       case "remote_image":

@@ -79,6 +79,8 @@ export interface ConfigFileValues {
   remoteAgentId?: string;
   remoteImage?: string;
   remoteRootfs?: string;
+  remoteAgentCommand?: string[];
+  remoteMounts?: string[];
 }
 
 /** What one command may consume (`limits = { memory_mb, processes, cpu_percent, tmp_mb, file_mb }`). */
@@ -140,4 +142,6 @@ export const CONFIG_KEYS: readonly string[] = [
   "remote_agent_id",
   "remote_image",
   "remote_rootfs",
+  "remote_agent_command",
+  "remote_mounts",
 ];

@@ -137,6 +137,8 @@ describe("loadConfig", () => {
         'remote = "podman"',
         'remote_rootfs = "rootfs"',
         'remote_agent_id = "ci-7"',
+        'remote_agent_command = ["/usr/bin/node", "/opt/conch/agent.js"]',
+        'remote_mounts = ["/usr", "opt"]',
       ].join("\n"),
     );
     expect(await load()).toEqual({
@@ -150,6 +152,8 @@ describe("loadConfig", () => {
         agentId: "ci-7",
         image: null,
         rootfs: join(home, "rootfs"),
+        agentCommand: ["/usr/bin/node", "/opt/conch/agent.js"],
+        mounts: ["/usr", join(home, "opt")],
       },
       writableRoots: [join(home, "cache"), join(home, "tmp"), "/abs"],
       networkAccess: true,
@@ -366,6 +370,8 @@ describe("loadConfig", () => {
       agentId: "conch",
       image: null,
       rootfs: null,
+      agentCommand: ["conch-agent"],
+      mounts: [],
     });
   });
 
@@ -637,7 +643,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, sandbox_backend, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, limits, remote, remote_url, remote_command, remote_agent_id, remote_image, remote_rootfs, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, sandbox_backend, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, limits, remote, remote_url, remote_command, remote_agent_id, remote_image, remote_rootfs, remote_agent_command, remote_mounts, received an unknown key`,
     );
   });
 

@@ -35,6 +35,10 @@ export interface RemoteSettings {
   /** `remote_image`, `remote_rootfs`: what the container is made from (`podman`, `docker`). */
   readonly image: string | null;
   readonly rootfs: string | null;
+  /** `remote_agent_command`: how the agent starts in the container (default `["conch-agent"]`). */
+  readonly agentCommand: readonly string[];
+  /** `remote_mounts`: host directories bound read-only at the same path in the container. */
+  readonly mounts: readonly string[];
 }
 
 /** Every setting, defaults filled in, paths absolute. */
@@ -186,13 +190,23 @@ export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | nul
     remoteAgentId,
     remoteImage,
     remoteRootfs,
+    remoteAgentCommand,
+    remoteMounts,
     ...values
   } = user?.values ?? {};
   const settings = { ...defaults, ...values, limits: { ...defaults.limits, ...values.limits } };
   // `network_access = true` is `network = "on"` unless `network` says otherwise.
   const network = values.network ?? (values.networkAccess === true ? "on" : defaults.network);
   const where = user?.path ?? "the user config";
-  const remoteKeys = { remoteUrl, remoteCommand, remoteAgentId, remoteImage, remoteRootfs };
+  const remoteKeys = {
+    remoteUrl,
+    remoteCommand,
+    remoteAgentId,
+    remoteImage,
+    remoteRootfs,
+    remoteAgentCommand,
+    remoteMounts,
+  };
   let remote: RemoteSettings | null = null;
   if (engine === undefined) {
     const stray = Object.entries(remoteKeys).find(([, value]) => value !== undefined);
@@ -209,6 +223,12 @@ export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | nul
         `${where}: remote = "agent": expected exactly one of remote_url (ws://HOST:PORT or unix:/PATH) and remote_command (a command whose stdio speaks conch-exec/1)`,
       );
     }
+    if (engine === "docker" && remoteRootfs !== undefined) {
+      throw new OrchestratorError(
+        "INVALID_CONFIG",
+        `${where}: remote = "docker": remote_rootfs is podman's alone (docker runs images): expected remote_image`,
+      );
+    }
     if (engine !== "agent" && (remoteImage === undefined) === (remoteRootfs === undefined)) {
       throw new OrchestratorError(
         "INVALID_CONFIG",
@@ -222,6 +242,8 @@ export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | nul
       agentId: remoteAgentId ?? "conch",
       image: remoteImage ?? null,
       rootfs: remoteRootfs ?? null,
+      agentCommand: remoteAgentCommand ?? ["conch-agent"],
+      mounts: remoteMounts ?? [],
     };
   }
   return { ...settings, network, networkAccess: network === "on", remote };
@@ -356,6 +378,8 @@ export async function applyProjectConfig(
     ["remote_agent_id", values.remoteAgentId],
     ["remote_image", values.remoteImage],
     ["remote_rootfs", values.remoteRootfs],
+    ["remote_agent_command", values.remoteAgentCommand],
+    ["remote_mounts", values.remoteMounts],
   ] as const) {
     if (value !== undefined) ignore(key, value, "only the user config chooses where commands run");
   }
