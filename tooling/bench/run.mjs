@@ -703,4 +703,41 @@ await group("console", () => {
   }
 });
 
+// Issue 28: through a conch-agent (loopback WebSocket, bwrap there) and a podman container, against the
+// same under bwrap here.
+{
+  const remote = jsonWorker("remote-worker.mjs", ["15"], { timeout: 300_000 });
+  const ms = (value) => `${value.toFixed(2)} ms`;
+  rows.push({
+    benchmark: "terminal session start to first output (median of 15)",
+    baseline: `bwrap here: ${ms(remote.local.start)}`,
+    conch: `agent: ${ms(remote.agent.start)}${remote.container === null ? "" : `; podman: ${ms(remote.container.start)}`}`,
+    ratio: `${(remote.agent.start / remote.local.start).toFixed(2)}x`,
+    target: "-",
+  });
+  rows.push({
+    benchmark: "write_stdin round trip, a line echoed by cat (median of 75)",
+    baseline: `here: ${ms(remote.local.trip)}`,
+    conch: `agent: ${ms(remote.agent.trip)}${remote.container === null ? "" : `; podman: ${ms(remote.container.trip)}`}`,
+    ratio: `+${(remote.agent.trip - remote.local.trip).toFixed(2)} ms`,
+    target: "<= +2 ms",
+  });
+  rows.push({
+    benchmark: "output throughput, 32 MiB (one-shot)",
+    baseline: `here: ${remote.local.throughput.toFixed(0)} MB/s`,
+    conch: `agent: ${remote.agent.throughput.toFixed(0)} MB/s`,
+    ratio: `${(remote.agent.throughput / remote.local.throughput).toFixed(2)}x`,
+    target: "-",
+  });
+  if (remote.container !== null) {
+    rows.push({
+      benchmark: "podman container from a local rootfs: run to agent listening",
+      baseline: "-",
+      conch: ms(remote.container.cold),
+      ratio: "-",
+      target: "-",
+    });
+  }
+}
+
 console.table(rows);

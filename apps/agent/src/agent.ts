@@ -78,6 +78,8 @@ interface Entry {
   sandboxDenied: boolean;
   /** Ended by `process/terminate`: dropped once its output is acknowledged to the end. */
   released: boolean;
+  /** Its output is not taken until a read drains the ring (see OutputRing.backlogged). */
+  paused: boolean;
 }
 
 const MAX_WAIT_MS = 30_000;
@@ -160,6 +162,12 @@ export class ExecAgent {
       if (entry === undefined) return;
       if (event.type === "output") {
         const seq = entry.ring.push(event.data);
+        // Output nobody has read yet fills the ring: the process waits (as on a terminal nobody reads)
+        // rather than lose it; a read resumes it.
+        if (!entry.paused && entry.ring.backlogged) {
+          entry.paused = true;
+          this.#store.pause(event.id);
+        }
         entry.tail = (entry.tail + event.data.toString("utf8")).slice(-TAIL_CHARS);
         this.#attached?.notify("process/output", {
           processId: entry.processId,
@@ -314,6 +322,7 @@ export class ExecAgent {
       exitCode: null,
       sandboxDenied: false,
       released: false,
+      paused: false,
     };
     await this.#store.start(
       {
@@ -352,6 +361,10 @@ export class ExecAgent {
       params.maxBytes === undefined ? MAX_READ_BYTES : positiveInteger(params.maxBytes, "maxBytes");
     for (;;) {
       const read = entry.ring.read(afterSeq, maxBytes);
+      if (entry.paused && !entry.ring.backlogged) {
+        entry.paused = false;
+        if (this.#store.has(entry.storeId)) this.#store.resume(entry.storeId);
+      }
       if (read.chunks.length > 0 || entry.exitCode !== null || Date.now() >= deadline) {
         const whole = read.nextSeq >= entry.ring.nextSeq;
         return {

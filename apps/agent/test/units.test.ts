@@ -30,11 +30,25 @@ describe("the output ring", () => {
     expect(ring.read(0).droppedBytes).toBe(0);
   });
 
-  it("full, drops the oldest, and a reader that had not read them is told how many bytes it missed", () => {
+  it("full of read output, drops the oldest of it; unread output stays and says it is backlogged", () => {
     const ring = new OutputRing(10);
-    for (const c of ["aaaa", "bbbb", "cccc", "dddd"]) ring.push(Buffer.from(c));
+    for (const c of ["aaaa", "bbbb"]) ring.push(Buffer.from(c));
+    expect(text(ring.read(0))).toBe("aaaabbbb");
+    // Over the size: the read chunks go first; then unread output is kept past the size, backlogged.
+    for (const c of ["cccc", "dddd", "eeee"]) ring.push(Buffer.from(c));
+    expect(ring.backlogged).toBe(true);
+    const read = ring.read(2);
+    expect(text(read)).toBe("ccccddddeeee");
+    expect(read.droppedBytes).toBe(0);
+    // A read drains the backlog.
+    expect(ring.backlogged).toBe(false);
+  });
+
+  it("past twice its size (a reader that never reads), drops unread output and counts what it missed", () => {
+    const ring = new OutputRing(10);
+    for (const c of ["aaaa", "bbbb", "cccc", "dddd", "eeee", "ffff", "gggg"]) ring.push(Buffer.from(c));
     const read = ring.read(0);
-    expect(text(read)).toBe("ccccdddd");
+    expect(text(read)).toBe("ccccddddeeeeffffgggg");
     expect(read.droppedBytes).toBe(8);
     expect(ring.read(1).droppedBytes).toBe(4);
     expect(ring.read(2).droppedBytes).toBe(0);

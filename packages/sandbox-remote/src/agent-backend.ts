@@ -70,7 +70,7 @@ export interface AgentHost extends ProcessHost {
 
 const BINDING_TTL_MS = 5 * 60 * 1000;
 const READ_WAIT_MS = 25_000;
-const READ_MAX_BYTES = 256 * 1024;
+const READ_MAX_BYTES = 1024 * 1024;
 
 /** A binding token for `agentId`, valid `ttlMs`: `PAYLOAD.SIGNATURE`, base64url each (Ed25519). */
 export function signBinding(privateKey: KeyObject, agentId: string, ttlMs: number = BINDING_TTL_MS): string {

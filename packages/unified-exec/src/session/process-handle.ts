@@ -21,6 +21,12 @@ export interface ProcessHandle {
   resize(cols: number, rows: number): void;
   /** Frees the terminal or pipes once the process is gone. */
   close(): void;
+  /**
+   * Stops reading its output (the process blocks once the kernel's buffer is full) until `resume`: for
+   * a reader that must not lose output and cannot keep up.
+   */
+  pause(): void;
+  resume(): void;
   /** What the prepared spec's `reportFd` said (a sandbox helper's limits), read at the exit; null without one. */
   readonly report: Promise<string> | null;
 }
@@ -136,6 +142,8 @@ export function spawnPty(spec: SpawnSpec, cols: number, rows: number, events: Ha
     report,
     write: (data) => term.write(data),
     resize: (c, r) => term.resize(c, r),
+    pause: () => term.pause(),
+    resume: () => term.resume(),
     // After the exit the terminal closes by itself, and the reaped pid may already name another
     // process: it is only hung up while the child still holds it.
     close: () => {
@@ -278,6 +286,14 @@ export function pipeHandle(
     report,
     write: () => {},
     resize: () => {},
+    pause: () => {
+      child.stdout?.pause();
+      child.stderr?.pause();
+    },
+    resume: () => {
+      child.stdout?.resume();
+      child.stderr?.resume();
+    },
     // Pipes held open by a process that escaped every kill: stop waiting (their 'close' settles).
     close: () => {
       child.stdout?.destroy();

@@ -258,6 +258,9 @@ export class Session {
         write: (data) => remote.write(data),
         resize: (c, r) => remote.resize(c, r),
         close: () => remote.close(),
+        // The remote side keeps its own output until read.
+        pause: () => {},
+        resume: () => {},
       };
       const tree: Tree = {
         terminate: (graceMs) => remote.terminate(graceMs).then(() => []),
@@ -461,6 +464,15 @@ export class Session {
         // The group is gone.
       }
     }
+  }
+
+  /** Stops taking the process's output until `resume` (it blocks writing once its buffer is full). */
+  pause(): void {
+    if (!this.#drained) this.#handle.pause();
+  }
+
+  resume(): void {
+    if (!this.#drained) this.#handle.resume();
   }
 
   resize(cols: number, rows: number): void {

@@ -414,6 +414,18 @@ export class SessionStore {
     session.lastUsed = performance.now();
   }
 
+  /**
+   * Stops taking a session's output until `resume` (its process blocks once the kernel's buffer is
+   * full): for an owner that forwards the output and must not drop what its reader has not taken yet.
+   */
+  pause(id: number): void {
+    this.#get(id).pause();
+  }
+
+  resume(id: number): void {
+    this.#get(id).resume();
+  }
+
   list(): SessionInfo[] {
     return [...this.#sessions.values()].map(infoOf);
   }
