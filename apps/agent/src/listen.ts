@@ -61,9 +61,10 @@ export async function listen(
       channel.send(JSON.stringify({ jsonrpc: "2.0", method, params })),
     );
     socket.on("error", () => socket.terminate());
-    void serveChannel(channel, (method, params) => connection.call(method, params), failure).then(() =>
-      connection.closed(),
-    );
+    // Detached the moment the socket goes, not once its calls have answered: a long poll still waiting
+    // must not keep a dead connection attached (the next conchd would be refused as a second one).
+    socket.once("close", () => connection.closed());
+    void serveChannel(channel, (method, params) => connection.call(method, params), failure);
   });
   if ("path" in address) {
     // Only a socket left by an earlier agent is replaced; any other file there is not touched.

@@ -121,7 +121,10 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over WebSocket", ()
     await shell.write(Buffer.from("Y=kept; echo one-$((1+1))\n"), "c1:1");
     const seen = await readUntil(shell, 1, (text) => text.includes("one-2"));
     await shell.ack(seen.next - 1);
+    // A long poll still waiting on the agent must not keep the closed connection attached.
+    const waiting = shell.read(seen.next, { waitMs: 20_000 }).catch(() => null);
     first.close();
+    await waiting;
 
     // A new conchd (a new backend) resumes the agent's session: same shell, read on from where it was.
     const second = createAgentBackend({

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { type Connection, connect, makeWorkspace, textOf, type Workspace } from "./harness.js";
+import { type Connection, connect, isAlive, makeWorkspace, textOf, type Workspace } from "./harness.js";
 
 // The agent app's bin (built first: turbo.json's test task depends on @conch/agent#build).
 const AGENT = fileURLToPath(new URL("../../agent/dist/bin.js", import.meta.url));
@@ -176,6 +176,34 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conchd with a remote agent", ()
     }
     expect(covered).toBeGreaterThan(12);
   }, 120_000);
+
+  it("lets a terminal session go at a graceful stop, for the next conchd to find", async () => {
+    const first = await conchd();
+    const started = await first.callTool("exec_command", {
+      cmd: "bash --norc",
+      tty: true,
+      yield_time_ms: 500,
+    });
+    const sessionId = started.structuredContent?.session_id as number;
+    await first.callTool("write_stdin", { session_id: sessionId, chars: "W=graceful\n", yield_time_ms: 500 });
+    // The client goes: conchd shuts down on its own (stdin closed), not killed.
+    await first.close();
+    for (let round = 0; round < 100 && isAlive(first.pid); round++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(isAlive(first.pid)).toBe(false);
+    const second = await conchd();
+    let answer = "";
+    for (let round = 0; round < 5 && !answer.includes("kept-graceful"); round++) {
+      const polled = await second.callTool("write_stdin", {
+        session_id: sessionId,
+        chars: round === 0 ? "echo kept-$W\n" : "",
+        yield_time_ms: 1000,
+      });
+      answer += textOf(polled);
+    }
+    expect(answer).toContain("kept-graceful");
+  }, 60_000);
 
   it("ends a session whose agent is gone, saying so", async () => {
     const daemon = await conchd();

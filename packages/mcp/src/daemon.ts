@@ -161,7 +161,8 @@ export async function createDaemon(options: ServeOptions, host: DaemonHost): Pro
     async close() {
       clearInterval(sweep);
       await channel.close();
-      await runtime.orchestrator.terminateSessions();
+      // A remote session's process is let go, not ended: conchd started again finds it (a restart).
+      await runtime.orchestrator.terminateSessions({ keepRemote: true });
       await runtime.close();
     },
   };

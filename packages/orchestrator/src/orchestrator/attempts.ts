@@ -96,6 +96,8 @@ export interface AttemptOptions {
   readonly remoteOnly?: boolean;
   /** Where a remote session is noted as it starts, to be found again after a restart; null: nowhere. */
   readonly remoteLedger?: RemoteLedger | null;
+  /** The remote processes sessions drive now (see RemoteRunOptions.live). */
+  readonly remoteLive?: Set<{ detach(): void }>;
 }
 
 /**
@@ -563,6 +565,7 @@ export function remoteRun(
   }
   return {
     host,
+    ...(options.remoteLive === undefined ? {} : { live: options.remoteLive }),
     rules: sandbox.workspace.rules(),
     record: (range) => options.audit.output(tool, stored.id, host.where, range),
     flushed: () => options.audit.flushed(),

@@ -23,6 +23,8 @@ interface RemoteOutputRange {
 }
 
 export interface RemoteRunOptions {
+  /** Each live remote process is listed here while it runs, to be let go (not ended) at shutdown. */
+  readonly live?: Set<{ detach(): void }>;
   readonly host: ProcessHost;
   readonly rules: SandboxRules;
   /** Logs a range as it is received (the audit log's `output` line), before it may be acknowledged. */
@@ -50,6 +52,15 @@ export function remoteProcess(
   ackOnReceipt = false,
 ): RemoteProcess {
   let stopped = false;
+  // Let go at conchd's shutdown: the process runs on, for the next conchd to find.
+  let detached = false;
+  const self = {
+    detach: () => {
+      detached = true;
+      stopped = true;
+    },
+  };
+  options.live?.add(self);
   const writer = randomUUID();
   let writes = 0;
   let queue: Promise<unknown> = Promise.resolve();
@@ -131,11 +142,14 @@ export function remoteProcess(
     resize: (cols, rows) => then(() => process.resize(cols, rows)),
     signal: (signal) => then(() => process.signal(signal)),
     terminate: async () => {
+      options.live?.delete(self);
+      if (detached) return;
       await queue;
       await process.terminate().catch(() => {});
     },
     close: () => {
       stopped = true;
+      options.live?.delete(self);
     },
   };
 }

@@ -75,6 +75,8 @@ export class ToolOrchestrator {
   readonly #settleMs: number | undefined;
   readonly #exitGraceMs: number;
   #sessions: SessionState | null = null;
+  /** Shutting down with remote sessions let go (terminateSessions' keepRemote). */
+  #keepingRemote = false;
   // Sessions outside the sandbox whose typed input a person approves first, by id.
   readonly #guarded = new Map<number, InputTarget>();
   /** What each sandboxed session's sandbox could not protect, checked after each of its calls. */
@@ -141,6 +143,7 @@ export class ToolOrchestrator {
       approvals: this.#approvals,
       remoteOnly: options.remoteOnly === true,
       remoteLedger: options.remoteLedger ?? null,
+      remoteLive: new Set(),
     };
   }
 
@@ -204,7 +207,8 @@ export class ToolOrchestrator {
       const ledger = this.#attempts.remoteLedger;
       if (ledger != null) {
         store.observe((event) => {
-          if (event.type === "removed") ledger.remove(event.id);
+          // Let go at shutdown, a remote session stays listed for the next conchd.
+          if (event.type === "removed" && !this.#keepingRemote) ledger.remove(event.id);
         });
       }
       this.#sessions = {
@@ -565,9 +569,17 @@ export class ToolOrchestrator {
     return this.#planner.snapshotStatus(shell);
   }
 
-  /** Kills every live session (daemon shutdown, end of a replay). */
-  async terminateSessions(): Promise<void> {
+  /**
+   * Kills every live session (daemon shutdown, end of a replay). `keepRemote`: a remote session's
+   * process is let go rather than ended, and stays in the ledger, for the next conchd to find (a
+   * restart); the agent ends it if none comes within its keep time.
+   */
+  async terminateSessions(options: { readonly keepRemote?: boolean } = {}): Promise<void> {
     for (const id of [...this.#personLines.keys()]) this.#flushPersonLine(id);
+    if (options.keepRemote === true) {
+      this.#keepingRemote = true;
+      for (const process of [...(this.#attempts.remoteLive ?? [])]) process.detach();
+    }
     await this.#sessions?.store.terminateAll();
     for (const id of new Set([...this.#gitWatches.keys(), ...this.#proxyEndpoints.keys()]))
       this.#afterEnd(id);
