@@ -147,6 +147,42 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over WebSocket", ()
     second.close();
   }, 60_000);
 
+  it("loses no output nobody reads for a while: the process waits once the ring is full", async () => {
+    const url = await startAgent("ws://127.0.0.1:0");
+    const backend = createAgentBackend({ endpoint: url, agentId: "a1", bindingKey: conchd.privateKey });
+    const bytes = 12 * 1024 * 1024;
+    const flood = await backend.host.start({
+      id: "flood",
+      spec: {
+        argv: ["sh", "-c", `head -c ${bytes} /dev/zero | tr '\\0' a; echo END`],
+        cwd: ws,
+        env: {},
+        extraFds: [],
+      },
+      rules,
+      tty: false,
+    });
+    // Three times the ring, and nobody reading.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    let total = 0;
+    let dropped = 0;
+    let tail = "";
+    let next = 1;
+    for (let round = 0; round < 400; round++) {
+      const read = await flood.read(next, { waitMs: 2000 });
+      for (const chunk of read.chunks) {
+        total += chunk.data.length;
+        tail = (tail + Buffer.from(chunk.data).toString("latin1")).slice(-8);
+      }
+      dropped = Math.max(dropped, read.droppedBytes);
+      next = read.nextSeq;
+      if (read.chunks.length > 0) await flood.ack(next - 1);
+      if (read.exit !== null) break;
+    }
+    expect({ total, dropped, tail }).toEqual({ total: bytes + 4, dropped: 0, tail: "aaaaEND\n" });
+    backend.close();
+  }, 60_000);
+
   it("refuses a second connection while one is attached, and says when a session has expired", async () => {
     const url = await startAgent("ws://127.0.0.1:0", 300);
     const first = createAgentBackend({ endpoint: url, agentId: "a1", bindingKey: conchd.privateKey });
