@@ -3,7 +3,7 @@
 // before `process/start`; the agent only refuses what it cannot enforce (fail closed).
 import type { KeyObject } from "node:crypto";
 import { randomUUID } from "node:crypto";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, realpathSync } from "node:fs";
 import {
   EXEC_PROTOCOL_VERSION,
   type ExecCapabilities,
@@ -25,7 +25,7 @@ import {
 } from "@conch/sandbox-core";
 import { createLandlockBackend, createLinuxBackend, createLinuxBackends } from "@conch/sandbox-linux";
 import { SessionStore } from "@conch/unified-exec";
-import { bindingRefusal } from "./binding.js";
+import { bindingExpiry, bindingRefusal, UsedBindings } from "./binding.js";
 import { OutputRing } from "./output-ring.js";
 import { WriteIds } from "./write-ids.js";
 
@@ -60,6 +60,8 @@ export type Notify = (method: string, params: unknown) => void;
 /** One connection to the agent: what it may call, and its end. */
 export interface AgentConnection {
   call(method: string, params: unknown): Promise<unknown>;
+  /** Whether `initialize` succeeded on this connection. */
+  readonly initialized: boolean;
   /** The connection is gone: the session is kept for `keepMs`, then its processes end. */
   closed(): void;
 }
@@ -81,6 +83,20 @@ interface Entry {
   /** Its output is not taken until a read drains the ring (see OutputRing.backlogged). */
   paused: boolean;
 }
+
+const SIGNALS: ReadonlyMap<unknown, NodeJS.Signals> = new Map([
+  ["interrupt", "SIGINT"],
+  ["terminate", "SIGTERM"],
+  ["kill", "SIGKILL"],
+]);
+
+/**
+ * Variables the launcher (bwrap, the helper, unshare: programs of this machine started outside the
+ * sandbox) would act on before the sandbox holds: the dynamic loader's and glibc's. A process's `env`
+ * may not set them.
+ */
+const LAUNCHER_VARIABLES =
+  /^(?:LD_.*|GCONV_PATH|GLIBC_TUNABLES|LOCPATH|NLSPATH|MALLOC_.*|HOSTALIASES|RESOLV_HOST_CONF|TZDIR)$/;
 
 const MAX_WAIT_MS = 30_000;
 const MAX_READ_BYTES = 1024 * 1024;
@@ -131,11 +147,44 @@ function checkStart(params: ProcessStartParams): void {
   ) {
     bad("env", "an object of strings", params.env);
   }
+  const launcher = Object.keys(params.env ?? {}).find((name) => LAUNCHER_VARIABLES.test(name));
+  if (launcher !== undefined) {
+    bad(
+      "env",
+      "no variable the dynamic loader or glibc acts on (they would reach the launcher outside the sandbox)",
+      launcher,
+    );
+  }
   const sandbox = params.sandbox as Partial<ProcessStartParams["sandbox"]> | undefined;
   if (typeof sandbox !== "object" || sandbox === null) bad("sandbox", "a sandbox intent object", sandbox);
   const intent = sandbox as Partial<ProcessStartParams["sandbox"]>;
   if (intent.mode !== "read-only" && intent.mode !== "workspace-write")
     bad("sandbox.mode", '"read-only" or "workspace-write"', intent.mode);
+  if (typeof intent.workspace !== "string" || !intent.workspace.startsWith("/")) {
+    bad("sandbox.workspace", "an absolute path", intent.workspace);
+  }
+  let canonical: string | null = null;
+  try {
+    canonical = realpathSync(intent.workspace as string);
+  } catch {
+    canonical = null;
+  }
+  if (canonical !== intent.workspace) {
+    bad(
+      "sandbox.workspace",
+      "an existing directory named by its canonical path (no symlink, no ..)",
+      intent.workspace,
+    );
+  }
+  for (const field of ["writableRoots", "denyRead", "allowRead", "protect"] as const) {
+    const list = intent[field];
+    if (
+      list !== undefined &&
+      (!Array.isArray(list) || !list.every((path) => typeof path === "string" && path.startsWith("/")))
+    ) {
+      bad(`sandbox.${field}`, "an array of absolute paths", list);
+    }
+  }
   if (typeof intent.network !== "boolean") bad("sandbox.network", "true or false", intent.network);
 }
 
@@ -152,6 +201,7 @@ export class ExecAgent {
   /** The connection that attached (its own object), to tell it from another. */
   #attachedBy: object | null = null;
   #expiry: NodeJS.Timeout | null = null;
+  readonly #usedBindings = new UsedBindings();
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -206,6 +256,9 @@ export class ExecAgent {
       "process/list": () => this.list(),
     };
     return {
+      get initialized() {
+        return initialized;
+      },
       call: async (method, params) => {
         if (typeof params !== "object" || params === null || Array.isArray(params)) {
           throw new AgentError("invalid_params", "params: expected an object");
@@ -261,6 +314,12 @@ export class ExecAgent {
     }
     const refused = bindingRefusal(params.binding, this.#options.bindingKey, this.#options.agentId);
     if (refused !== null) throw new AgentError("binding_refused", refused);
+    if (!this.#usedBindings.first(params.binding, bindingExpiry(params.binding))) {
+      throw new AgentError(
+        "binding_refused",
+        "binding: this token was used already (each connection presents a fresh one)",
+      );
+    }
     if (this.#attachedBy !== null && this.#attachedBy !== connection) {
       // As Codex's exec-server: one connection drives a session; a second is refused while it lives.
       throw new AgentError("session_busy", "another connection is attached to this agent's session");
@@ -295,17 +354,24 @@ export class ExecAgent {
         `processId: ${JSON.stringify(params.processId)} is already in use`,
       );
     }
+    const intent = params.sandbox;
     const policy: SandboxPolicy =
-      params.sandbox.mode === "read-only"
+      intent.mode === "read-only"
         ? { mode: "read-only" }
         : {
             mode: "workspace-write",
-            writableRoots: [...(params.sandbox.writableRoots ?? [])],
-            networkAccess: params.sandbox.network,
+            writableRoots: [...(intent.writableRoots ?? [])],
+            networkAccess: intent.network,
           };
     let hook: ReturnType<Awaited<ReturnType<typeof prepareSandbox>>["spawnHook"]>;
     try {
-      const sandbox = await prepareSandbox(policy, params.cwd, this.#registry);
+      // Resolved for the session's workspace, never for the process's cwd: where a command starts
+      // does not widen what it may write (as on conchd's own machine).
+      const sandbox = await prepareSandbox(policy, intent.workspace, this.#registry, {
+        ...(intent.denyRead === undefined ? {} : { denyRead: [...intent.denyRead] }),
+        ...(intent.allowRead === undefined ? {} : { allowRead: [...intent.allowRead] }),
+        ...(intent.protect === undefined ? {} : { protect: [...intent.protect] }),
+      });
       hook = sandbox.spawnHook({ tty: params.tty });
     } catch (error) {
       // Fail closed: nothing runs with less than the sandbox asked for.
@@ -404,9 +470,7 @@ export class ExecAgent {
 
   signal(params: { processId: string; signal: "interrupt" | "terminate" | "kill" }): void {
     const entry = this.#entry(params.processId);
-    const name = { interrupt: "SIGINT", terminate: "SIGTERM", kill: "SIGKILL" }[
-      params.signal
-    ] as NodeJS.Signals;
+    const name = SIGNALS.get(params.signal);
     if (name === undefined) {
       throw new AgentError(
         "invalid_params",

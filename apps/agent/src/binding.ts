@@ -10,6 +10,14 @@ interface BindingPayload {
   readonly exp: number;
 }
 
+/**
+ * The longest a token may be valid for: conchd makes them for 5 minutes; a token valid longer (one made
+ * by whoever stole a key, to keep) is refused. A little more for clocks that differ.
+ */
+const MAX_BINDING_MS: number = 10 * 60 * 1000;
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
 /** Why `token` does not bind this agent (`agentId`) to the holder of `publicKey`; null when it does. */
 export function bindingRefusal(
   token: unknown,
@@ -19,7 +27,9 @@ export function bindingRefusal(
 ): string | null {
   if (typeof token !== "string") return "binding: expected a token string";
   const parts = token.split(".");
-  if (parts.length !== 2) return "binding: expected PAYLOAD.SIGNATURE (base64url each)";
+  if (parts.length !== 2 || !parts.every((part) => BASE64URL.test(part))) {
+    return "binding: expected PAYLOAD.SIGNATURE (base64url each)";
+  }
   const [payloadText, signatureText] = parts as [string, string];
   const payload = Buffer.from(payloadText, "base64url");
   if (!verify(null, payload, publicKey, Buffer.from(signatureText, "base64url"))) {
@@ -34,7 +44,32 @@ export function bindingRefusal(
   if (claims.agent !== agentId)
     return `binding: for agent ${JSON.stringify(claims.agent)}, not ${JSON.stringify(agentId)}`;
   if (typeof claims.exp !== "number" || claims.exp <= now) return "binding: expired";
+  if (claims.exp > now + MAX_BINDING_MS) {
+    return `binding: valid for longer than ${MAX_BINDING_MS / 60_000} minutes (conchd's are valid 5)`;
+  }
   return null;
+}
+
+/**
+ * The tokens already used, each until it expires: a token opens one connection, so one seen on the
+ * wire cannot open another (conchd signs a fresh one for each connection).
+ */
+export class UsedBindings {
+  readonly #used = new Map<string, number>();
+
+  /** True the first time `token` is presented (then remembered until `expires`), false after. */
+  first(token: string, expires: number, now: number = Date.now()): boolean {
+    for (const [seen, until] of this.#used) if (until <= now) this.#used.delete(seen);
+    if (this.#used.has(token)) return false;
+    this.#used.set(token, expires);
+    return true;
+  }
+}
+
+/** The expiry a token (already checked by bindingRefusal) carries. */
+export function bindingExpiry(token: string): number {
+  const [payload] = token.split(".") as [string];
+  return (JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { exp: number }).exp;
 }
 
 /** conchd's public key from PEM text. */

@@ -24,10 +24,21 @@ export function parseListen(text: string): ListenAddress {
   return { host: (match[1] as string).replace(/^\[|\]$/g, ""), port };
 }
 
+/** Bytes of answers a connection may leave unread before it is dropped (a client that never reads). */
+const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
+/** How long a connection may take to initialize, and how many may be waiting to at once. */
+const INITIALIZE_WITHIN_MS = 10_000;
+const MAX_UNINITIALIZED = 8;
+
 function wsChannel(socket: WebSocket): MessageChannel {
   return {
     send: (text) => {
-      if (socket.readyState === socket.OPEN) socket.send(text);
+      if (socket.readyState !== socket.OPEN) return;
+      if (socket.bufferedAmount > MAX_UNREAD_BYTES) {
+        socket.terminate();
+        return;
+      }
+      socket.send(text);
     },
     onMessage: (listener) => {
       socket.on("message", (data, isBinary) => {
@@ -55,7 +66,20 @@ export async function listen(
     response.writeHead(426, { "content-type": "text/plain" }).end("conch-exec/1: a WebSocket endpoint\n");
   });
   const wss = new WebSocketServer({ server: http, maxPayload: MAX_MESSAGE });
+  let uninitialized = 0;
   wss.on("connection", (socket) => {
+    // Who has not proven to be its conchd gets little: a few at a time, a few seconds, one mistake.
+    if (uninitialized >= MAX_UNINITIALIZED) {
+      socket.close(1013, "too many connections waiting to initialize");
+      return;
+    }
+    uninitialized++;
+    let counted = true;
+    const proven = (): void => {
+      if (counted) uninitialized--;
+      counted = false;
+    };
+    const deadline = setTimeout(() => socket.terminate(), INITIALIZE_WITHIN_MS);
     const channel = wsChannel(socket);
     const connection = agent.connect((method, params) =>
       channel.send(JSON.stringify({ jsonrpc: "2.0", method, params })),
@@ -63,8 +87,31 @@ export async function listen(
     socket.on("error", () => socket.terminate());
     // Detached the moment the socket goes, not once its calls have answered: a long poll still waiting
     // must not keep a dead connection attached (the next conchd would be refused as a second one).
-    socket.once("close", () => connection.closed());
-    void serveChannel(channel, (method, params) => connection.call(method, params), failure);
+    socket.once("close", () => {
+      clearTimeout(deadline);
+      proven();
+      connection.closed();
+    });
+    const call = async (method: string, params: unknown): Promise<unknown> => {
+      try {
+        const result = await connection.call(method, params);
+        if (connection.initialized) {
+          clearTimeout(deadline);
+          proven();
+        }
+        return result;
+      } catch (error) {
+        refuse();
+        throw error;
+      }
+    };
+    // Anything but a clean initialize first: answered, then the connection is closed.
+    const refuse = (): void => {
+      if (!connection.initialized) {
+        setImmediate(() => socket.close(1008, "initialize first, with a valid binding"));
+      }
+    };
+    void serveChannel(channel, call, failure, refuse);
   });
   if ("path" in address) {
     // Only a socket left by an earlier agent is replaced; any other file there is not touched.

@@ -45,6 +45,7 @@ export function serveChannel(
   channel: MessageChannel,
   handler: Handler,
   failure: (error: unknown) => RpcFailure,
+  onInvalid: () => void = () => {},
 ): Promise<void> {
   const send = (message: unknown): void => channel.send(JSON.stringify(message));
   const pending = new Set<Promise<void>>();
@@ -60,6 +61,7 @@ export function serveChannel(
         id: null,
         error: { code: -32700, message: "parse error: a message is one JSON object" },
       });
+      onInvalid();
       return;
     }
     const id = typeof request.id === "string" || typeof request.id === "number" ? request.id : null;
@@ -74,6 +76,7 @@ export function serveChannel(
         id,
         error: { code: -32600, message: 'invalid request: expected {"jsonrpc":"2.0","method":...}' },
       });
+      onInvalid();
       return;
     }
     const done = handler(request.method, request.params ?? {}).then(

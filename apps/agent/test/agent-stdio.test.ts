@@ -110,7 +110,7 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over stdio", () => 
       cwd: ws,
       env: { TERM: "dumb" },
       tty: true,
-      sandbox: { mode: "workspace-write", network: false },
+      sandbox: { mode: "workspace-write", workspace: ws, network: false },
     });
     await readUntil("p1", (text) => text.includes("ready"));
     const data = Buffer.from("one\n").toString("base64");
@@ -149,7 +149,7 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over stdio", () => 
       argv: ["bash", "-c", `echo x > ${outside}`],
       cwd: ws,
       tty: false,
-      sandbox: { mode: "workspace-write", network: false },
+      sandbox: { mode: "workspace-write", workspace: ws, network: false },
     });
     const { text, reply } = await readUntil("p2", (_, r) => r.exited === true);
     expect(reply, text).toMatchObject({ exited: true, sandboxDenied: true });
@@ -159,14 +159,26 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over stdio", () => 
   });
 
   it("an intent it cannot enforce is refused before anything runs; an unknown process is named", async () => {
+    // A writable root that holds the home directory: the agent's sandbox refuses it, as conchd's does.
     const refused = await call("process/start", {
       processId: "p3",
       argv: ["touch", join(ws, "ran")],
-      cwd: join(ws, "missing"),
+      cwd: ws,
       tty: false,
-      sandbox: { mode: "workspace-write", network: false },
+      sandbox: { mode: "workspace-write", workspace: ws, writableRoots: ["/"], network: false },
     });
     expect(refused.error?.data?.code).toBe("sandbox_unavailable");
+    const missing = await call("process/start", {
+      processId: "p4",
+      argv: ["touch", join(ws, "ran")],
+      cwd: ws,
+      tty: false,
+      sandbox: { mode: "workspace-write", workspace: join(ws, "missing"), network: false },
+    });
+    expect(missing.error).toMatchObject({
+      message: `sandbox.workspace: expected an existing directory named by its canonical path (no symlink, no ..), received ${JSON.stringify(join(ws, "missing"))}`,
+      data: { code: "invalid_params" },
+    });
     expect(existsSync(join(ws, "ran"))).toBe(false);
     expect((await call("process/read", { processId: "nope", afterSeq: 0 })).error?.message).toBe(
       'processId: no process "nope"',

@@ -117,7 +117,14 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over WebSocket", ()
       env: { TERM: "dumb", PS1: "$ " },
       extraFds: [],
     };
-    const shell = await first.host.start({ id: "s1", spec, rules, tty: true, size: { cols: 80, rows: 24 } });
+    const shell = await first.host.start({
+      id: "s1",
+      spec,
+      rules,
+      workspace: ws,
+      tty: true,
+      size: { cols: 80, rows: 24 },
+    });
     await shell.write(Buffer.from("Y=kept; echo one-$((1+1))\n"), "c1:1");
     const seen = await readUntil(shell, 1, (text) => text.includes("one-2"));
     await shell.ack(seen.next - 1);
@@ -160,6 +167,7 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over WebSocket", ()
         extraFds: [],
       },
       rules,
+      workspace: ws,
       tty: false,
     });
     // Three times the ring, and nobody reading.
@@ -197,6 +205,7 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over WebSocket", ()
       id: "gone",
       spec: { argv: ["sleep", "61.234"], cwd: ws, env: {}, extraFds: [] },
       rules,
+      workspace: ws,
       tty: false,
     });
     expect(sleeper.id).toBe("gone");
@@ -266,7 +275,7 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over WebSocket", ()
       argv: ["sh", "-c", "echo a; sleep 0.1; echo b"],
       cwd: ws,
       tty: false,
-      sandbox: { mode: "workspace-write", network: false },
+      sandbox: { mode: "workspace-write", workspace: ws, network: false },
     });
     await reply(2);
     for (let round = 0; round < 200 && !messages.some((m) => m.method === "process/exited"); round++) {

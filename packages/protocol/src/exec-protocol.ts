@@ -18,9 +18,20 @@ export interface ExecCapabilities {
 /** The sandbox a process must run in; the agent refuses to start it when it cannot enforce this. */
 export interface SandboxIntent {
   readonly mode: "read-only" | "workspace-write";
-  /** Writable roots besides the process's cwd (workspace-write only). */
+  /**
+   * The session's workspace (absolute, canonical): under workspace-write its first writable root. The
+   * process's cwd only says where it starts; it never widens what it may write.
+   */
+  readonly workspace: string;
+  /** Writable roots besides the workspace (workspace-write only). */
   readonly writableRoots?: readonly string[];
   readonly network: boolean;
+  /** Paths the process must not read, besides the agent's own defaults (conchd's hidden paths). */
+  readonly denyRead?: readonly string[];
+  /** Exceptions to `denyRead`. */
+  readonly allowRead?: readonly string[];
+  /** Paths inside the writable roots that stay read-only (conchd's protected paths). */
+  readonly protect?: readonly string[];
 }
 
 export interface InitializeParams {

@@ -165,6 +165,8 @@ export interface HostStartRequest {
   readonly id: string;
   readonly spec: SpawnSpec;
   readonly rules: SandboxRules;
+  /** The session's workspace (canonical): what `rules` were resolved for; `spec.cwd` only starts there. */
+  readonly workspace: string;
   /** A terminal (PTY) session, else pipes. */
   readonly tty: boolean;
   /** A terminal's size. */

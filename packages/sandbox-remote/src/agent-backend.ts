@@ -78,20 +78,29 @@ export function signBinding(privateKey: KeyObject, agentId: string, ttlMs: numbe
   return `${payload.toString("base64url")}.${sign(null, payload, privateKey).toString("base64url")}`;
 }
 
-/** What the agent must enforce: the rules' mode, writable roots and network, which it resolves itself. */
-export function sandboxIntent(rules: SandboxRules): SandboxIntent {
+/**
+ * What the agent must enforce for a command of the session whose workspace is `workspace`: the rules'
+ * mode, writable roots, network, hidden paths (with their exceptions) and read-only paths, which it
+ * resolves again on its own file system.
+ */
+export function sandboxIntent(rules: SandboxRules, workspace: string): SandboxIntent {
   if (rules.mode !== "read-only" && rules.mode !== "workspace-write") {
     throw new SandboxError(
       "SANDBOX_UNAVAILABLE",
       `a remote agent runs commands only sandboxed (read-only or workspace-write), not under ${rules.mode}: nothing ran`,
     );
   }
+  const roots = rules.writableRoots.map((root) => root.root).filter((root) => root !== workspace);
+  const protect = rules.writableRoots.flatMap((root) => root.readOnlySubpaths);
+  const allowRead = rules.hidden.flatMap((hidden) => hidden.readable);
   return {
     mode: rules.mode,
-    ...(rules.mode === "workspace-write"
-      ? { writableRoots: rules.writableRoots.map((root) => root.root) }
-      : {}),
+    workspace,
+    ...(rules.mode === "workspace-write" ? { writableRoots: roots } : {}),
     network: rules.network,
+    denyRead: rules.hidden.map((hidden) => hidden.path),
+    ...(allowRead.length === 0 ? {} : { allowRead }),
+    ...(protect.length === 0 ? {} : { protect }),
   };
 }
 
@@ -286,7 +295,7 @@ export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
   const host: AgentHost = {
     where,
     async start(request: HostStartRequest) {
-      const intent = sandboxIntent(request.rules);
+      const intent = sandboxIntent(request.rules, request.workspace);
       try {
         await link.call("process/start", {
           processId: request.id,

@@ -567,6 +567,7 @@ export function remoteRun(
     host,
     ...(options.remoteLive === undefined ? {} : { live: options.remoteLive }),
     rules: sandbox.workspace.rules(),
+    workspace: sandbox.workspace.cwd,
     record: (range) => options.audit.output(tool, stored.id, host.where, range),
     flushed: () => options.audit.flushed(),
   };

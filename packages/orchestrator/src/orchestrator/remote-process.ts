@@ -27,6 +27,8 @@ export interface RemoteRunOptions {
   readonly live?: Set<{ detach(): void }>;
   readonly host: ProcessHost;
   readonly rules: SandboxRules;
+  /** The session's workspace (canonical), which `rules` were resolved for. */
+  readonly workspace: string;
   /** Logs a range as it is received (the audit log's `output` line), before it may be acknowledged. */
   readonly record: (range: RemoteOutputRange) => void;
   /** Resolves once what `record` logged is on disk (the audit log's flush): only then is it acknowledged. */
@@ -166,6 +168,7 @@ export function remoteSessionStart(
       id,
       spec: { argv: [...start.argv], cwd: start.cwd, env: { ...start.env }, extraFds: [] },
       rules: options.rules,
+      workspace: options.workspace,
       tty: start.tty,
       size: { cols: start.cols, rows: start.rows },
     });
