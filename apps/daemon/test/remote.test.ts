@@ -205,6 +205,25 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conchd with a remote agent", ()
     expect(answer).toContain("kept-graceful");
   }, 60_000);
 
+  it("speaks to an agent over a command's stdio (remote_command): ssh's shape, here a local process", async () => {
+    const config = join(workspace.env.XDG_CONFIG_HOME as string, "conch", "config.toml");
+    const key = join(workspace.env.XDG_STATE_HOME as string, "conch/remote/binding.pub");
+    writeFileSync(
+      config,
+      [
+        'approval_policy = "never"',
+        'remote = "agent"',
+        `remote_command = ${JSON.stringify([process.execPath, AGENT, "--stdio", "--agent-id", "t1", "--binding-key", key])}`,
+        'remote_agent_id = "t1"',
+      ].join("\n"),
+    );
+    const daemon = await conchd();
+    const ran = await daemon.callTool("shell_command", { command: "echo over-stdio-$((40+2))" });
+    expect(textOf(ran)).toContain("over-stdio-42");
+    expect(textOf(ran)).toContain("Ran on agent t1 at `");
+    expect(ran.structuredContent).toMatchObject({ sandbox: "agent", exit_code: 0 });
+  }, 60_000);
+
   it("ends a session whose agent is gone, saying so", async () => {
     const daemon = await conchd();
     const started = await daemon.callTool("exec_command", {
