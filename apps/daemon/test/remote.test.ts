@@ -3,7 +3,7 @@
 // the sandbox's refusal comes back as a denial and the host is untouched; conchd killed with SIGKILL
 // mid-output and started again finds the session (same id, same shell), shows the model what it had not
 // read, and the audit log's output ranges have no gap; a lost agent ends its sessions with a clear text.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -12,6 +12,8 @@ import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { type Connection, connect, isAlive, makeWorkspace, textOf, type Workspace } from "./harness.js";
 
+// The conch CLI (built first: turbo.json's test task depends on @conch/cli#build).
+const CONCH = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
 // The agent app's bin (built first: turbo.json's test task depends on @conch/agent#build).
 const AGENT = fileURLToPath(new URL("../../agent/dist/bin.js", import.meta.url));
 
@@ -222,6 +224,28 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conchd with a remote agent", ()
     expect(textOf(ran)).toContain("over-stdio-42");
     expect(textOf(ran)).toContain("Ran on agent t1 at `");
     expect(ran.structuredContent).toMatchObject({ sandbox: "agent", exit_code: 0 });
+  }, 60_000);
+
+  it("conch sandbox --check says where commands run, and that nothing runs here", () => {
+    const check = (): { status: number | null; stdout: string; stderr: string } =>
+      spawnSync(process.execPath, [CONCH, "sandbox", "--check"], {
+        cwd: workspace.cwd,
+        env: workspace.env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    const ok = check();
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain(
+      `conch sandbox: commands run on the agent t1 at unix:${socket} (remote = "agent" in the user config); none run here`,
+    );
+    expect(ok.stdout).toMatch(/the agent answers this conchd and has pty, bwrap/);
+    expect(ok.stdout).not.toContain("runs commands here");
+    agent?.kill("SIGKILL");
+    agent = null;
+    const gone = check();
+    expect(gone.status).toBe(3);
+    expect(gone.stderr).toContain("cannot be reached");
   }, 60_000);
 
   it("ends a session whose agent is gone, saying so", async () => {

@@ -183,16 +183,18 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
     dir: workspace.spillDir,
     retentionMs: config.spillRetentionDays * DAY_MS,
   });
-  const shellSnapshots = config.shellSnapshot
-    ? new ShellSnapshots({
-        dir: snapshotDir(conchStateDir({ env }), envPolicy),
-        // The host's /tmp, which every sandbox replaces with its own: the raw capture is out of sight.
-        workDir: "/tmp",
-        env,
-        keep: snapshotKeep(envPolicy),
-        ttlMs: config.shellSnapshotTtlS * 1000,
-      })
-    : null;
+  // A snapshot is a file of this machine: commands on a remote agent run login shells there instead.
+  const shellSnapshots =
+    config.shellSnapshot && config.remote === null
+      ? new ShellSnapshots({
+          dir: snapshotDir(conchStateDir({ env }), envPolicy),
+          // The host's /tmp, which every sandbox replaces with its own: the raw capture is out of sight.
+          workDir: "/tmp",
+          env,
+          keep: snapshotKeep(envPolicy),
+          ttlMs: config.shellSnapshotTtlS * 1000,
+        })
+      : null;
   const profile = options.profile ?? config.toolProfile;
   // What a Conch process that died left running outside the sandbox is killed before anything starts;
   // this process's own sessions outside the sandbox die with it.

@@ -54,6 +54,37 @@ async function workspaceOptions(cwd: string, mode: SandboxPolicy["mode"]): Promi
     .options;
 }
 
+/**
+ * `conch sandbox --check` under config `remote`: where commands run, whether the agent answers this
+ * conchd and what it can enforce there; nothing runs here. Exit status 3 (SANDBOX_UNAVAILABLE) with the
+ * reason and the fix when the agent cannot be used.
+ */
+async function checkRemote(cwd: string, config: Awaited<ReturnType<typeof loadConfig>>): Promise<number> {
+  const runtime = await createRuntime({ cwd, config, approver: null });
+  try {
+    const sandbox = await runtime.sandbox();
+    const host = sandbox.host;
+    if (host === null) throw new Error("config remote: the runtime has no remote backend");
+    process.stdout.write(
+      `conch sandbox: commands run on the ${host.where} (remote = "${config.remote?.engine}" in the user config); none run here
+`,
+    );
+    const capabilities = await (
+      host as { capabilities?: () => Promise<Record<string, boolean>> }
+    ).capabilities?.();
+    if (capabilities !== undefined) {
+      const can = Object.entries(capabilities)
+        .filter(([, value]) => value)
+        .map(([name]) => name);
+      process.stdout.write(`conch sandbox: the agent answers this conchd and has ${can.join(", ") || "nothing"}
+`);
+    }
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}
+
 /** What each backend is made of, for `conch sandbox --check`. */
 const MECHANISMS: Readonly<Record<string, string>> = {
   bwrap: "namespaces and seccomp",
@@ -70,8 +101,10 @@ export async function sandboxCommand(args: readonly string[]): Promise<number> {
   // This command's own registry, as a runtime has its own: on Linux bwrap, then Landlock where bwrap
   // cannot make its namespaces (config sandbox_backend); on macOS Seatbelt; none elsewhere (fail closed).
   const cwd = commandDirectory(options.cwd, "sandbox");
-  const { sandboxBackend, limits } = await loadConfig({ cwd });
+  const config = await loadConfig({ cwd });
+  const { sandboxBackend, limits } = config;
   const registry = platformSandboxRegistry({ backend: sandboxBackend, limits });
+  if (options.check && config.remote !== null) return checkRemote(cwd, config);
   if (options.check) {
     const policy: SandboxPolicy = { mode: "workspace-write" };
     for (const line of await sandboxChoiceLines(registry, policy, sandboxBackend, limits)) {
