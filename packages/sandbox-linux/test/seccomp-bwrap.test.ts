@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -376,6 +376,48 @@ describeWith("bwrap", "the whole backend under real bwrap", () => {
     expect(result.output).toContain("2 socketpair ok sendto ok sendmsg ok");
     expect(result.output).toContain("3 socketpair ok sendto ok sendmsg ok");
     expect(received).toBe("sendto 2+0fd, sendmsg 2+1fd, sendto 3+0fd, sendmsg 3+1fd");
+  });
+
+  it("sets no setuid or setgid bit, by chmod or at creation, nor a file capability", async () => {
+    const script = `import os, errno
+def attempt(name, fn):
+    try:
+        fn()
+        print(name, "worked")
+    except OSError as e:
+        print(name, errno.errorcode[e.errno])
+open("plain", "w").close()
+attempt("chmod-u", lambda: os.chmod("plain", 0o4755))
+attempt("chmod-g", lambda: os.chmod("plain", 0o2755))
+attempt("create-u", lambda: os.close(os.open("made", os.O_CREAT | os.O_WRONLY, 0o4755)))
+attempt("mknod-u", lambda: os.mknod("node", 0o100755 | 0o4000))
+attempt("chmod", lambda: os.chmod("plain", 0o755))
+attempt("create", lambda: os.close(os.open("fine", os.O_CREAT | os.O_WRONLY, 0o644)))
+attempt("reopen", lambda: os.close(os.open("fine", os.O_WRONLY, 0o4755)))
+attempt("filecap", lambda: os.setxattr("plain", "security.capability", bytes.fromhex("0000000200000000000000000000000000000000")))
+`;
+    const result = await run(["python3", "-c", script]);
+    const said = Object.fromEntries(
+      result.output
+        .trim()
+        .split("\n")
+        .map((line) => line.split(" ")),
+    );
+    expect(said).toMatchObject({
+      "chmod-u": "EPERM",
+      "chmod-g": "EPERM",
+      "create-u": "EPERM",
+      "mknod-u": "EPERM",
+      chmod: "worked",
+      create: "worked",
+      // Without O_CREAT the mode is not read: an ordinary open is never refused for it.
+      reopen: "worked",
+      // Without CAP_SETFCAP (bwrap drops every capability), root included.
+      filecap: "EPERM",
+    });
+    // On the host: nothing with a setuid or setgid bit, and the refused file was never made.
+    expect(existsSync(join(dir, "made"))).toBe(false);
+    for (const name of readdirSync(dir)) expect(statSync(join(dir, name)).mode & 0o6000, name).toBe(0);
   });
 
   it("keeps ordinary programs working: node, python3, bash, git, forks and threads", async () => {

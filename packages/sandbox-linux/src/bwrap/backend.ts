@@ -277,12 +277,15 @@ export function createLinuxBackend(options: LinuxBackendOptions = {}): LocalSand
         outside: [probed.bwrap, ...probed.launcher.slice(0, 1), ...enter.slice(0, 1)],
         inside: [probed.shell],
       });
+      const root = process.getuid?.() === 0;
       const filter = buildSeccompFilter({
         arch: seccompArchOf(process.arch),
         network: rules.network,
         fileLimit: checked.limits?.fileMb !== undefined,
+        // The sandbox's uid is the caller's on the host (root's too): a setuid file it made would raise
+        // whoever runs it later to that uid.
+        hostFiles: true,
       });
-      const root = process.getuid?.() === 0;
       const reportFd = 3 + spec.extraFds.length + 1;
       const helper = transformOptions.reportLeftovers === true ? reaperHelper(rules) : null;
       const args = bwrapArgs(rules, {

@@ -2,8 +2,10 @@ import { expectedReceived } from "@conch/protocol";
 import { assemble, type Instruction } from "./bpf.js";
 import {
   ARCH_SYSCALLS,
+  CREATE_SYSCALLS,
   DENIED_SYSCALLS,
   HOST_SYSCALLS,
+  OPENAT2,
   SECCOMP_ARCHES,
   type SeccompArch,
 } from "./syscalls.js";
@@ -42,6 +44,8 @@ const CLONE_NEWTIME = 0x00000080;
 const PERSONALITY_QUERY = 0xffffffff;
 /** S_ISUID | S_ISGID. */
 const SETUID_SETGID = 0o6000;
+/** O_CREAT | __O_TMPFILE (the same bits on x86_64 and aarch64): open flags under which the mode is read. */
+const CREATE_FLAGS = 0o100 | 0o20000000;
 /** PER_LINUX32 | UNAME26 | ADDR_NO_RANDOMIZE: what `setarch`/`linux32`, old builds and rr ask for. */
 const HARMLESS_PERSONALITY = 0x0008 | 0x0020000 | 0x0040000;
 
@@ -62,6 +66,14 @@ export interface SeccompFilterOptions {
    * owns the host's files, and Landlock does not cover a file's mode).
    */
   readonly hostProcesses?: { readonly root: boolean };
+  /**
+   * The command's files belong to a host user others may run programs of (bwrap maps the caller's uid,
+   * root's too): no setuid or setgid bit, by chmod or at creation (open, openat, creat, mknod with such
+   * a mode; openat2 ENOSYS), which would hand whoever runs the file the owner's uid. (A file capability
+   * needs CAP_SETFCAP, which bwrap drops.) Implied by `hostProcesses`, which also refuses owner and
+   * extended attribute changes.
+   */
+  readonly hostFiles?: boolean;
   /**
    * A file size limit holds (RLIMIT_FSIZE): fallocate with FALLOC_FL_KEEP_SIZE, which reserves blocks
    * past a file's end without growing it (and so past the limit), is refused with EOPNOTSUPP (callers
@@ -105,7 +117,17 @@ export interface SeccompFilterOptions {
  * own returns.
  */
 export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
-  const { arch, network, ipSockets = true, hostProcesses, fileLimit = false } = normalizeOptions(options);
+  const {
+    arch,
+    network,
+    ipSockets = true,
+    hostProcesses,
+    hostFiles: files,
+    fileLimit = false,
+  } = normalizeOptions(options);
+  const hostFiles = hostProcesses !== undefined || files === true;
+  // chmod at all (a root caller under Landlock), or only its setuid and setgid bits.
+  const modeTarget = (arg: number): string => (hostProcesses?.root === true ? "listed" : `mode${arg}`);
   const nr = ARCH_SYSCALLS[arch];
 
   const program: Instruction[] = [
@@ -145,15 +167,27 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
       const number = call[arch];
       if (number !== null) program.push({ op: "jeq", k: number, jt: `pid${call.arg}`, jf: "next" });
     }
+  }
+  if (hostFiles) {
+    // Owners and extended attributes too where the host's users and files are the command's (Landlock):
+    // bwrap maps one uid and drops every capability, and `sed -i` copies a file's ACL (an attribute).
     for (const call of HOST_SYSCALLS.denied) {
       const number = call[arch];
-      if (number !== null) program.push({ op: "jeq", k: number, jt: "listed", jf: "next" });
+      if (number !== null && hostProcesses !== undefined) {
+        program.push({ op: "jeq", k: number, jt: "listed", jf: "next" });
+      }
     }
     for (const call of HOST_SYSCALLS.mode) {
       const number = call[arch];
-      const target = hostProcesses.root ? "listed" : `mode${call.arg}`;
+      if (number !== null) program.push({ op: "jeq", k: number, jt: modeTarget(call.arg), jf: "next" });
+    }
+    for (const call of CREATE_SYSCALLS) {
+      const number = call[arch];
+      const target = call.flags === undefined ? `mode${call.arg}` : `create${call.flags}`;
       if (number !== null) program.push({ op: "jeq", k: number, jt: target, jf: "next" });
     }
+    const openat2 = OPENAT2[arch];
+    if (openat2 !== null) program.push({ op: "jeq", k: openat2, jt: "enosys", jf: "next" });
   }
   program.push(
     { op: "ret", value: SECCOMP_RET_ALLOW },
@@ -224,16 +258,27 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
       { op: "load", offset: argLow(1) },
       { op: "jeq", k: 0, jt: "allow", jf: "eperm" },
     );
-    if (!hostProcesses.root) {
-      program.push(
-        { op: "label", name: "mode1" },
-        { op: "load", offset: argLow(1) },
-        { op: "jset", k: SETUID_SETGID, jt: "eperm", jf: "allow" },
-        { op: "label", name: "mode2" },
-        { op: "load", offset: argLow(2) },
-        { op: "jset", k: SETUID_SETGID, jt: "eperm", jf: "allow" },
-      );
-    }
+  }
+  if (hostFiles) {
+    program.push(
+      { op: "label", name: "mode1" },
+      { op: "load", offset: argLow(1) },
+      { op: "jset", k: SETUID_SETGID, jt: "eperm", jf: "allow" },
+      { op: "label", name: "mode2" },
+      { op: "load", offset: argLow(2) },
+      { op: "jset", k: SETUID_SETGID, jt: "eperm", jf: "allow" },
+      // open(path, flags, mode) and openat(dir, path, flags, mode): the mode counts only when creating.
+      { op: "label", name: "create1" },
+      { op: "load", offset: argLow(1) },
+      { op: "jset", k: CREATE_FLAGS, jt: "next", jf: "allow" },
+      { op: "load", offset: argLow(2) },
+      { op: "jset", k: SETUID_SETGID, jt: "eperm", jf: "allow" },
+      { op: "label", name: "create2" },
+      { op: "load", offset: argLow(2) },
+      { op: "jset", k: CREATE_FLAGS, jt: "next", jf: "allow" },
+      { op: "load", offset: argLow(3) },
+      { op: "jset", k: SETUID_SETGID, jt: "eperm", jf: "allow" },
+    );
   }
   program.push(
     { op: "label", name: "allow" },
@@ -245,7 +290,7 @@ export function buildSeccompFilter(options: SeccompFilterOptions): Uint8Array {
 }
 
 function normalizeOptions(options: SeccompFilterOptions): SeccompFilterOptions {
-  const { arch, network, ipSockets, hostProcesses, fileLimit } = Object.assign(
+  const { arch, network, ipSockets, hostProcesses, hostFiles, fileLimit } = Object.assign(
     Object.create(null) as object,
     options,
   ) as SeccompFilterOptions;
@@ -268,11 +313,15 @@ function normalizeOptions(options: SeccompFilterOptions): SeccompFilterOptions {
       `invalid options: ${expectedReceived("hostProcesses", "{ root: boolean }", hostProcesses)}`,
     );
   }
+  if (hostFiles !== undefined && typeof hostFiles !== "boolean") {
+    throw new Error(`invalid options: ${expectedReceived("hostFiles", "a boolean", hostFiles)}`);
+  }
   return {
     arch,
     network,
     ...(ipSockets === undefined ? {} : { ipSockets }),
     ...(hostProcesses === undefined ? {} : { hostProcesses }),
+    ...(hostFiles === undefined ? {} : { hostFiles }),
     ...(fileLimit === undefined ? {} : { fileLimit: fileLimit === true }),
   };
 }

@@ -164,3 +164,20 @@ export const HOST_SYSCALLS: {
     { name: "fchmodat2", x86_64: 452, aarch64: 452, arg: 2 },
   ],
 };
+
+/**
+ * Calls that create a file with a mode (`arg`: its position): creat and mknod always, open and openat
+ * only with O_CREAT or O_TMPFILE (`flags`: that argument's position; otherwise the mode is not read and
+ * may be anything). A setuid or setgid bit given at creation is as good as one set by chmod.
+ */
+export const CREATE_SYSCALLS: readonly (DeniedSyscall & { readonly arg: number; readonly flags?: number })[] =
+  [
+    { name: "open", x86_64: 2, aarch64: null, arg: 2, flags: 1 },
+    { name: "openat", x86_64: 257, aarch64: 56, arg: 3, flags: 2 },
+    { name: "creat", x86_64: 85, aarch64: null, arg: 1 },
+    { name: "mknod", x86_64: 133, aarch64: null, arg: 1 },
+    { name: "mknodat", x86_64: 259, aarch64: 33, arg: 2 },
+  ];
+
+/** openat2: its mode sits in a struct seccomp cannot read; ENOSYS, and callers fall back to openat. */
+export const OPENAT2: DeniedSyscall = { name: "openat2", x86_64: 437, aarch64: 437 };
