@@ -70,6 +70,7 @@ export const DEFAULT_KEEP_MS: number = 10 * 60 * 1000;
 
 interface Entry {
   readonly processId: string;
+  readonly workspace: string;
   storeId: number;
   readonly tty: boolean;
   readonly ring: OutputRing;
@@ -380,6 +381,7 @@ export class ExecAgent {
     if (hook === null) throw new AgentError("sandbox_unavailable", "no sandbox for this intent");
     const entry: Entry = {
       processId: params.processId,
+      workspace: intent.workspace,
       storeId: -1,
       tty: params.tty,
       ring: new OutputRing(this.#options.ringBytes ?? 4 * 1024 * 1024),
@@ -515,6 +517,7 @@ export class ExecAgent {
     return {
       processes: [...this.#byId.values()].map((entry) => ({
         processId: entry.processId,
+        workspace: entry.workspace,
         tty: entry.tty,
         running: entry.exitCode === null,
         exitCode: entry.exitCode,

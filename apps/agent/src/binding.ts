@@ -27,7 +27,14 @@ export function bindingRefusal(
 ): string | null {
   if (typeof token !== "string") return "binding: expected a token string";
   const parts = token.split(".");
-  if (parts.length !== 2 || !parts.every((part) => BASE64URL.test(part))) {
+  // Canonical base64url only: the spare bits of a last character would make another string of the same
+  // token, and a token is used once by its string.
+  if (
+    parts.length !== 2 ||
+    !parts.every(
+      (part) => BASE64URL.test(part) && Buffer.from(part, "base64url").toString("base64url") === part,
+    )
+  ) {
     return "binding: expected PAYLOAD.SIGNATURE (base64url each)";
   }
   const [payloadText, signatureText] = parts as [string, string];

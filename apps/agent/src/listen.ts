@@ -66,18 +66,20 @@ export async function listen(
     response.writeHead(426, { "content-type": "text/plain" }).end("conch-exec/1: a WebSocket endpoint\n");
   });
   const wss = new WebSocketServer({ server: http, maxPayload: MAX_MESSAGE });
-  let uninitialized = 0;
+  // Connections not yet initialized, oldest first.
+  const waiting = new Set<WebSocket>();
   wss.on("connection", (socket) => {
-    // Who has not proven to be its conchd gets little: a few at a time, a few seconds, one mistake.
-    if (uninitialized >= MAX_UNINITIALIZED) {
-      socket.close(1013, "too many connections waiting to initialize");
-      return;
+    // Who has not proven to be its conchd gets little: a few seconds, one mistake, and a place among a
+    // few, the oldest of which gives way to the newest (so a process holding them all cannot lock its
+    // conchd out).
+    if (waiting.size >= MAX_UNINITIALIZED) {
+      const oldest = waiting.values().next().value as WebSocket;
+      waiting.delete(oldest);
+      oldest.terminate();
     }
-    uninitialized++;
-    let counted = true;
+    waiting.add(socket);
     const proven = (): void => {
-      if (counted) uninitialized--;
-      counted = false;
+      waiting.delete(socket);
     };
     const deadline = setTimeout(() => socket.terminate(), INITIALIZE_WITHIN_MS);
     const channel = wsChannel(socket);

@@ -136,7 +136,7 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over stdio", () => 
     await result("process/ack", { processId: "p1", seq: (again.nextSeq as number) - 1 });
     expect((await result("process/read", { processId: "p1", afterSeq: 0 })).chunks).toEqual([]);
     expect((await result("process/list", {})).processes).toEqual([
-      { processId: "p1", tty: true, running: false, exitCode: 0, nextSeq: again.nextSeq },
+      { processId: "p1", workspace: ws, tty: true, running: false, exitCode: 0, nextSeq: again.nextSeq },
     ]);
   });
 

@@ -142,7 +142,7 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over WebSocket", ()
     });
     const again = await second.host.attach("s1");
     expect(again).not.toBeNull();
-    expect(await second.host.list()).toEqual([{ id: "s1", running: true }]);
+    expect(await second.host.list()).toEqual([{ id: "s1", running: true, workspace: ws }]);
     await again?.write(Buffer.from("echo two-$Y\n"), "c2:1");
     // The first conchd's write id, sent again (a retry after a lost connection), is typed once.
     await again?.write(Buffer.from("echo one-$((1+1))\n"), "c1:1");

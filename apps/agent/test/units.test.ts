@@ -110,6 +110,15 @@ describe("the binding token", () => {
     expect(bindingRefusal(forged, key, "a1")).toBe("binding: not signed by the conchd this agent belongs to");
     expect(bindingRefusal("nope", key, "a1")).toBe("binding: expected PAYLOAD.SIGNATURE (base64url each)");
     expect(bindingRefusal(42, key, "a1")).toBe("binding: expected a token string");
+    // The same signature in another spelling (the spare bits of its last character): not a new token.
+    const [payload, signature] = good.split(".") as [string, string];
+    const last = signature.at(-1) as string;
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const respelled = `${payload}.${signature.slice(0, -1)}${alphabet[alphabet.indexOf(last) ^ 1]}`;
+    expect(Buffer.from(respelled.split(".")[1] as string, "base64url")).toEqual(
+      Buffer.from(signature, "base64url"),
+    );
+    expect(bindingRefusal(respelled, key, "a1")).toBe("binding: expected PAYLOAD.SIGNATURE (base64url each)");
   });
 
   it("takes only an Ed25519 key", () => {

@@ -3,7 +3,7 @@
 // the sandbox's refusal comes back as a denial and the host is untouched; conchd killed with SIGKILL
 // mid-output and started again finds the session (same id, same shell), shows the model what it had not
 // read, and the audit log's output ranges have no gap; a lost agent ends its sessions with a clear text.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -247,6 +247,56 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conchd with a remote agent", ()
     expect(gone.status).toBe(3);
     expect(gone.stderr).toContain("cannot be reached");
   }, 60_000);
+
+  it("checks the repository after a remote command: a git control file it made is moved aside", async () => {
+    execFileSync("git", ["init", "-q", workspace.cwd]);
+    const daemon = await conchd();
+    const ran = await daemon.callTool("shell_command", { command: "echo ../evil > .git/commondir" });
+    expect(textOf(ran)).toMatch(/Conch moved \.git\/commondir, which this command made, aside/);
+    expect(existsSync(join(workspace.cwd, ".git", "commondir"))).toBe(false);
+  }, 60_000);
+
+  it("keeps each workspace's sessions its own when two share the agent", async () => {
+    const first = await conchd();
+    const started = await first.callTool("exec_command", {
+      cmd: "bash --norc",
+      tty: true,
+      yield_time_ms: 500,
+    });
+    const sessionId = started.structuredContent?.session_id as number;
+    await first.callTool("write_stdin", { session_id: sessionId, chars: "V=mine\n", yield_time_ms: 500 });
+    await first.close();
+    for (let round = 0; round < 100 && isAlive(first.pid); round++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Another workspace, the same user and agent: it sees none of the first one's sessions.
+    const other = join(dirname(workspace.cwd), "other");
+    mkdirSync(other);
+    const second = await connect("v2 (2025-11-25)", { ...workspace, cwd: other }, [], { timeoutMs: 60_000 });
+    daemons.push(second);
+    const listed = await second.callTool("write_stdin", {
+      session_id: sessionId,
+      chars: "echo $V\n",
+      yield_time_ms: 500,
+    });
+    expect(textOf(listed)).toMatch(/^Unknown process id/);
+    await second.close();
+    for (let round = 0; round < 100 && isAlive(second.pid); round++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Nor did it end them: the first workspace's conchd finds its shell again.
+    const third = await conchd();
+    let answer = "";
+    for (let round = 0; round < 5 && !answer.includes("still-mine"); round++) {
+      const polled = await third.callTool("write_stdin", {
+        session_id: sessionId,
+        chars: round === 0 ? "echo still-$V\n" : "",
+        yield_time_ms: 1000,
+      });
+      answer += textOf(polled);
+    }
+    expect(answer).toContain("still-mine");
+  }, 90_000);
 
   it("ends a session whose agent is gone, saying so", async () => {
     const daemon = await conchd();

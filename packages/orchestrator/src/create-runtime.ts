@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Approver } from "@conch/approval";
 import { ENV_PINS, type EnvPolicy, inheritedVariableFilter } from "@conch/exec-core";
@@ -164,7 +165,8 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
       : new RemoteLedger(
           join(
             remoteStateDir(conchStateDir({ env })),
-            `${encodeURIComponent(config.remote.agentId)}.sessions.json`,
+            // One ledger per agent and workspace: another workspace's conchd lists none of these.
+            `${encodeURIComponent(config.remote.agentId)}-${createHash("sha256").update(options.cwd).digest("hex").slice(0, 16)}.sessions.json`,
           ),
         );
   const sandboxRegistry =

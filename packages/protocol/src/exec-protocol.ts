@@ -128,6 +128,8 @@ export type ProcessWriteStatus = "accepted" | "duplicate";
 
 export interface ProcessEntry {
   readonly processId: string;
+  /** The workspace of the session that started it (its sandbox intent's). */
+  readonly workspace: string;
   readonly tty: boolean;
   readonly running: boolean;
   readonly exitCode: number | null;

@@ -156,8 +156,8 @@ export interface ProcessHost {
    * output from where it was; null when the host no longer has it.
    */
   attach(id: string): Promise<HostProcess | null>;
-  /** The host's processes (running, or exited with output not yet acknowledged). */
-  list(): Promise<readonly { readonly id: string; readonly running: boolean }[]>;
+  /** The host's processes (running, or exited with output not yet acknowledged), with their workspace. */
+  list(): Promise<readonly { readonly id: string; readonly running: boolean; readonly workspace: string }[]>;
 }
 
 export interface HostStartRequest {

@@ -324,7 +324,11 @@ export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
     },
     async list() {
       const { processes } = await link.call<{ processes: ProcessEntry[] }>("process/list", {});
-      return processes.map((entry) => ({ id: entry.processId, running: entry.running }));
+      return processes.map((entry) => ({
+        id: entry.processId,
+        running: entry.running,
+        workspace: entry.workspace,
+      }));
     },
     async capabilities() {
       return (await link.initialized()).capabilities;

@@ -77,7 +77,9 @@ export interface SessionAttempt extends Attempt {
  * could not protect is checked once it has run; null when it runs in no local sandbox.
  */
 function commandRules(sandbox: PreparedSandbox | null): SandboxRules | null {
-  if (sandbox === null || sandbox.backend === null || sandbox.host !== null) return null;
+  if (sandbox === null || sandbox.backend === null) return null;
+  // A remote backend's too: the agent resolves them again on its side, and what the command made in a
+  // repository's git dirs is checked here afterwards, the workspace being this machine's files too.
   return sandbox.workspace.rules();
 }
 
@@ -285,7 +287,7 @@ export async function runOneShot(
     network?.env,
     rules,
   );
-  const remote = remoteRun(options, sandbox, request.tool, { id: null });
+  const remote = remoteRun(options, sandbox, request.tool, { id: null }, rules);
   // Outside the sandbox, the keeper (as for a session): the command dies with this process.
   const reaper = prepare === null && remote === null ? options.hostReaper : null;
   let marker: string | undefined;
@@ -421,7 +423,7 @@ export async function startSession(
   );
   const sandboxName = sandbox?.name ?? "none";
   const stored: { id: number | null } = { id: null };
-  const remote = remoteRun(options, sandbox, request.tool, stored);
+  const remote = remoteRun(options, sandbox, request.tool, stored, rules);
   let remoteId: string | null = null;
   // Outside the sandbox, the keeper: the session dies with this process (bwrap's --die-with-parent's
   // part), and its ledger names it for the next Conch process should the keeper die first.
@@ -552,6 +554,7 @@ export function remoteRun(
   sandbox: PreparedSandbox | null,
   tool: string,
   stored: { id: number | null },
+  rules: SandboxRules | null = null,
 ): (RemoteRunOptions & { readonly host: ProcessHost }) | null {
   const host = sandbox?.host ?? null;
   if (sandbox === null || host === null) {
@@ -566,7 +569,7 @@ export function remoteRun(
   return {
     host,
     ...(options.remoteLive === undefined ? {} : { live: options.remoteLive }),
-    rules: sandbox.workspace.rules(),
+    rules: rules ?? sandbox.workspace.rules(),
     workspace: sandbox.workspace.cwd,
     record: (range) => options.audit.output(tool, stored.id, host.where, range),
     flushed: () => options.audit.flushed(),

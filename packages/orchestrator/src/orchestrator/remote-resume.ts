@@ -63,7 +63,10 @@ export async function resumeRemoteSessions(options: ResumeOptions): Promise<stri
     );
     lines.push(`session ${entry.sessionId} (${entry.command}): found again on the ${host.where}`);
   }
-  const orphans = (await host.list().catch(() => [])).filter((entry) => !claimed.has(entry.id));
+  // Only this workspace's: another workspace's conchd, sharing the agent, keeps its own.
+  const orphans = (await host.list().catch(() => [])).filter(
+    (entry) => !claimed.has(entry.id) && entry.workspace === prepared.workspace.cwd,
+  );
   for (const orphan of orphans) {
     await (await host.attach(orphan.id).catch(() => null))?.terminate().catch(() => {});
     lines.push(`the ${host.where}'s process ${orphan.id} belongs to no session: ended`);
