@@ -298,6 +298,38 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conchd with a remote agent", ()
     expect(answer).toContain("still-mine");
   }, 90_000);
 
+  it("refuses an escalation before asking anyone, and a denial's hint offers none", async () => {
+    const config = join(workspace.env.XDG_CONFIG_HOME as string, "conch", "config.toml");
+    writeFileSync(
+      config,
+      readFileSync(config, "utf8").replace('approval_policy = "never"', 'approval_policy = "on-request"'),
+    );
+    let asked = 0;
+    const daemon = await connect("v2 (2025-11-25)", workspace, [], {
+      timeoutMs: 60_000,
+      elicit: async () => {
+        asked++;
+        return { action: "accept", content: { decision: "approved" } };
+      },
+    });
+    daemons.push(daemon);
+    const outside = join(dirname(workspace.cwd), "escalated");
+    const escalated = await daemon.callTool("shell_command", {
+      command: `touch ${outside}`,
+      sandbox_permissions: "require_escalated",
+      justification: "to write outside",
+    });
+    expect(textOf(escalated)).toContain(
+      'sandbox_permissions "require_escalated" would run this one on conchd\'s own machine',
+    );
+    expect(asked).toBe(0);
+    expect(existsSync(outside)).toBe(false);
+    const denied = await daemon.callTool("shell_command", { command: `touch ${outside}` });
+    expect(denied.structuredContent).toMatchObject({ denied: true });
+    expect(textOf(denied)).not.toContain("require_escalated");
+    expect(existsSync(outside)).toBe(false);
+  }, 60_000);
+
   it("ends a session whose agent is gone, saying so", async () => {
     const daemon = await conchd();
     const started = await daemon.callTool("exec_command", {

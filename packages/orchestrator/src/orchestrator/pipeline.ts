@@ -44,7 +44,16 @@ export interface PipelineSteps {
   readonly audit: AuditEvents;
   /** How many live sessions are running now. */
   readonly liveSessions: () => number;
+  /**
+   * Commands run only on a remote agent (config `remote`): nothing may run outside the sandbox here, so
+   * an escalation is refused before anyone is asked, a rule's `sandbox = "none"` runs in the agent's
+   * sandbox, and a denial is final.
+   */
+  readonly remoteOnly?: boolean;
 }
+
+const REMOTE_ONLY_TEXT =
+  'Commands run only on the remote agent (config `remote`), in its sandbox: sandbox_permissions "require_escalated" would run this one on conchd\'s own machine, outside any sandbox, which is not possible here. The command did not run.';
 
 /** The command ran: the final attempt, and how it got there. */
 export interface Done<T extends Attempt> {
@@ -93,7 +102,13 @@ export async function runPipeline<T extends Attempt>(
   // An escalation a person approved, or a command every part of which a rule runs with `sandbox = "none"`,
   // runs outside the sandbox. The sandbox is checked before anyone is asked: nobody should approve what
   // cannot run.
-  const unsandboxed = permissions === "require_escalated" || requirement.bypassSandbox;
+  if (permissions === "require_escalated" && steps.remoteOnly === true) {
+    steps.audit.decision(request, requirement, "forbidden", "policy");
+    return rejected("sandbox-unavailable", REMOTE_ONLY_TEXT, "policy");
+  }
+  // Under remote, a rule's `sandbox = "none"` still runs in the agent's sandbox: nothing runs here.
+  const unsandboxed =
+    permissions === "require_escalated" || (requirement.bypassSandbox && steps.remoteOnly !== true);
   let prepared: PreparedSandbox | null = null;
   if (unsandboxed) {
     // The session's roots are still pinned first: what a command run outside the sandbox does (the
@@ -132,13 +147,14 @@ export async function runPipeline<T extends Attempt>(
       prepared.backend !== null &&
       sandboxCutsNetwork(sandboxPolicy) &&
       failedOffline(first);
-    const canEscalate = request.sandboxPermissions !== undefined;
+    const canEscalate = request.sandboxPermissions !== undefined && steps.remoteOnly !== true;
+    const hintPolicy = steps.remoteOnly === true ? "never" : approvalPolicy;
     const hint = offline
-      ? noNetworkHint(sandboxPolicy.mode, approvalPolicy, canEscalate)
+      ? noNetworkHint(sandboxPolicy.mode, hintPolicy, canEscalate)
       : sandboxed(prepared) && looksLikeGitConfigWrite(first.denialExcerpt())
-        ? gitConfigHint(approvalPolicy, canEscalate)
+        ? gitConfigHint(hintPolicy, canEscalate)
         : first.failed
-          ? blockedText(first, request.cwd, approvalPolicy, canEscalate)
+          ? blockedText(first, request.cwd, hintPolicy, canEscalate)
           : null;
     // Outside a restricting sandbox because the model asked and a person said yes: escalated.
     const restricting = sandboxPolicy.mode === "read-only" || sandboxPolicy.mode === "workspace-write";
@@ -154,12 +170,14 @@ export async function runPipeline<T extends Attempt>(
   // The sandbox denied it. It may run outside the sandbox only where a person can be asked first, and is
   // asked again even when the command itself was approved (that approval was for the sandbox), unless
   // this very retry was approved for the session.
-  if (approvalPolicy === "never" || approvalPolicy === "on-request") {
-    const canEscalate = request.sandboxPermissions !== undefined;
+  if (approvalPolicy === "never" || approvalPolicy === "on-request" || steps.remoteOnly === true) {
+    // Under remote no retry outside the sandbox exists: the hint offers none.
+    const policy = steps.remoteOnly === true ? "never" : approvalPolicy;
+    const canEscalate = request.sandboxPermissions !== undefined && steps.remoteOnly !== true;
     const hint = looksLikeGitConfigWrite(first.denialExcerpt())
-      ? gitConfigHint(approvalPolicy, canEscalate)
-      : (blockedText(first, request.cwd, approvalPolicy, canEscalate) ??
-        denialHint(sandboxPolicy.mode, approvalPolicy, canEscalate));
+      ? gitConfigHint(policy, canEscalate)
+      : (blockedText(first, request.cwd, policy, canEscalate) ??
+        denialHint(sandboxPolicy.mode, policy, canEscalate));
     return {
       status: "done",
       value: first,

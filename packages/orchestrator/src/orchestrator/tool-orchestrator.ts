@@ -132,6 +132,7 @@ export class ToolOrchestrator {
       planner: this.#planner,
       audit: this.#audit,
       liveSessions: () => this.#sessions?.store.list().filter((session) => session.running).length ?? 0,
+      remoteOnly: options.remoteOnly === true,
     };
     this.#attempts = {
       env: options.env,
