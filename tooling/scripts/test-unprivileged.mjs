@@ -13,7 +13,10 @@ const NOBODY = 65534;
 // Each entry: a package directory and the test files, relative to it, that attempt escapes for real.
 const SUITES = [
   { dir: "apps/cli", files: ["test/security"] },
-  { dir: "apps/agent", files: ["test/agent-stdio.test.ts"] },
+  {
+    dir: "apps/agent",
+    files: ["test/agent-stdio.test.ts", "test/agent-ws.test.ts", "test/agent-attacks.test.ts"],
+  },
   { dir: "packages/sandbox-linux", files: ["test"] },
   { dir: "packages/sandbox-core", files: ["test", "src"] },
 ];
