@@ -80,6 +80,7 @@ async function remoteRows(url) {
       id: `s${i}-${Date.now()}`,
       spec,
       rules,
+      workspace: ws,
       tty: true,
       size: { cols: 80, rows: 24 },
     });
@@ -110,7 +111,7 @@ async function remoteThroughput(url) {
     extraFds: [],
   };
   const started = performance.now();
-  const process = await backend.host.start({ id: `t-${Date.now()}`, spec, rules, tty: false });
+  const process = await backend.host.start({ id: `t-${Date.now()}`, spec, rules, workspace: ws, tty: false });
   let bytes = 0;
   let next = 1;
   for (;;) {
