@@ -275,3 +275,47 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** Starts `bash --norc` on a terminal through `exec_command` and returns its session id. */
+export async function openShell(connection: Connection): Promise<number> {
+  const started = await connection.callTool("exec_command", {
+    cmd: "bash --norc",
+    tty: true,
+    yield_time_ms: 500,
+  });
+  const id = started.structuredContent?.session_id;
+  if (typeof id !== "number") throw new Error(`no session: ${textOf(started)}`);
+  return id;
+}
+
+/**
+ * Writes `chars` to a session, then polls it (a model's way: an answer settles on quiet output) until
+ * the text holds `want` or `rounds` calls have gone; the text of every call, joined by line ends.
+ */
+export async function typeUntil(
+  connection: Connection,
+  sessionId: number,
+  chars: string,
+  want: string,
+  rounds = 10,
+): Promise<string> {
+  let text = "";
+  for (let round = 0; round < rounds && !text.includes(want); round++) {
+    const polled = await connection.callTool("write_stdin", {
+      session_id: sessionId,
+      chars: round === 0 ? chars : "",
+      yield_time_ms: round === 0 ? 1000 : 2000,
+    });
+    text += `${textOf(polled)}\n`;
+  }
+  return text;
+}
+
+/** Closes the client, which makes conchd stop on its own (stdin ended), and waits until it has. */
+export async function stopGracefully(connection: Connection): Promise<void> {
+  await connection.close();
+  for (let round = 0; round < 100 && isAlive(connection.pid); round++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (isAlive(connection.pid)) throw new Error(`conchd ${connection.pid} did not stop`);
+}

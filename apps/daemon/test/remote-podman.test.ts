@@ -9,7 +9,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { type Connection, connect, makeWorkspace, textOf, type Workspace } from "./harness.js";
+import {
+  type Connection,
+  connect,
+  makeWorkspace,
+  openShell,
+  textOf,
+  typeUntil,
+  type Workspace,
+} from "./harness.js";
 
 // The agent app's bin (built first: turbo.json's test task depends on @conch/agent#build), and the
 // repository it runs from (its node_modules), bound read-only into the container.
@@ -134,12 +142,7 @@ describeWith(["linux", "bwrap", "pty", "bash", "podman"], "conchd with remote = 
 
   it("keeps the container and the shell through a conchd killed mid-output", async () => {
     const first = await conchd();
-    const started = await first.callTool("exec_command", {
-      cmd: "bash --norc",
-      tty: true,
-      yield_time_ms: 500,
-    });
-    const sessionId = started.structuredContent?.session_id as number;
+    const sessionId = await openShell(first);
     const before = ourContainer();
     await first.callTool("write_stdin", {
       session_id: sessionId,
@@ -161,19 +164,7 @@ describeWith(["linux", "bwrap", "pty", "bash", "podman"], "conchd with remote = 
     }
     expect(text).toContain("beat-6");
     // Remote answers settle on quiet output (no prompt to see there): polled until the answer is in.
-    let answer = textOf(
-      await second.callTool("write_stdin", {
-        session_id: sessionId,
-        chars: "echo still-$Z\n",
-        yield_time_ms: 1000,
-      }),
-    );
-    for (let round = 0; round < 5 && !answer.includes("still-kept"); round++) {
-      answer += textOf(
-        await second.callTool("write_stdin", { session_id: sessionId, chars: "", yield_time_ms: 1000 }),
-      );
-    }
-    expect(answer).toContain("still-kept");
+    expect(await typeUntil(second, sessionId, "echo still-$Z\n", "still-kept")).toContain("still-kept");
     // The same container: found again by its name, not made anew.
     expect(ourContainer().id).toBe(before.id);
   }, 120_000);

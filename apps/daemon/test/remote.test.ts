@@ -10,7 +10,16 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeWith } from "@conch/test-config";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { type Connection, connect, isAlive, makeWorkspace, textOf, type Workspace } from "./harness.js";
+import {
+  type Connection,
+  connect,
+  makeWorkspace,
+  openShell,
+  stopGracefully,
+  textOf,
+  typeUntil,
+  type Workspace,
+} from "./harness.js";
 
 // The conch CLI (built first: turbo.json's test task depends on @conch/cli#build).
 const CONCH = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
@@ -181,30 +190,12 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conchd with a remote agent", ()
 
   it("lets a terminal session go at a graceful stop, for the next conchd to find", async () => {
     const first = await conchd();
-    const started = await first.callTool("exec_command", {
-      cmd: "bash --norc",
-      tty: true,
-      yield_time_ms: 500,
-    });
-    const sessionId = started.structuredContent?.session_id as number;
+    const sessionId = await openShell(first);
     await first.callTool("write_stdin", { session_id: sessionId, chars: "W=graceful\n", yield_time_ms: 500 });
     // The client goes: conchd shuts down on its own (stdin closed), not killed.
-    await first.close();
-    for (let round = 0; round < 100 && isAlive(first.pid); round++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(isAlive(first.pid)).toBe(false);
+    await stopGracefully(first);
     const second = await conchd();
-    let answer = "";
-    for (let round = 0; round < 5 && !answer.includes("kept-graceful"); round++) {
-      const polled = await second.callTool("write_stdin", {
-        session_id: sessionId,
-        chars: round === 0 ? "echo kept-$W\n" : "",
-        yield_time_ms: 1000,
-      });
-      answer += textOf(polled);
-    }
-    expect(answer).toContain("kept-graceful");
+    expect(await typeUntil(second, sessionId, "echo kept-$W\n", "kept-graceful")).toContain("kept-graceful");
   }, 60_000);
 
   it("speaks to an agent over a command's stdio (remote_command): ssh's shape, here a local process", async () => {
@@ -258,17 +249,9 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conchd with a remote agent", ()
 
   it("keeps each workspace's sessions its own when two share the agent", async () => {
     const first = await conchd();
-    const started = await first.callTool("exec_command", {
-      cmd: "bash --norc",
-      tty: true,
-      yield_time_ms: 500,
-    });
-    const sessionId = started.structuredContent?.session_id as number;
+    const sessionId = await openShell(first);
     await first.callTool("write_stdin", { session_id: sessionId, chars: "V=mine\n", yield_time_ms: 500 });
-    await first.close();
-    for (let round = 0; round < 100 && isAlive(first.pid); round++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await stopGracefully(first);
     // Another workspace, the same user and agent: it sees none of the first one's sessions.
     const other = join(dirname(workspace.cwd), "other");
     mkdirSync(other);
@@ -280,22 +263,10 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conchd with a remote agent", ()
       yield_time_ms: 500,
     });
     expect(textOf(listed)).toMatch(/^Unknown process id/);
-    await second.close();
-    for (let round = 0; round < 100 && isAlive(second.pid); round++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await stopGracefully(second);
     // Nor did it end them: the first workspace's conchd finds its shell again.
     const third = await conchd();
-    let answer = "";
-    for (let round = 0; round < 5 && !answer.includes("still-mine"); round++) {
-      const polled = await third.callTool("write_stdin", {
-        session_id: sessionId,
-        chars: round === 0 ? "echo still-$V\n" : "",
-        yield_time_ms: 1000,
-      });
-      answer += textOf(polled);
-    }
-    expect(answer).toContain("still-mine");
+    expect(await typeUntil(third, sessionId, "echo still-$V\n", "still-mine")).toContain("still-mine");
   }, 90_000);
 
   it("refuses an escalation before asking anyone, and a denial's hint offers none", async () => {
@@ -332,12 +303,7 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conchd with a remote agent", ()
 
   it("ends a session whose agent is gone, saying so", async () => {
     const daemon = await conchd();
-    const started = await daemon.callTool("exec_command", {
-      cmd: "bash --norc",
-      tty: true,
-      yield_time_ms: 500,
-    });
-    const sessionId = started.structuredContent?.session_id as number;
+    const sessionId = await openShell(daemon);
     agent?.kill("SIGKILL");
     let text = "";
     let exitCode: unknown = null;
