@@ -1,7 +1,8 @@
 // Commands of a remote backend (a conch-agent): started on its host under the sandbox intent of the
-// rules, their output read by sequence number and acknowledged once the audit log has the range, so
-// that a conchd that restarts reads on from the last range it logged. A session drives such a process as
-// its own (unified-exec's `remote`); a one-shot command is the same process, read to its exit.
+// rules, their output read by sequence number, each range logged in the audit log as it comes, and
+// acknowledged only once the model has read it, so that a conchd that restarts finds on the host all the
+// model had not seen. A session drives such a process as its own (unified-exec's `remote`); a one-shot
+// command is the same process, read to its exit.
 
 import { randomUUID } from "node:crypto";
 import { EXIT_CODE_CANCELED, EXIT_CODE_TIMEOUT, type RunOptions } from "@conch/exec-core";
