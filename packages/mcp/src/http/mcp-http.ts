@@ -21,6 +21,40 @@ import { createGuard, type Guard, type HttpAddress, MCP_PATH } from "./http-guar
  */
 const LEGACY_SESSION_IDLE_MS = 60 * 60_000;
 const LEGACY_SWEEP_MS = 60_000;
+/** The MCP SDK's limit on a request body (its default). */
+const MAX_BODY_BYTES = 4 << 20;
+/** How much of a declared over-long body is read and discarded before the 413, so the client sees it. */
+const DRAIN_MAX_BYTES = 16 << 20;
+const DRAIN_MS = 10_000;
+
+/**
+ * 413 for a body declared over the limit. The rest of the body is read first (up to a bound): a server
+ * that answers and closes with unread bytes resets the connection, and the client loses the answer
+ * ("EPIPE", "socket hang up") instead of reading why.
+ */
+function refuseLongBody(req: IncomingMessage, res: ServerResponse, declared: number): void {
+  const reply = (): void => {
+    if (res.headersSent) return;
+    replyError(res, 413, `Payload Too Large: Request body must not exceed ${MAX_BODY_BYTES} bytes`, {
+      connection: "close",
+    });
+  };
+  if (declared > DRAIN_MAX_BYTES) {
+    reply();
+    return;
+  }
+  const timer = setTimeout(() => {
+    reply();
+    req.destroy();
+  }, DRAIN_MS);
+  timer.unref();
+  req.on("error", () => clearTimeout(timer));
+  req.on("end", () => {
+    clearTimeout(timer);
+    reply();
+  });
+  req.resume();
+}
 
 function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
@@ -214,6 +248,11 @@ export function createMcpHttp(daemon: Daemon, options: McpHttpOptions): McpHttp 
       const unauthorized = guard.checkToken(req);
       if (unauthorized !== null) {
         replyError(res, unauthorized.status, unauthorized.message, unauthorized.headers);
+        return true;
+      }
+      const declared = Number(req.headers["content-length"] ?? 0);
+      if (declared > MAX_BODY_BYTES) {
+        refuseLongBody(req, res, declared);
         return true;
       }
       // The adapter's duck type spells `method?: string`, which exactOptionalPropertyTypes reads strictly.
