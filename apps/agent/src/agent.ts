@@ -13,6 +13,7 @@ import {
   type ProcessReadParams,
   type ProcessReadResult,
   type ProcessStartParams,
+  type ProcessStartResult,
   type ProcessWriteParams,
   type ProcessWriteStatus,
 } from "@conch/protocol";
@@ -187,6 +188,9 @@ function checkStart(params: ProcessStartParams): void {
     }
   }
   if (typeof intent.network !== "boolean") bad("sandbox.network", "true or false", intent.network);
+  if (intent.fallback !== undefined && intent.fallback !== "pod") {
+    bad("sandbox.fallback", '"pod" or nothing', intent.fallback);
+  }
 }
 
 export class ExecAgent {
@@ -346,7 +350,7 @@ export class ExecAgent {
     };
   }
 
-  async start(params: ProcessStartParams): Promise<{ processId: string }> {
+  async start(params: ProcessStartParams): Promise<ProcessStartResult> {
     this.#initialized();
     checkStart(params);
     if (this.#byId.has(params.processId)) {
@@ -364,7 +368,8 @@ export class ExecAgent {
             writableRoots: [...(intent.writableRoots ?? [])],
             networkAccess: intent.network,
           };
-    let hook: ReturnType<Awaited<ReturnType<typeof prepareSandbox>>["spawnHook"]>;
+    let hook: ReturnType<Awaited<ReturnType<typeof prepareSandbox>>["spawnHook"]> = null;
+    let ranIn: ProcessStartResult["sandbox"] = "pod";
     try {
       // Resolved for the session's workspace, never for the process's cwd: where a command starts
       // does not widen what it may write (as on conchd's own machine).
@@ -374,11 +379,18 @@ export class ExecAgent {
         ...(intent.protect === undefined ? {} : { protect: [...intent.protect] }),
       });
       hook = sandbox.spawnHook({ tty: params.tty });
+      ranIn = sandbox.name === "landlock" ? "landlock" : "bwrap";
+      if (hook === null) throw new Error("no sandbox for this intent");
     } catch (error) {
-      // Fail closed: nothing runs with less than the sandbox asked for.
-      throw new AgentError("sandbox_unavailable", (error as Error).message);
+      // Fail closed: nothing runs with less than the sandbox asked for, unless conchd's operator chose the
+      // pod as the sandbox, and only where no sandbox per command can run at all.
+      const caps = await capabilities();
+      if (intent.fallback !== "pod" || caps.bwrap || caps.landlock) {
+        throw new AgentError("sandbox_unavailable", (error as Error).message);
+      }
+      hook = null;
+      ranIn = "pod";
     }
-    if (hook === null) throw new AgentError("sandbox_unavailable", "no sandbox for this intent");
     const entry: Entry = {
       processId: params.processId,
       workspace: intent.workspace,
@@ -402,8 +414,7 @@ export class ExecAgent {
         tty: params.tty,
         ...(params.cols === undefined ? {} : { cols: params.cols }),
         ...(params.rows === undefined ? {} : { rows: params.rows }),
-        prepare: hook,
-        wrapped: true,
+        ...(hook === null ? {} : { prepare: hook, wrapped: true }),
         render: false,
       },
       0,
@@ -417,7 +428,7 @@ export class ExecAgent {
         },
       },
     );
-    return { processId: params.processId };
+    return { processId: params.processId, sandbox: ranIn };
   }
 
   /** Output after `afterSeq`; waits up to `waitMs` when there is none yet and the process runs. */

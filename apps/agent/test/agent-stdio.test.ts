@@ -158,6 +158,19 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over stdio", () => 
     rmSync(outsideDir, { recursive: true, force: true });
   });
 
+  it("with the pod as fallback, still runs under bwrap where bwrap works, and says so", async () => {
+    const started = await result("process/start", {
+      processId: "p-fallback",
+      argv: ["bash", "-c", "echo in=$CONCH_SANDBOX"],
+      cwd: ws,
+      tty: false,
+      sandbox: { mode: "workspace-write", workspace: ws, network: false, fallback: "pod" },
+    });
+    expect(started).toEqual({ processId: "p-fallback", sandbox: "bwrap" });
+    const { text } = await readUntil("p-fallback", (_, r) => r.exited === true);
+    expect(text).toContain("in=bwrap");
+  });
+
   it("an intent it cannot enforce is refused before anything runs; an unknown process is named", async () => {
     // A writable root that holds the home directory: the agent's sandbox refuses it, as conchd's does.
     const refused = await call("process/start", {
@@ -168,6 +181,30 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conch-agent over stdio", () => 
       sandbox: { mode: "workspace-write", workspace: ws, writableRoots: ["/"], network: false },
     });
     expect(refused.error?.data?.code).toBe("sandbox_unavailable");
+    // The pod as the sandbox is a fallback for hosts that can sandbox nothing, never a way around a
+    // refusal where a sandbox runs.
+    const podFallback = await call("process/start", {
+      processId: "p3b",
+      argv: ["touch", join(ws, "ran")],
+      cwd: ws,
+      tty: false,
+      sandbox: {
+        mode: "workspace-write",
+        workspace: ws,
+        writableRoots: ["/"],
+        network: false,
+        fallback: "pod",
+      },
+    });
+    expect(podFallback.error?.data?.code).toBe("sandbox_unavailable");
+    const badFallback = await call("process/start", {
+      processId: "p3c",
+      argv: ["true"],
+      cwd: ws,
+      tty: false,
+      sandbox: { mode: "workspace-write", workspace: ws, network: false, fallback: "none" },
+    });
+    expect(badFallback.error?.message).toBe('sandbox.fallback: expected "pod" or nothing, received "none"');
     const missing = await call("process/start", {
       processId: "p4",
       argv: ["touch", join(ws, "ran")],

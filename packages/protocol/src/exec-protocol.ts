@@ -32,6 +32,12 @@ export interface SandboxIntent {
   readonly allowRead?: readonly string[];
   /** Paths inside the writable roots that stay read-only (conchd's protected paths). */
   readonly protect?: readonly string[];
+  /**
+   * What the agent does where it can enforce neither bwrap nor Landlock: absent, it refuses
+   * (`sandbox_unavailable`); `"pod"`, it runs the command with the pod or container it is in as the only
+   * sandbox (an operator's choice in conchd, `remote_pod_is_sandbox`, said in every result).
+   */
+  readonly fallback?: "pod";
 }
 
 export interface InitializeParams {
@@ -87,6 +93,12 @@ export interface ProcessStartParams {
   readonly cols?: number;
   readonly rows?: number;
   readonly sandbox: SandboxIntent;
+}
+
+/** What `process/start` answers: the process, and the sandbox it runs in (`pod`: no sandbox per command). */
+export interface ProcessStartResult {
+  readonly processId: string;
+  readonly sandbox: "bwrap" | "landlock" | "pod";
 }
 
 /** One numbered piece of a process's output: a terminal's, or its stdout and stderr interleaved. */

@@ -27,6 +27,7 @@ export {
   type ProcessReadParams,
   type ProcessReadResult,
   type ProcessStartParams,
+  type ProcessStartResult,
   type ProcessWriteParams,
   type ProcessWriteStatus,
   type SandboxIntent,

@@ -147,6 +147,11 @@ export interface ProcessHost {
   /** Where its commands run, said in every result (e.g. `agent a1 at ws://10.0.0.5:7000`). */
   readonly where: string;
   /**
+   * What every result of its commands says besides where they ran, once it is known (e.g. that the pod
+   * is their only sandbox), or null.
+   */
+  readonly note?: () => string | null;
+  /**
    * Starts `spec` under `rules`; rejects with `SANDBOX_UNAVAILABLE` when the other side cannot enforce
    * them (fail closed: nothing runs).
    */

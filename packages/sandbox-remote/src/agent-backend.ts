@@ -10,6 +10,7 @@ import {
   type InitializeResult,
   type ProcessEntry,
   type ProcessReadResult,
+  type ProcessStartResult,
   type SandboxIntent,
 } from "@conch/protocol";
 import {
@@ -41,10 +42,21 @@ export interface AgentBackendOptions {
   readonly name?: string;
   /** The agent session a conchd before a restart had: resumed, or `AGENT_LOST` if it has ended. */
   readonly resumeSessionId?: string;
-  /** Told the agent's session id whenever a connection is made: what a restarted conchd resumes. */
-  readonly onSession?: (sessionId: string) => void;
+  /**
+   * The session a conchd before a restart had with agent `agentId`, looked up once per agent when the
+   * endpoint names it (a claimed pod's agent is known only then): resumed like `resumeSessionId`.
+   */
+  readonly resumeFor?: (agentId: string) => string | undefined;
+  /** Told the agent's session id (and the agent's id) whenever a connection is made: what a restarted conchd resumes. */
+  readonly onSession?: (sessionId: string, agentId: string) => void;
   /** Where the public half of `bindingKey` is, for the fix an unreachable agent's refusal names. */
   readonly publicKeyPath?: string;
+  /**
+   * Where the agent can enforce neither bwrap nor Landlock (a pod under gVisor, a masked /proc): run
+   * commands with the pod or container as their only sandbox, said in every result. Off by default: such
+   * an agent then runs nothing (fail closed).
+   */
+  readonly podIsSandbox?: boolean;
 }
 
 /**
@@ -53,7 +65,10 @@ export interface AgentBackendOptions {
  */
 export interface AgentEndpoint {
   readonly where: string;
-  url(): Promise<string>;
+  /** The address; with the agent's id when only finding it tells (a pod's name), else `agentId` is used. */
+  url(): Promise<string | { readonly url: string; readonly agentId: string }>;
+  /** What to throw when that address did not answer (e.g. that the pod is gone); default `error`. */
+  unreachable?(error: Error): Promise<Error>;
 }
 
 /** The remote backend, with what a conchd that manages its agents needs besides. */
@@ -61,6 +76,8 @@ export interface AgentBackend extends RemoteSandboxBackend {
   readonly host: AgentHost;
   /** Closes the connection; the agent keeps the processes for its keep time. */
   close(): void;
+  /** Forgets the agent's session and connection: the agent is gone (a released pod), the next is new. */
+  reset(): void;
 }
 
 export interface AgentHost extends ProcessHost {
@@ -116,10 +133,23 @@ class AgentLink {
   #init: InitializeResult | null = null;
   #sessionId: string | null;
   #closed = false;
+  /** The agent's id: the configured one, or the one finding the endpoint told (a pod's name). */
+  agentId: string;
+  /** The agent whose earlier session was looked up (`resumeFor`), once each. */
+  #lookedUp: string | null = null;
 
   constructor(options: AgentBackendOptions) {
     this.#options = options;
     this.#sessionId = options.resumeSessionId ?? null;
+    this.agentId = options.agentId;
+  }
+
+  /** Forgets the connection and the session: the agent they were with is gone (a released pod). */
+  reset(): void {
+    this.#client?.close();
+    this.#client = null;
+    this.#init = null;
+    this.#sessionId = null;
   }
 
   get sessionId(): string | null {
@@ -148,18 +178,30 @@ class AgentLink {
 
   async #connect(): Promise<{ client: RpcClient; init: InitializeResult }> {
     const { endpoint } = this.#options;
-    const client =
-      typeof endpoint === "string"
-        ? await RpcClient.connect(endpoint)
-        : "where" in endpoint
-          ? await RpcClient.connect(await endpoint.url())
-          : RpcClient.spawn(endpoint);
+    let agentId = this.#options.agentId;
+    let client: RpcClient;
+    if (typeof endpoint === "string") client = await RpcClient.connect(endpoint);
+    else if ("where" in endpoint) {
+      const found = await endpoint.url();
+      if (typeof found !== "string") agentId = found.agentId;
+      if (agentId !== this.agentId) this.#sessionId = null;
+      this.agentId = agentId;
+      try {
+        client = await RpcClient.connect(typeof found === "string" ? found : found.url);
+      } catch (error) {
+        throw endpoint.unreachable === undefined ? error : await endpoint.unreachable(error as Error);
+      }
+    } else client = RpcClient.spawn(endpoint);
+    if (this.#sessionId === null && this.#lookedUp !== agentId && this.#options.resumeFor !== undefined) {
+      this.#lookedUp = agentId;
+      this.#sessionId = this.#options.resumeFor(agentId) ?? null;
+    }
     let init: InitializeResult;
     try {
       init = await client.call<InitializeResult>("initialize", {
         clientName: "conchd",
         protocolVersion: EXEC_PROTOCOL_VERSION,
-        binding: signBinding(this.#options.bindingKey, this.#options.agentId),
+        binding: signBinding(this.#options.bindingKey, agentId),
         // Output is read by sequence number (a long poll), so none of it needs to come twice.
         notify: false,
         ...(this.#sessionId === null ? {} : { resumeSessionId: this.#sessionId }),
@@ -184,7 +226,7 @@ class AgentLink {
     this.#client = client;
     this.#init = init;
     this.#sessionId = init.sessionId;
-    this.#options.onSession?.(init.sessionId);
+    this.#options.onSession?.(init.sessionId, agentId);
     return { client, init };
   }
 
@@ -291,13 +333,25 @@ export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
     );
   }
   const link = new AgentLink(options);
-  const where = `agent ${options.agentId} at ${describe(endpoint)}`;
+  // Read at each use: a found endpoint (a claimed pod) names itself and its agent once known.
+  const whereNow = (): string => `agent ${link.agentId} at ${describe(endpoint)}`;
+  // Set once a command ran with the pod as its only sandbox (podIsSandbox): every result says so.
+  let unsandboxed = false;
   const host: AgentHost = {
-    where,
+    get where() {
+      return whereNow();
+    },
+    note: () =>
+      unsandboxed
+        ? "the pod is the sandbox: neither bwrap nor Landlock can run there, so commands run without a sandbox of their own (config remote_pod_is_sandbox)"
+        : null,
     async start(request: HostStartRequest) {
-      const intent = sandboxIntent(request.rules, request.workspace);
+      const intent = {
+        ...sandboxIntent(request.rules, request.workspace),
+        ...(options.podIsSandbox === true ? { fallback: "pod" as const } : {}),
+      };
       try {
-        await link.call("process/start", {
+        const started = await link.call<Partial<ProcessStartResult>>("process/start", {
           processId: request.id,
           argv: request.spec.argv,
           cwd: request.spec.cwd,
@@ -306,11 +360,12 @@ export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
           ...(request.size === undefined ? {} : { cols: request.size.cols, rows: request.size.rows }),
           sandbox: intent,
         });
+        if (started.sandbox === "pod") unsandboxed = true;
       } catch (error) {
         if (error instanceof AgentCallError && error.code === "sandbox_unavailable") {
           throw new SandboxError(
             "SANDBOX_UNAVAILABLE",
-            `the ${where} cannot sandbox this command (nothing ran): ${error.message}`,
+            `the ${whereNow()} cannot sandbox this command (nothing ran): ${error.message}`,
           );
         }
         // A start sent again after a lost connection may find its first try: the process is there.
@@ -342,12 +397,12 @@ export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
     available() {
       availability ??= link.initialized().then(
         (init): Availability =>
-          init.capabilities.bwrap || init.capabilities.landlock
+          init.capabilities.bwrap || init.capabilities.landlock || options.podIsSandbox === true
             ? { available: true }
             : {
                 available: false,
-                reason: `the ${where} can sandbox nothing there (neither bwrap nor Landlock works)`,
-                fix: "run the agent where bubblewrap can make namespaces (a container: --security-opt unmask=ALL and seccomp=unconfined) or where Landlock is enabled",
+                reason: `the ${whereNow()} can sandbox nothing there (neither bwrap nor Landlock works)`,
+                fix: "run the agent where bubblewrap can make namespaces (a container: --security-opt unmask=ALL and seccomp=unconfined) or where Landlock is enabled; or, if the pod or container is sandbox enough for these commands, set remote_pod_is_sandbox = true in conchd's config",
               },
         (error: unknown): Availability => {
           availability = null;
@@ -361,6 +416,10 @@ export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
       return availability;
     },
     close: () => link.close(),
+    reset: () => {
+      link.reset();
+      availability = null;
+    },
   };
 }
 

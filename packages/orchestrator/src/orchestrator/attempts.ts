@@ -348,7 +348,7 @@ export async function runOneShot(
   }
   const sandboxName = sandbox?.name ?? "none";
   const notices = [
-    ...(remote === null ? [] : [ranOnNotice(remote.host.where)]),
+    ...(remote === null ? [] : [ranOnNotice(remote.host)]),
     // Limits hold only in the sandbox; outside it nothing reports them but what the command could forge.
     ...(prepare === null ? [] : limitsNotice(result.limitsReached)),
     ...leftProcessesNotice(result.leftProcesses),
@@ -528,7 +528,7 @@ export async function startSession(
     sandbox: sandboxName,
     denied,
     notices: [
-      ...(remote === null ? [] : [ranOnNotice(remote.host.where)]),
+      ...(remote === null ? [] : [ranOnNotice(remote.host)]),
       ...networkRefusals(network?.endpoint),
       ...repairGit(gitWatch, request.cwd),
     ],
@@ -577,8 +577,9 @@ export function remoteRun(
 }
 
 /** The line a remote command's result begins its notes with: where it ran. */
-function ranOnNotice(where: string): string {
-  return `Ran on ${where}.`;
+function ranOnNotice(host: ProcessHost): string {
+  const note = host.note?.() ?? null;
+  return note === null ? `Ran on ${host.where}.` : `Ran on ${host.where}; ${note}.`;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -225,6 +225,8 @@ export async function runRemote(
       },
     });
   });
+  // Released on the agent, which forgets a process once it is released and its output acknowledged.
+  await remote.terminate(0);
   remote.close();
   await output;
   const text = Buffer.concat(kept).toString("utf8");
