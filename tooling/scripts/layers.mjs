@@ -33,6 +33,7 @@ const TABLE = new Map([
   ["@conch/sandbox-linux", { layer: 3, allowed: ["@conch/protocol", "@conch/sandbox-core"] }],
   ["@conch/sandbox-macos", { layer: 3, allowed: ["@conch/sandbox-core"] }],
   ["@conch/sandbox-remote", { layer: 3, allowed: ["@conch/protocol", "@conch/sandbox-core"] }],
+  ["@conch/sandbox-kubernetes", { layer: 3, allowed: ["@conch/protocol"] }],
   ["@conch/sandbox-windows", { layer: 3, allowed: ["@conch/sandbox-core"] }],
   ["@conch/orchestrator", { layer: 4, allowed: LOWER }],
   ["@conch/mcp", { layer: 5, allowed: ["@conch/protocol", "@conch/approval", "@conch/orchestrator"] }],

@@ -22,6 +22,7 @@ export const NEEDS = [
   "landlock",
   "seatbelt",
   "podman",
+  "kubernetes",
 ] as const;
 export type Need = (typeof NEEDS)[number];
 
@@ -129,6 +130,15 @@ const PROBES: Readonly<Record<Need, Probe>> = {
     platforms: ["linux"],
     missing: programMissing("podman", ["info", "--format", "{{.Host.OCIRuntime.Name}}"]),
     fix: "apt-get install podman runc (containers run from a root file system built locally; no registry is needed)",
+  },
+  kubernetes: {
+    platforms: "any",
+    missing: () =>
+      process.env.CONCH_K8S_CONTEXT === undefined || process.env.CONCH_K8S_CONTEXT === ""
+        ? "CONCH_K8S_CONTEXT is not set (a cluster with agent-sandbox and deploy/kubernetes applied)"
+        : programMissing("kubectl", ["version", "--client"])(),
+    fix: "follow deploy/kubernetes/README.md (a cluster with agent-sandbox, the Conch manifests applied), then set CONCH_K8S_CONTEXT to its kubeconfig context",
+    optional: true,
   },
   pty: {
     platforms: ["linux", "darwin"],

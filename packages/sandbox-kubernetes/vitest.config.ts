@@ -1,0 +1,3 @@
+import { conchVitestConfig } from "@conch/test-config/vitest";
+
+export default conchVitestConfig;
