@@ -230,7 +230,7 @@ describeWith(["linux", "bwrap", "pty", "bash"], "conchd with a remote agent", ()
     expect(ok.stdout).toContain(
       `conch sandbox: commands run on the agent t1 at unix:${socket} (remote = "agent" in the user config); none run here`,
     );
-    expect(ok.stdout).toMatch(/the agent answers this conchd and has pty, bwrap/);
+    expect(ok.stdout).toMatch(/the agent t1 at unix:\S+ answers this conchd and has pty, bwrap/);
     expect(ok.stdout).not.toContain("runs commands here");
     agent?.kill("SIGKILL");
     agent = null;

@@ -152,13 +152,14 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
   // A successful probe of bwrap is kept in the state directory, so that a one-shot CLI need not probe
   // before every command (see LinuxBackendOptions.probeCache).
   // Config `remote`: every command runs on the agent, and none on this machine.
-  const remote =
+  const remoteBackend =
     config.remote === null
       ? null
       : agentBackend(config.remote, conchStateDir({ env }), {
           cwd: options.cwd,
           network: sandbox.mode === "workspace-write" && sandbox.networkAccess === true,
         });
+  const remote = remoteBackend?.backend ?? null;
   const remoteLedger =
     config.remote === null
       ? null
@@ -247,7 +248,7 @@ export async function createRuntime(options: CreateRuntimeOptions): Promise<Conc
         ...(options.callLimitMs === undefined ? {} : { callLimitMs: options.callLimitMs }),
       }),
     close: async () => {
-      remote?.close();
+      await remoteBackend?.release();
       await audit.flush();
     },
   };

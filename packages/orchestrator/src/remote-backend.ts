@@ -1,7 +1,13 @@
 // Config `remote`: the backend that runs every command on a conch-agent, and what conchd keeps for it in
 // its state directory: its binding key pair (the agent is given the public half), and the agent's
 // session id, which a conchd that restarts resumes.
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+} from "node:crypto";
 import {
   chmodSync,
   closeSync,
@@ -13,7 +19,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { type AgentBackend, createAgentBackend } from "@conch/sandbox-remote";
+import { kubernetesSandbox } from "@conch/sandbox-kubernetes";
+import { type AgentBackend, type AgentEndpoint, createAgentBackend } from "@conch/sandbox-remote";
 import type { RemoteSettings } from "./config/merge-config.js";
 import { OrchestratorError } from "./errors.js";
 import { containerEndpoint } from "./remote-container.js";
@@ -27,13 +34,38 @@ export function remoteStateDir(stateDir: string): string {
  * conchd's Ed25519 key for binding agents, made on first use: `binding.key` (0600, PKCS#8 PEM) and
  * `binding.pub` beside it, the file an agent is started with (`--binding-key`).
  */
-function bindingKeyPair(dir: string): {
+function bindingKeyPair(
+  dir: string,
+  configured: string | null,
+): {
   readonly privateKey: KeyObject;
   readonly publicKeyPath: string;
 } {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const keyPath = join(dir, "binding.key");
+  const keyPath = configured ?? join(dir, "binding.key");
   const publicKeyPath = join(dir, "binding.pub");
+  if (configured !== null) {
+    // The operator's key (a Kubernetes Secret): its public half is written beside conchd's state.
+    let privateKey: KeyObject;
+    try {
+      privateKey = createPrivateKey(readFileSync(configured, "utf8"));
+    } catch (error) {
+      throw new OrchestratorError(
+        "INVALID_CONFIG",
+        `remote_binding_key: ${configured} is not an Ed25519 private key (PKCS#8 PEM) conchd can read: ${(error as Error).message}`,
+      );
+    }
+    if (privateKey.asymmetricKeyType !== "ed25519") {
+      throw new OrchestratorError(
+        "INVALID_CONFIG",
+        `remote_binding_key: ${configured} is an ${privateKey.asymmetricKeyType} key; expected Ed25519 (openssl genpkey -algorithm ed25519)`,
+      );
+    }
+    writeFileSync(publicKeyPath, createPublicKey(privateKey).export({ type: "spki", format: "pem" }), {
+      mode: 0o644,
+    });
+    return { privateKey, publicKeyPath };
+  }
   try {
     const fd = openSync(keyPath, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
@@ -73,39 +105,88 @@ function lastSession(dir: string, agentId: string): string | undefined {
   }
 }
 
+/** A remote backend, and what lets its sandbox go when conchd stops. */
+export interface RemoteBackend {
+  readonly backend: AgentBackend;
+  /**
+   * Called as conchd stops: closes the connection, and deletes a Kubernetes claim whose workspace has
+   * nothing left there (one with live sessions is kept, for the next conchd, until its shutdown time).
+   */
+  release(): Promise<void>;
+}
+
 /**
  * The backend for `settings`, resuming the session a conchd before this one had: the agent at
- * `remote_url` or over `remote_command` (engine `agent`), or in the workspace's container (`podman`,
- * `docker`), started on first use.
+ * `remote_url` or over `remote_command` (engine `agent`), in the workspace's container (`podman`,
+ * `docker`), started on first use, or in a pod claimed for the workspace (`kubernetes`).
  */
 export function agentBackend(
   settings: RemoteSettings,
   stateDir: string,
   workspace: { readonly cwd: string; readonly network: boolean },
-): AgentBackend {
+): RemoteBackend {
   const dir = remoteStateDir(stateDir);
-  const { privateKey, publicKeyPath } = bindingKeyPair(dir);
-  const where =
-    settings.engine === "agent"
-      ? (settings.url ?? settings.command)
-      : containerEndpoint({ settings, stateDir: dir, publicKeyPath, ...workspace });
+  const { privateKey, publicKeyPath } = bindingKeyPair(dir, settings.bindingKey);
+  let backend: AgentBackend | null = null;
+  // The workspace's processes on the agent: what keeps a claim (and its pod) alive.
+  const busy = async (): Promise<boolean> =>
+    (await (backend as AgentBackend).host.list()).some((entry) => entry.workspace === workspace.cwd);
+  const pod =
+    settings.engine === "kubernetes"
+      ? kubernetesSandbox({
+          ...(settings.kubeconfig === null ? {} : { kubeconfig: settings.kubeconfig }),
+          ...(settings.context === null ? {} : { context: settings.context }),
+          ...(settings.namespace === null ? {} : { namespace: settings.namespace }),
+          warmPool: settings.warmPool,
+          // This conchd: a digest of its binding key, which a restart keeps.
+          owner: createHash("sha256")
+            .update(createPublicKey(privateKey).export({ type: "spki", format: "der" }))
+            .digest("hex")
+            .slice(0, 16),
+          workspace: workspace.cwd,
+          claimTtlMs: settings.claimTtlS * 1000,
+          busy,
+          // The agent's session went with the pod: the next command starts afresh on a new one.
+          onReleased: () => backend?.reset(),
+        })
+      : null;
+  let where: string | readonly string[] | AgentEndpoint | null;
+  if (settings.engine === "agent") where = settings.url ?? settings.command;
+  else if (pod !== null) where = pod;
+  else where = containerEndpoint({ settings, stateDir: dir, publicKeyPath, ...workspace });
   if (where === null) {
     throw new OrchestratorError("INVALID_CONFIG", "remote: expected remote_url or remote_command");
   }
-  const resume = lastSession(dir, settings.agentId);
-  return createAgentBackend({
+  const created = createAgentBackend({
     endpoint: where,
     agentId: settings.agentId,
     bindingKey: privateKey,
     publicKeyPath,
     ...(settings.engine === "agent" ? {} : { name: settings.engine }),
-    ...(resume === undefined ? {} : { resumeSessionId: resume }),
-    onSession: (sessionId) => {
+    // Per agent: a claimed pod's agent (named by its pod) is known once the claim is found.
+    resumeFor: (agentId) => lastSession(dir, agentId),
+    ...(settings.podIsSandbox ? { podIsSandbox: true } : {}),
+    onSession: (sessionId, agentId) => {
       try {
-        writeFileSync(sessionFile(dir, settings.agentId), `${sessionId}\n`, { mode: 0o600 });
+        writeFileSync(sessionFile(dir, agentId), `${sessionId}\n`, { mode: 0o600 });
       } catch {
         // Not kept: a restart then starts a new session rather than resuming this one.
       }
     },
   });
+  backend = created;
+  return {
+    backend: created,
+    async release() {
+      if (pod !== null && pod.claimName() !== null) {
+        const idle = await busy().then(
+          (held) => !held,
+          () => false,
+        );
+        if (idle) await pod.release().catch(() => {});
+        pod.close();
+      }
+      created.close();
+    },
+  };
 }

@@ -76,7 +76,7 @@ async function checkRemote(cwd: string, config: Awaited<ReturnType<typeof loadCo
       const can = Object.entries(capabilities)
         .filter(([, value]) => value)
         .map(([name]) => name);
-      process.stdout.write(`conch sandbox: the agent answers this conchd and has ${can.join(", ") || "nothing"}
+      process.stdout.write(`conch sandbox: the ${host.where} answers this conchd and has ${can.join(", ") || "nothing"}
 `);
     }
     return 0;

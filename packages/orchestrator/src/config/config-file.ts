@@ -209,8 +209,45 @@ export function parseConfigFile(path: string, text: string, paths: ConfigPathBas
         else values.remoteImage = value as string;
         break;
       case "remote_rootfs":
+      case "remote_binding_key":
+      case "remote_kubeconfig":
         if (typeof value !== "string" || value === "") fail(key, "a non-empty path", value);
-        values.remoteRootfs = resolveConfigPath(value as string, paths);
+        if (key === "remote_rootfs") values.remoteRootfs = resolveConfigPath(value as string, paths);
+        else if (key === "remote_binding_key")
+          values.remoteBindingKey = resolveConfigPath(value as string, paths);
+        else values.remoteKubeconfig = resolveConfigPath(value as string, paths);
+        break;
+      case "remote_pod_is_sandbox":
+        values.remotePodIsSandbox = boolean(key, value);
+        break;
+      case "remote_context":
+        if (typeof value !== "string" || value === "") fail(key, "a kubeconfig context's name", value);
+        values.remoteContext = value as string;
+        break;
+      case "remote_namespace":
+      case "remote_warm_pool":
+        // Kubernetes names (RFC 1123): lower case letters, digits, '-' (and '.' in a pool's name).
+        if (
+          typeof value !== "string" ||
+          !(
+            key === "remote_namespace"
+              ? /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/
+              : /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/
+          ).test(value)
+        ) {
+          fail(
+            key,
+            key === "remote_namespace"
+              ? "a namespace's name (lower case letters, digits, '-'; at most 63)"
+              : "a SandboxWarmPool's name (lower case letters, digits, '-', '.')",
+            value,
+          );
+        }
+        if (key === "remote_namespace") values.remoteNamespace = value as string;
+        else values.remoteWarmPool = value as string;
+        break;
+      case "remote_claim_ttl_s":
+        values.remoteClaimTtlS = positiveInteger(key, value);
         break;
       case "tool_profile":
         values.toolProfile = oneOf(key, TOOL_PROFILE_NAMES, value);

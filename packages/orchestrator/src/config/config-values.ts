@@ -33,9 +33,15 @@ export type NetworkMode = (typeof NETWORK_MODES)[number];
 /**
  * Where commands run (`remote`, user config only): on this machine (unset), through a conch-agent at
  * `remote_url` or spoken to over `remote_command`'s stdio (`agent`), or in a container of this host's
- * podman or docker, the agent inside (`podman`, `docker`).
+ * podman or docker, the agent inside (`podman`, `docker`), or in a pod claimed from a Kubernetes cluster's
+ * agent-sandbox warm pool (`kubernetes`).
  */
-export const REMOTE_ENGINES: readonly ["agent", "podman", "docker"] = ["agent", "podman", "docker"];
+export const REMOTE_ENGINES: readonly ["agent", "podman", "docker", "kubernetes"] = [
+  "agent",
+  "podman",
+  "docker",
+  "kubernetes",
+];
 export type RemoteEngine = (typeof REMOTE_ENGINES)[number];
 
 /** What one config file sets, keys in camelCase, paths absolute. */
@@ -81,6 +87,13 @@ export interface ConfigFileValues {
   remoteRootfs?: string;
   remoteAgentCommand?: string[];
   remoteMounts?: string[];
+  remoteBindingKey?: string;
+  remotePodIsSandbox?: boolean;
+  remoteKubeconfig?: string;
+  remoteContext?: string;
+  remoteNamespace?: string;
+  remoteWarmPool?: string;
+  remoteClaimTtlS?: number;
 }
 
 /** What one command may consume (`limits = { memory_mb, processes, cpu_percent, tmp_mb, file_mb }`). */
@@ -144,4 +157,11 @@ export const CONFIG_KEYS: readonly string[] = [
   "remote_rootfs",
   "remote_agent_command",
   "remote_mounts",
+  "remote_binding_key",
+  "remote_pod_is_sandbox",
+  "remote_kubeconfig",
+  "remote_context",
+  "remote_namespace",
+  "remote_warm_pool",
+  "remote_claim_ttl_s",
 ];

@@ -154,6 +154,13 @@ describe("loadConfig", () => {
         rootfs: join(home, "rootfs"),
         agentCommand: ["/usr/bin/node", "/opt/conch/agent.js"],
         mounts: ["/usr", join(home, "opt")],
+        bindingKey: null,
+        podIsSandbox: false,
+        kubeconfig: null,
+        context: null,
+        namespace: null,
+        warmPool: "conch",
+        claimTtlS: 900,
       },
       writableRoots: [join(home, "cache"), join(home, "tmp"), "/abs"],
       networkAccess: true,
@@ -352,7 +359,7 @@ describe("loadConfig", () => {
     );
     await write(userFile, 'remote_url = "unix:/run/x.sock"\n');
     await expect(load()).rejects.toThrow(
-      /remote_url is set without remote: expected remote = "agent", "podman" or "docker" beside it/,
+      /remote_url is set without remote: expected remote = "agent", "podman", "docker" or "kubernetes" beside it/,
     );
     await write(userFile, 'remote = "docker"\n');
     await expect(load()).rejects.toThrow(
@@ -372,7 +379,73 @@ describe("loadConfig", () => {
       rootfs: null,
       agentCommand: ["conch-agent"],
       mounts: [],
+      bindingKey: null,
+      podIsSandbox: false,
+      kubeconfig: null,
+      context: null,
+      namespace: null,
+      warmPool: "conch",
+      claimTtlS: 900,
     });
+    await write(projectFile, 'remote_kubeconfig = "/k"\nremote_pod_is_sandbox = true\n');
+    expect((await load()).warnings).toEqual([
+      `${projectFile}:1: remote_kubeconfig = "/k" ignored: only the user config chooses where commands run`,
+      `${projectFile}:2: remote_pod_is_sandbox = true ignored: only the user config chooses where commands run`,
+    ]);
+    await write(projectFile, "");
+  });
+
+  it("reads remote = kubernetes and its keys, and refuses another engine's keys beside it", async () => {
+    await write(
+      userFile,
+      [
+        'remote = "kubernetes"',
+        'remote_kubeconfig = "kube/config"',
+        'remote_context = "prod"',
+        'remote_namespace = "agents"',
+        'remote_warm_pool = "conch-gvisor"',
+        "remote_claim_ttl_s = 1800",
+        'remote_binding_key = "/etc/conch/binding/binding.key"',
+        "remote_pod_is_sandbox = true",
+      ].join("\n"),
+    );
+    expect((await load()).remote).toEqual({
+      engine: "kubernetes",
+      url: null,
+      command: null,
+      agentId: "conch",
+      image: null,
+      rootfs: null,
+      agentCommand: ["conch-agent"],
+      mounts: [],
+      bindingKey: "/etc/conch/binding/binding.key",
+      podIsSandbox: true,
+      kubeconfig: join(home, "kube", "config"),
+      context: "prod",
+      namespace: "agents",
+      warmPool: "conch-gvisor",
+      claimTtlS: 1800,
+    });
+    await write(userFile, 'remote = "kubernetes"\nremote_image = "conch-agent:1"\n');
+    await expect(load()).rejects.toThrow(
+      /config\.toml: remote = "kubernetes": remote_image is for remote = "podman" or "docker", and would do nothing here/,
+    );
+    await write(userFile, 'remote = "podman"\nremote_rootfs = "/r"\nremote_warm_pool = "conch"\n');
+    await expect(load()).rejects.toThrow(
+      /remote = "podman": remote_warm_pool is for remote = "kubernetes", and would do nothing here/,
+    );
+    await write(userFile, 'remote = "kubernetes"\nremote_namespace = "Agents"\n');
+    await expect(load()).rejects.toThrow(
+      /config\.toml:2: remote_namespace: expected a namespace's name \(lower case letters, digits, '-'; at most 63\), received "Agents"/,
+    );
+    await write(userFile, 'remote = "kubernetes"\nremote_pod_is_sandbox = "yes"\n');
+    await expect(load()).rejects.toThrow(
+      /config\.toml:2: remote_pod_is_sandbox: expected a boolean, received "yes"/,
+    );
+    await write(userFile, 'remote_warm_pool = "conch"\n');
+    await expect(load()).rejects.toThrow(
+      /remote_warm_pool is set without remote: expected remote = "agent", "podman", "docker" or "kubernetes" beside it/,
+    );
   });
 
   it("leaves the sandbox backend to the user, and names the choices for a bad one", async () => {
@@ -643,7 +716,7 @@ describe("loadConfig", () => {
   it("rejects an unknown key in the project file, at its line", async () => {
     await write(projectFile, 'sandbox = "read-only"\nsandbox_mode = "x"\n');
     expect((await loadError()).message).toBe(
-      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, sandbox_backend, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, limits, remote, remote_url, remote_command, remote_agent_id, remote_image, remote_rootfs, remote_agent_command, remote_mounts, received an unknown key`,
+      `${projectFile}:2: sandbox_mode: expected one of the keys approval_policy, sandbox, sandbox_backend, writable_roots, network_access, network, network_allow, network_deny, network_allow_addresses, network_resolve, env_inherit, env_exclude, env_allow, deny_read, allow_read, tool_profile, max_output_tokens, one_shot_output_tokens, spill_retention_days, rules_dirs, durable_one_shot, shell_snapshot, shell_snapshot_ttl_s, home_workspace, trust_project_rules, audit_log, approval_timeout_s, session_idle_ttl_s, session_exit_grace_s, record, record_max_mb, settle_ms, limits, remote, remote_url, remote_command, remote_agent_id, remote_image, remote_rootfs, remote_agent_command, remote_mounts, remote_binding_key, remote_pod_is_sandbox, remote_kubeconfig, remote_context, remote_namespace, remote_warm_pool, remote_claim_ttl_s, received an unknown key`,
     );
   });
 

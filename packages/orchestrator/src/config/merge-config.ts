@@ -39,6 +39,21 @@ export interface RemoteSettings {
   readonly agentCommand: readonly string[];
   /** `remote_mounts`: host directories bound read-only at the same path in the container. */
   readonly mounts: readonly string[];
+  /** `remote_binding_key`: conchd's Ed25519 private key (PKCS#8 PEM); null: made in the state directory. */
+  readonly bindingKey: string | null;
+  /**
+   * `remote_pod_is_sandbox`: where the agent can run neither bwrap nor Landlock, commands run with the pod
+   * or container as their only sandbox (said in every result); false: nothing runs there.
+   */
+  readonly podIsSandbox: boolean;
+  /** `kubernetes`: `remote_kubeconfig`, `remote_context`, `remote_namespace` (null: the defaults). */
+  readonly kubeconfig: string | null;
+  readonly context: string | null;
+  readonly namespace: string | null;
+  /** `remote_warm_pool`: the SandboxWarmPool claims are made on (default `conch`). */
+  readonly warmPool: string;
+  /** `remote_claim_ttl_s`: how long a claim outlives conchd's last extension (default 900). */
+  readonly claimTtlS: number;
 }
 
 /** Every setting, defaults filled in, paths absolute. */
@@ -192,6 +207,13 @@ export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | nul
     remoteRootfs,
     remoteAgentCommand,
     remoteMounts,
+    remoteBindingKey,
+    remotePodIsSandbox,
+    remoteKubeconfig,
+    remoteContext,
+    remoteNamespace,
+    remoteWarmPool,
+    remoteClaimTtlS,
     ...values
   } = user?.values ?? {};
   const settings = { ...defaults, ...values, limits: { ...defaults.limits, ...values.limits } };
@@ -206,6 +228,13 @@ export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | nul
     remoteRootfs,
     remoteAgentCommand,
     remoteMounts,
+    remoteBindingKey,
+    remotePodIsSandbox,
+    remoteKubeconfig,
+    remoteContext,
+    remoteNamespace,
+    remoteWarmPool,
+    remoteClaimTtlS,
   };
   let remote: RemoteSettings | null = null;
   if (engine === undefined) {
@@ -213,7 +242,7 @@ export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | nul
     if (stray !== undefined) {
       throw new OrchestratorError(
         "INVALID_CONFIG",
-        `${where}: ${snake(stray[0])} is set without remote: expected remote = "agent", "podman" or "docker" beside it`,
+        `${where}: ${snake(stray[0])} is set without remote: expected remote = "agent", "podman", "docker" or "kubernetes" beside it`,
       );
     }
   } else {
@@ -229,7 +258,38 @@ export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | nul
         `${where}: remote = "docker": remote_rootfs is podman's alone (docker runs images): expected remote_image`,
       );
     }
-    if (engine !== "agent" && (remoteImage === undefined) === (remoteRootfs === undefined)) {
+    // Each engine's own keys, and no other's: a key that would do nothing is said, not ignored.
+    const own: Record<string, readonly string[]> = {
+      agent: ["remoteUrl", "remoteCommand"],
+      podman: ["remoteImage", "remoteRootfs", "remoteAgentCommand", "remoteMounts"],
+      docker: ["remoteImage", "remoteAgentCommand", "remoteMounts"],
+      kubernetes: [
+        "remoteKubeconfig",
+        "remoteContext",
+        "remoteNamespace",
+        "remoteWarmPool",
+        "remoteClaimTtlS",
+      ],
+    };
+    const shared = ["remoteAgentId", "remoteBindingKey", "remotePodIsSandbox"];
+    const foreign = Object.entries(remoteKeys).find(
+      ([key, value]) => value !== undefined && !shared.includes(key) && !own[engine]?.includes(key),
+    );
+    if (foreign !== undefined && !(engine === "docker" && foreign[0] === "remoteRootfs")) {
+      const owner = Object.entries(own)
+        .filter(([, keys]) => keys.includes(foreign[0]))
+        .map(([name]) => `"${name}"`)
+        .join(" or ");
+      throw new OrchestratorError(
+        "INVALID_CONFIG",
+        `${where}: remote = "${engine}": ${snake(foreign[0])} is for remote = ${owner}, and would do nothing here`,
+      );
+    }
+    if (
+      engine !== "agent" &&
+      engine !== "kubernetes" &&
+      (remoteImage === undefined) === (remoteRootfs === undefined)
+    ) {
       throw new OrchestratorError(
         "INVALID_CONFIG",
         `${where}: remote = "${engine}": expected exactly one of remote_image (an image this host has) and remote_rootfs (a directory holding a root file system)`,
@@ -244,6 +304,13 @@ export function applyUserConfig(defaults: ConfigSettings, user: ConfigFile | nul
       rootfs: remoteRootfs ?? null,
       agentCommand: remoteAgentCommand ?? ["conch-agent"],
       mounts: remoteMounts ?? [],
+      bindingKey: remoteBindingKey ?? null,
+      podIsSandbox: remotePodIsSandbox ?? false,
+      kubeconfig: remoteKubeconfig ?? null,
+      context: remoteContext ?? null,
+      namespace: remoteNamespace ?? null,
+      warmPool: remoteWarmPool ?? "conch",
+      claimTtlS: remoteClaimTtlS ?? 900,
     };
   }
   return { ...settings, network, networkAccess: network === "on", remote };
@@ -380,6 +447,13 @@ export async function applyProjectConfig(
     ["remote_rootfs", values.remoteRootfs],
     ["remote_agent_command", values.remoteAgentCommand],
     ["remote_mounts", values.remoteMounts],
+    ["remote_binding_key", values.remoteBindingKey],
+    ["remote_pod_is_sandbox", values.remotePodIsSandbox],
+    ["remote_kubeconfig", values.remoteKubeconfig],
+    ["remote_context", values.remoteContext],
+    ["remote_namespace", values.remoteNamespace],
+    ["remote_warm_pool", values.remoteWarmPool],
+    ["remote_claim_ttl_s", values.remoteClaimTtlS],
   ] as const) {
     if (value !== undefined) ignore(key, value, "only the user config chooses where commands run");
   }

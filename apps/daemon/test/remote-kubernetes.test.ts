@@ -1,0 +1,350 @@
+// Issue 29: conchd with `remote = "kubernetes"`, against a fake Kubernetes API (@conch/test-config's
+// fake-kube: agent-sandbox's CRD schemas, its claim controller's behaviour, a warm pool) whose pods are
+// real podman containers from a root file system this test builds, each running conch-agent on
+// 127.0.0.1 (host network; no other address is used). conchd reaches the agent in the pod directly
+// (never pods/exec), finds its claim again by label after a SIGKILL, ends sessions whose pod is lost
+// with a clear text, deletes its claim when it stops with nothing left there, and runs commands with the
+// pod as the only sandbox only when the operator says so. The one part not run against a real cluster:
+// the API server (see deploy/kubernetes/README.md for the suite that runs against one).
+import { execFile } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, connect as tcpConnect } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describeWith } from "@conch/test-config";
+import { type FakeKube, type FakePod, startFakeKube } from "@conch/test-config/fake-kube";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import {
+  type Connection,
+  connect,
+  makeWorkspace,
+  openShell,
+  textOf,
+  typeUntil,
+  type Workspace,
+} from "./harness.js";
+
+const run = promisify(execFile);
+const AGENT = fileURLToPath(new URL("../../agent/dist/bin.js", import.meta.url));
+const REPO = dirname(dirname(dirname(dirname(AGENT))));
+const TOKEN = "conch-fake-kube-token";
+const LABEL = "conch.test-k8s";
+
+let workspace: Workspace;
+let root: string;
+let rootfs: string;
+let fake: FakeKube;
+/** How the next pods are made: `bwrap` (what the Conch template asks for) or `bare` (neither bwrap nor Landlock). */
+let podKind: "bwrap" | "bare" = "bwrap";
+const daemons: Connection[] = [];
+
+function buildRootfs(dir: string): void {
+  for (const sub of ["usr", "etc", "tmp", "proc", "dev", "sys", "run", "var/tmp", "root"]) {
+    mkdirSync(join(dir, sub), { recursive: true });
+  }
+  for (const link of ["bin", "lib", "lib64", "sbin"]) symlinkSync(`usr/${link}`, join(dir, link));
+  for (const file of ["passwd", "group"]) writeFileSync(join(dir, "etc", file), readFileSync(`/etc/${file}`));
+  writeFileSync(join(dir, "etc", "conch-pod-marker"), "inside a pod\n");
+}
+
+function hardLimit(name: string): number {
+  const line = readFileSync("/proc/self/limits", "utf8")
+    .split("\n")
+    .find((text) => text.startsWith(name));
+  return Number(line?.slice(name.length).trim().split(/\s+/)[1]);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function listening(port: number, deadline: number): Promise<void> {
+  for (;;) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = tcpConnect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (up) return;
+    if (Date.now() > deadline) throw new Error(`the pod's agent never listened on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A "pod": a podman container running conch-agent, as the Conch SandboxTemplate's container would. */
+async function startPod(name: string): Promise<FakePod> {
+  const port = await freePort();
+  const container = `conch-k8s-test-${name}`;
+  const nodeHome = dirname(dirname(process.execPath));
+  const mounts = ["/usr", REPO, ...(nodeHome === "/usr" ? [] : [nodeHome])];
+  const processes = Math.min(
+    hardLimit("Max processes"),
+    Number(readFileSync("/proc/sys/kernel/pid_max", "utf8")),
+  );
+  const files = hardLimit("Max open files");
+  const security =
+    podKind === "bwrap"
+      ? ["--security-opt", "unmask=ALL", "--security-opt", "seccomp=unconfined"]
+      : // Neither bwrap (a masked /proc) nor Landlock (refused, as under a runtime without it).
+        ["--security-opt", `seccomp=${join(root, "no-landlock.json")}`];
+  await run(
+    "podman",
+    [
+      "run",
+      "-d",
+      "--name",
+      container,
+      "--label",
+      `${LABEL}=${workspace.cwd}`,
+      "--network",
+      "host",
+      ...security,
+      "--security-opt",
+      "label=disable",
+      "--ulimit",
+      `nofile=${files}:${files}`,
+      "--ulimit",
+      `nproc=${processes}:${processes}`,
+      ...mounts.flatMap((mount) => ["-v", `${mount}:${mount}:ro`]),
+      "-v",
+      `${join(root, "keys", "binding.pub")}:/run/conch-key/binding.pub:ro`,
+      "-v",
+      `${workspace.cwd}:${workspace.cwd}`,
+      "--rootfs",
+      rootfs,
+      process.execPath,
+      AGENT,
+      "--listen",
+      `ws://127.0.0.1:${port}`,
+      "--agent-id",
+      name,
+      "--binding-key",
+      "/run/conch-key/binding.pub",
+    ],
+    { timeout: 60_000 },
+  );
+  await listening(port, Date.now() + 30_000);
+  return {
+    ip: "127.0.0.1",
+    port,
+    stop: async () => {
+      await run("podman", ["rm", "-f", "-t", "0", container], { timeout: 60_000 }).catch(() => {});
+    },
+  };
+}
+
+function writeConfig(extra: readonly string[] = []): void {
+  const kubeconfig = join(root, "kubeconfig");
+  writeFileSync(kubeconfig, fake.kubeconfig);
+  const config = join(workspace.env.XDG_CONFIG_HOME as string, "conch");
+  mkdirSync(config, { recursive: true });
+  writeFileSync(
+    join(config, "config.toml"),
+    [
+      'approval_policy = "never"',
+      'remote = "kubernetes"',
+      `remote_kubeconfig = ${JSON.stringify(kubeconfig)}`,
+      'remote_warm_pool = "conch"',
+      `remote_binding_key = ${JSON.stringify(join(root, "keys", "binding.key"))}`,
+      ...extra,
+    ].join("\n"),
+  );
+}
+
+beforeEach(async () => {
+  podKind = "bwrap";
+  workspace = makeWorkspace("/var/tmp");
+  root = dirname(workspace.cwd);
+  rootfs = join(root, "rootfs");
+  buildRootfs(rootfs);
+  mkdirSync(join(root, "keys"), { mode: 0o700 });
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  writeFileSync(join(root, "keys", "binding.key"), privateKey.export({ type: "pkcs8", format: "pem" }), {
+    mode: 0o600,
+  });
+  writeFileSync(join(root, "keys", "binding.pub"), publicKey.export({ type: "spki", format: "pem" }));
+  writeFileSync(
+    join(root, "no-landlock.json"),
+    JSON.stringify({
+      defaultAction: "SCMP_ACT_ALLOW",
+      syscalls: [
+        {
+          names: ["landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"],
+          action: "SCMP_ACT_ERRNO",
+          errnoRet: 38,
+        },
+      ],
+    }),
+  );
+  fake = await startFakeKube({
+    namespace: "conch",
+    pools: [{ name: "conch", replicas: 1, template: "conch" }],
+    startPod,
+    token: TOKEN,
+  });
+  writeConfig();
+});
+
+afterEach(async () => {
+  for (const daemon of daemons.splice(0)) {
+    await daemon.close().catch(() => {});
+    try {
+      process.kill(daemon.pid, "SIGKILL");
+    } catch {
+      // Gone.
+    }
+  }
+  await fake.close();
+  // Every container of this test (a failed one's too), by its label.
+  const { stdout } = await run("podman", ["ps", "-a", "-q", "--filter", `label=${LABEL}=${workspace.cwd}`]);
+  for (const id of stdout.split("\n").filter((line) => line !== "")) {
+    await run("podman", ["rm", "-f", "-t", "0", id]).catch(() => {});
+  }
+  workspace.remove();
+});
+
+async function conchd(): Promise<Connection> {
+  const daemon = await connect("v2 (2025-11-25)", workspace, [], { timeoutMs: 90_000 });
+  daemons.push(daemon);
+  return daemon;
+}
+
+function onlyClaim(): { name: string; sandbox: string } {
+  const claims = fake.claims();
+  expect(claims).toHaveLength(1);
+  return { name: claims[0]?.metadata.name, sandbox: claims[0]?.status?.sandbox?.name };
+}
+
+describeWith(
+  ["linux", "bwrap", "pty", "bash", "podman"],
+  "conchd with remote = kubernetes (fake API, podman pods)",
+  () => {
+    it("claims a warm pod, runs commands there under bwrap, and deletes the claim when it stops", async () => {
+      await fake.untilWarm("conch", 1);
+      const warm = fake.started[0] as string;
+      const daemon = await conchd();
+      const ran = await daemon.callTool("shell_command", {
+        command: "cat /etc/conch-pod-marker; echo sandbox=$CONCH_SANDBOX; echo made > from-pod.txt",
+      });
+      const claim = onlyClaim();
+      expect(claim.sandbox).toBe(warm);
+      expect(textOf(ran)).toContain("inside a pod");
+      expect(textOf(ran)).toContain("sandbox=bwrap");
+      expect(textOf(ran)).toContain(`Ran on agent ${warm} at SandboxClaim ${claim.name} (namespace conch).`);
+      expect(ran.structuredContent).toMatchObject({ sandbox: "kubernetes", exit_code: 0 });
+      expect(readFileSync(join(workspace.cwd, "from-pod.txt"), "utf8")).toBe("made\n");
+      expect(existsSync("/etc/conch-pod-marker")).toBe(false);
+      // Outside the workspace, the pod's sandbox refuses the write.
+      const denied = await daemon.callTool("shell_command", { command: "echo x > /etc/escaped" });
+      expect(denied.structuredContent).toMatchObject({ denied: true });
+      expect(existsSync(join(rootfs, "etc", "escaped"))).toBe(false);
+      // Only the claim and sandbox calls: never a pod, never exec.
+      expect(fake.unexpected).toEqual([]);
+      expect(fake.requests.every((request) => /\/(sandboxclaims|sandboxes)(\/|$)/.test(request.path))).toBe(
+        true,
+      );
+      // Nothing left there: a graceful stop deletes the claim, and its pod goes with it.
+      await daemon.close();
+      daemons.splice(0);
+      expect(fake.claims()).toEqual([]);
+    }, 180_000);
+
+    it("finds its claim again by label after a SIGKILL, and the same shell", async () => {
+      const first = await conchd();
+      const sessionId = await openShell(first);
+      const claim = onlyClaim();
+      await first.callTool("write_stdin", {
+        session_id: sessionId,
+        chars: "Z=kept; for i in 1 2 3 4 5 6; do echo beat-$i; sleep 0.25; done\n",
+        yield_time_ms: 300,
+      });
+      process.kill(first.pid, "SIGKILL");
+      await first.close().catch(() => {});
+      daemons.splice(0);
+
+      const second = await conchd();
+      let text = "";
+      for (let round = 0; round < 15 && !text.includes("beat-6"); round++) {
+        const polled = await second.callTool("write_stdin", {
+          session_id: sessionId,
+          chars: "",
+          yield_time_ms: 2000,
+        });
+        text += `${textOf(polled)}\n`;
+      }
+      expect(text).toContain("beat-6");
+      expect(await typeUntil(second, sessionId, "echo still-$Z\n", "still-kept")).toContain("still-kept");
+      expect(onlyClaim()).toEqual(claim);
+      expect(fake.requests.filter((request) => request.method === "POST")).toHaveLength(1);
+      // A session lives there: a graceful stop keeps the claim for the next conchd.
+      await second.close();
+      daemons.splice(0);
+      expect(fake.claims().map((entry) => entry.metadata.name)).toEqual([claim.name]);
+    }, 180_000);
+
+    it("ends a session whose pod is lost with a clear text, and claims afresh for the next command", async () => {
+      const daemon = await conchd();
+      const sessionId = await openShell(daemon);
+      const claim = onlyClaim();
+      await fake.losePod(claim.sandbox);
+      let text = "";
+      for (let round = 0; round < 10 && !text.includes("session has ended"); round++) {
+        const polled = await daemon.callTool("write_stdin", {
+          session_id: sessionId,
+          chars: "",
+          yield_time_ms: 1000,
+        });
+        text += `${textOf(polled)}\n`;
+        if (polled.structuredContent?.exit_code !== undefined && polled.structuredContent.exit_code !== null)
+          break;
+      }
+      expect(text).toContain(
+        `the sandbox pod ${claim.sandbox} is gone (SandboxClaim ${claim.name}: Ready=False`,
+      );
+      expect(text).toContain("its processes ended with it");
+      expect(fake.claims().map((entry) => entry.metadata.name)).not.toContain(claim.name);
+      const next = await daemon.callTool("shell_command", { command: "echo again" });
+      expect(textOf(next)).toContain("again");
+      expect(onlyClaim().name).not.toBe(claim.name);
+    }, 180_000);
+
+    it("runs nothing where the pod can sandbox nothing, unless the pod is the sandbox by choice", async () => {
+      podKind = "bare";
+      await fake.close();
+      fake = await startFakeKube({
+        namespace: "conch",
+        pools: [{ name: "conch", replicas: 1, template: "conch" }],
+        startPod,
+        token: TOKEN,
+      });
+      writeConfig();
+      const refused = await conchd();
+      const denied = await refused.callTool("shell_command", { command: "echo ran > ran.txt" });
+      expect(textOf(denied)).toContain("can sandbox nothing there (neither bwrap nor Landlock works)");
+      expect(textOf(denied)).toContain("remote_pod_is_sandbox = true");
+      expect(existsSync(join(workspace.cwd, "ran.txt"))).toBe(false);
+      await refused.close();
+      daemons.splice(0);
+
+      writeConfig(["remote_pod_is_sandbox = true"]);
+      const allowed = await conchd();
+      const ran = await allowed.callTool("shell_command", {
+        command: "echo ran > ran.txt; echo sandbox=${CONCH_SANDBOX:-none}",
+      });
+      expect(textOf(ran)).toContain("sandbox=none");
+      expect(textOf(ran)).toMatch(
+        /Ran on agent \S+ at SandboxClaim \S+ \(namespace conch\); the pod is the sandbox: neither bwrap nor Landlock can run there, so commands run without a sandbox of their own \(config remote_pod_is_sandbox\)\./,
+      );
+      expect(readFileSync(join(workspace.cwd, "ran.txt"), "utf8")).toBe("ran\n");
+    }, 180_000);
+  },
+);
