@@ -740,4 +740,20 @@ await group("console", () => {
   }
 }
 
+// Issue 29: a sandbox through a SandboxClaim (the tests' fake API, podman containers as pods) against a
+// podman container started alone: from asking to a command's first output.
+{
+  const k8s = jsonWorker("kubernetes-worker.mjs", ["5"], { timeout: 300_000 });
+  const ms = (value) => `${value.toFixed(0)} ms`;
+  if (k8s !== null)
+    rows.push({
+      benchmark:
+        "ask for a sandbox to first output: claim from a warm pool (fake API, podman pods; median of 5)",
+      baseline: `container alone: ${ms(k8s.container)}`,
+      conch: `warm claim: ${ms(k8s.warm)}; cold claim: ${ms(k8s.cold)}`,
+      ratio: `${(k8s.warm / k8s.container).toFixed(2)}x`,
+      target: "-",
+    });
+}
+
 console.table(rows);
