@@ -35,6 +35,7 @@ describe("deploy/kubernetes", () => {
         "ConfigMap",
         "Deployment",
         "Namespace",
+        "NetworkPolicy",
         "PersistentVolumeClaim",
         "Role",
         "RoleBinding",
@@ -95,8 +96,34 @@ describe("deploy/kubernetes", () => {
     expect(policy.egress).toEqual([]);
     expect(policy.ingress).toHaveLength(1);
     const [rule] = policy.ingress;
-    expect(rule.from).toEqual([{ podSelector: { matchLabels: conchdLabels } }]);
+    expect(rule.from).toEqual([
+      {
+        namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": kustomization.namespace } },
+        podSelector: { matchLabels: conchdLabels },
+      },
+    ]);
     expect(rule.ports).toEqual([{ protocol: "TCP", port: 7077 }]);
+  });
+
+  it("runs the agent as a user of its own, without capabilities, on a read-only root", () => {
+    const pod = one("SandboxTemplate").spec.podTemplate.spec;
+    expect(pod.securityContext).toMatchObject({ runAsUser: 10001, runAsNonRoot: true });
+    expect(pod.containers[0].securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ["ALL"] },
+    });
+    // What a read-only root leaves writable: the workspace, HOME and /tmp, each a volume.
+    expect(pod.containers[0].volumeMounts.map((mount: Doc) => mount.mountPath).sort()).toEqual(
+      ["/etc/conch/binding", "/home/agent", "/tmp", "/workspace"].sort(),
+    );
+    // conchd itself: nothing in the cluster reaches it (port-forward does).
+    const conchdPolicy = one("NetworkPolicy");
+    expect(conchdPolicy.spec).toEqual({
+      podSelector: { matchLabels: one("Deployment").spec.template.metadata.labels },
+      policyTypes: ["Ingress"],
+      ingress: [],
+    });
   });
 
   it("lets conchd claim sandboxes and nothing else: no pods, no exec", () => {

@@ -20,6 +20,7 @@ import {
 import {
   createSandboxRegistry,
   isLikelySandboxDenied,
+  isSandboxError,
   prepareSandbox,
   type SandboxPolicy,
   type SandboxRegistry,
@@ -200,6 +201,8 @@ export class ExecAgent {
   readonly #byStore = new Map<number, Entry>();
   readonly #waiters = new Set<() => void>();
   readonly #registry: SandboxRegistry;
+  /** What this host lets the agent enforce: probed once, the first time it is asked. */
+  #capabilities: Promise<ExecCapabilities> | null = null;
   #sessionId: string | null = null;
   /** The connection attached to the session (its notifications), or null while none is. */
   #attached: { notify: Notify } | null = null;
@@ -344,10 +347,15 @@ export class ExecAgent {
     return {
       sessionId: this.#sessionId,
       agentVersion: this.#options.version,
-      capabilities: await capabilities(),
+      capabilities: await this.#probed(),
       resumed,
       keepMs: this.#options.keepMs ?? DEFAULT_KEEP_MS,
     };
+  }
+
+  #probed(): Promise<ExecCapabilities> {
+    this.#capabilities ??= capabilities();
+    return this.#capabilities;
   }
 
   async start(params: ProcessStartParams): Promise<ProcessStartResult> {
@@ -383,10 +391,18 @@ export class ExecAgent {
       if (hook === null) throw new Error("no sandbox for this intent");
     } catch (error) {
       // Fail closed: nothing runs with less than the sandbox asked for, unless conchd's operator chose the
-      // pod as the sandbox, and only where no sandbox per command can run at all.
-      const caps = await capabilities();
-      if (intent.fallback !== "pod" || caps.bwrap || caps.landlock) {
+      // pod as the sandbox, and only where no sandbox per command can run at all: no backend available
+      // (not a policy this intent breaks), by what the agent found when it first looked.
+      const caps = await this.#probed();
+      const noBackend = isSandboxError(error) && error.code === "SANDBOX_UNAVAILABLE";
+      if (intent.fallback !== "pod" || !noBackend || caps.bwrap || caps.landlock) {
         throw new AgentError("sandbox_unavailable", (error as Error).message);
+      }
+      if (process.getuid?.() === 0) {
+        throw new AgentError(
+          "sandbox_unavailable",
+          `${(error as Error).message}; and the pod is the sandbox only for an agent that does not run as root there: run it as another user (the pod's runAsUser)`,
+        );
       }
       hook = null;
       ranIn = "pod";
@@ -558,7 +574,7 @@ export class ExecAgent {
   }
 }
 
-/** What this host lets the agent enforce. */
+/** What this host lets the agent enforce (see ExecAgent's cached copy). */
 async function capabilities(): Promise<ExecCapabilities> {
   const [bwrap, landlock] = await Promise.all([
     createLinuxBackend({ sharedNetwork: false }).available(),

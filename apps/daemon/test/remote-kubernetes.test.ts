@@ -8,12 +8,20 @@
 // the API server (see deploy/kubernetes/README.md for the suite that runs against one).
 import { execFile } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, connect as tcpConnect } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { describeWith } from "@conch/test-config";
+import { describeWith, eventually } from "@conch/test-config";
 import { type FakeKube, type FakePod, startFakeKube } from "@conch/test-config/fake-kube";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import {
@@ -28,6 +36,8 @@ import {
 
 const run = promisify(execFile);
 const AGENT = fileURLToPath(new URL("../../agent/dist/bin.js", import.meta.url));
+// The conch CLI (built first: turbo.json's test task depends on @conch/cli#build).
+const CONCH = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
 const REPO = dirname(dirname(dirname(dirname(AGENT))));
 const TOKEN = "conch-fake-kube-token";
 const LABEL = "conch.test-k8s";
@@ -36,8 +46,12 @@ let workspace: Workspace;
 let root: string;
 let rootfs: string;
 let fake: FakeKube;
-/** How the next pods are made: `bwrap` (what the Conch template asks for) or `bare` (neither bwrap nor Landlock). */
-let podKind: "bwrap" | "bare" = "bwrap";
+/**
+ * How the next pods are made: `bwrap` (as the Conch template asks: a user of its own, no capabilities, a
+ * read-only root, /proc unmasked, no runtime seccomp), `bare` (the same user, but neither bwrap nor
+ * Landlock can run), `bare-root` (that, as root).
+ */
+let podKind: "bwrap" | "bare" | "bare-root" = "bwrap";
 const daemons: Connection[] = [];
 
 function buildRootfs(dir: string): void {
@@ -80,6 +94,14 @@ async function listening(port: number, deadline: number): Promise<void> {
   }
 }
 
+/** A writable directory of pod `name`'s own (an emptyDir). */
+function podDir(name: string, which: string): string {
+  const dir = join(root, "pods", name, which);
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o1777);
+  return dir;
+}
+
 /** A "pod": a podman container running conch-agent, as the Conch SandboxTemplate's container would. */
 async function startPod(name: string): Promise<FakePod> {
   const port = await freePort();
@@ -91,11 +113,28 @@ async function startPod(name: string): Promise<FakePod> {
     Number(readFileSync("/proc/sys/kernel/pid_max", "utf8")),
   );
   const files = hardLimit("Max open files");
-  const security =
-    podKind === "bwrap"
+  const security = [
+    ...(podKind === "bwrap"
       ? ["--security-opt", "unmask=ALL", "--security-opt", "seccomp=unconfined"]
       : // Neither bwrap (a masked /proc) nor Landlock (refused, as under a runtime without it).
-        ["--security-opt", `seccomp=${join(root, "no-landlock.json")}`];
+        ["--security-opt", `seccomp=${join(root, "no-landlock.json")}`]),
+    ...(podKind === "bare-root"
+      ? []
+      : [
+          "--user",
+          "65534:65534",
+          "--cap-drop",
+          "ALL",
+          "--read-only",
+          // The template's emptyDir volumes for HOME and /tmp (podman's own tmpfs here stay root's).
+          "-v",
+          `${podDir(name, "home")}:/home/agent`,
+          "-v",
+          `${podDir(name, "tmp")}:/tmp`,
+          "-e",
+          "HOME=/home/agent",
+        ]),
+  ];
   await run(
     "podman",
     [
@@ -164,6 +203,8 @@ beforeEach(async () => {
   podKind = "bwrap";
   workspace = makeWorkspace("/var/tmp");
   root = dirname(workspace.cwd);
+  // The pod's agent is not root (the template's runAsUser): the workspace volume is its.
+  chownSync(workspace.cwd, 65534, 65534);
   rootfs = join(root, "rootfs");
   buildRootfs(rootfs);
   mkdirSync(join(root, "keys"), { mode: 0o700 });
@@ -228,7 +269,7 @@ describeWith(
   ["linux", "bwrap", "pty", "bash", "podman"],
   "conchd with remote = kubernetes (fake API, podman pods)",
   () => {
-    it("claims a warm pod, runs commands there under bwrap, and deletes the claim when it stops", async () => {
+    it("claims a warm pod, runs commands there under bwrap, and keeps the claim for the next conchd", async () => {
       await fake.untilWarm("conch", 1);
       const warm = fake.started[0] as string;
       const daemon = await conchd();
@@ -252,10 +293,34 @@ describeWith(
       expect(fake.requests.every((request) => /\/(sandboxclaims|sandboxes)(\/|$)/.test(request.path))).toBe(
         true,
       );
-      // Nothing left there: a graceful stop deletes the claim, and its pod goes with it.
+      // A graceful stop keeps the claim (the pod holds the workspace's files) until its shutdown time: the
+      // next conchd adopts it, and no other claim is made.
       await daemon.close();
       daemons.splice(0);
-      expect(fake.claims()).toEqual([]);
+      expect(onlyClaim()).toEqual(claim);
+      const next = await conchd();
+      expect(textOf(await next.callTool("shell_command", { command: "cat from-pod.txt" }))).toContain("made");
+      expect(onlyClaim()).toEqual(claim);
+      expect(fake.requests.filter((request) => request.method === "POST")).toHaveLength(1);
+    }, 180_000);
+
+    it("conch sandbox --check claims a pod, says where and what it enforces, and keeps the claim", async () => {
+      await fake.untilWarm("conch", 1);
+      // Not spawnSync: the fake API answers from this process.
+      const { stdout } = await run(process.execPath, [CONCH, "sandbox", "--check"], {
+        cwd: workspace.cwd,
+        env: workspace.env,
+        timeout: 90_000,
+      });
+      expect(stdout).toMatch(
+        /conch sandbox: commands run on the agent conch-[0-9a-f]{6} at SandboxClaim conch-[0-9a-f]{12}-[0-9a-f]{6} \(namespace conch\) \(remote = "kubernetes" in the user config\); none run here/,
+      );
+      expect(stdout).toMatch(
+        /the agent conch-[0-9a-f]{6} at SandboxClaim conch-[0-9a-f]{12}-[0-9a-f]{6} \(namespace conch\) answers this conchd and has pty, bwrap/,
+      );
+      // The CLI's bundle found @kubernetes/client-node and claimed; the claim stays for the next command.
+      expect(fake.claims()).toHaveLength(1);
+      expect(fake.requests.filter((request) => request.method === "DELETE")).toHaveLength(0);
     }, 180_000);
 
     it("finds its claim again by label after a SIGKILL, and the same shell", async () => {
@@ -317,6 +382,21 @@ describeWith(
       expect(onlyClaim().name).not.toBe(claim.name);
     }, 180_000);
 
+    it("lets an idle claim go, and the next command says it runs in a new pod", async () => {
+      writeConfig(["remote_claim_ttl_s = 2"]);
+      const daemon = await conchd();
+      await daemon.callTool("shell_command", { command: "true" });
+      const first = onlyClaim();
+      await eventually("the idle claim let go", () => fake.claims().length === 0, { timeoutMs: 60_000 });
+      await fake.untilWarm("conch", 1);
+      const next = await daemon.callTool("shell_command", { command: "echo again" });
+      expect(textOf(next)).toContain("again");
+      expect(textOf(next)).toContain(
+        "the pod of this workspace's earlier commands was let go after 2 s with nothing running there (remote_claim_ttl_s), and the files in it with it; this command runs in a new pod",
+      );
+      expect(onlyClaim().name).not.toBe(first.name);
+    }, 180_000);
+
     it("runs nothing where the pod can sandbox nothing, unless the pod is the sandbox by choice", async () => {
       podKind = "bare";
       await fake.close();
@@ -341,10 +421,39 @@ describeWith(
         command: "echo ran > ran.txt; echo sandbox=${CONCH_SANDBOX:-none}",
       });
       expect(textOf(ran)).toContain("sandbox=none");
+      expect(ran.structuredContent).toMatchObject({ sandbox: "pod", exit_code: 0 });
       expect(textOf(ran)).toMatch(
         /Ran on agent \S+ at SandboxClaim \S+ \(namespace conch\); the pod is the sandbox: neither bwrap nor Landlock can run there, so commands run without a sandbox of their own \(config remote_pod_is_sandbox\)\./,
       );
       expect(readFileSync(join(workspace.cwd, "ran.txt"), "utf8")).toBe("ran\n");
+      // A session's every result says it, not only its start's.
+      const shell = await openShell(allowed);
+      const typed = await allowed.callTool("write_stdin", {
+        session_id: shell,
+        chars: "echo hi\n",
+        yield_time_ms: 1000,
+      });
+      expect(textOf(typed)).toContain(
+        "The pod is the sandbox: neither bwrap nor Landlock can run there, so commands run without a sandbox of their own (config remote_pod_is_sandbox).",
+      );
+    }, 180_000);
+
+    it("does not make the pod the sandbox for an agent that runs as root there", async () => {
+      podKind = "bare-root";
+      await fake.close();
+      fake = await startFakeKube({
+        namespace: "conch",
+        pools: [{ name: "conch", replicas: 1, template: "conch" }],
+        startPod,
+        token: TOKEN,
+      });
+      writeConfig(["remote_pod_is_sandbox = true"]);
+      const daemon = await conchd();
+      const refused = await daemon.callTool("shell_command", { command: "echo ran > ran.txt" });
+      expect(textOf(refused)).toContain(
+        "the pod is the sandbox only for an agent that does not run as root there",
+      );
+      expect(existsSync(join(workspace.cwd, "ran.txt"))).toBe(false);
     }, 180_000);
   },
 );

@@ -7,6 +7,7 @@ import {
   createPublicKey,
   generateKeyPairSync,
   type KeyObject,
+  randomBytes,
 } from "node:crypto";
 import {
   chmodSync,
@@ -16,6 +17,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -105,14 +107,59 @@ function lastSession(dir: string, agentId: string): string | undefined {
   }
 }
 
-/** A remote backend, and what lets its sandbox go when conchd stops. */
+/** A remote backend, and what lets it go when conchd stops. */
 export interface RemoteBackend {
   readonly backend: AgentBackend;
   /**
-   * Called as conchd stops: closes the connection, and deletes a Kubernetes claim whose workspace has
-   * nothing left there (one with live sessions is kept, for the next conchd, until its shutdown time).
+   * Called as conchd stops: closes the connection; a Kubernetes claim is no longer extended, and stays
+   * (with the workspace's files in its pod) until its shutdown time, for the next conchd to adopt.
    */
   release(): Promise<void>;
+}
+
+/**
+ * This conchd's id on a cluster (`<state>/remote/owner`, made once): the owner label of its claims. Its
+ * own, not derived from the binding key, which every conchd using one warm pool shares.
+ */
+function ownerId(dir: string): string {
+  const path = join(dir, "owner");
+  try {
+    const text = readFileSync(path, "utf8").trim();
+    if (/^[0-9a-f]{16}$/.test(text)) return text;
+  } catch {
+    // Made below.
+  }
+  const made = randomBytes(8).toString("hex");
+  writeFileSync(path, `${made}\n`, { mode: 0o600 });
+  return made;
+}
+
+/** Where the workspace's claim is recorded (name and uid): the one claim a restarted conchd adopts. */
+function claimRecord(dir: string, cwd: string) {
+  const path = join(
+    dir,
+    `kubernetes-${createHash("sha256").update(cwd).digest("hex").slice(0, 16)}.claim.json`,
+  );
+  return {
+    load(): { name: string; uid: string } | null {
+      try {
+        const value = JSON.parse(readFileSync(path, "utf8")) as { name?: unknown; uid?: unknown };
+        return typeof value.name === "string" && typeof value.uid === "string"
+          ? { name: value.name, uid: value.uid }
+          : null;
+      } catch {
+        return null;
+      }
+    },
+    save(claim: { readonly name: string; readonly uid: string } | null): void {
+      try {
+        if (claim === null) rmSync(path, { force: true });
+        else writeFileSync(path, `${JSON.stringify(claim)}\n`, { mode: 0o600 });
+      } catch {
+        // Not kept: a restart then claims afresh; the old claim ends at its shutdown time.
+      }
+    },
+  };
 }
 
 /**
@@ -138,16 +185,16 @@ export function agentBackend(
           ...(settings.context === null ? {} : { context: settings.context }),
           ...(settings.namespace === null ? {} : { namespace: settings.namespace }),
           warmPool: settings.warmPool,
-          // This conchd: a digest of its binding key, which a restart keeps.
-          owner: createHash("sha256")
-            .update(createPublicKey(privateKey).export({ type: "spki", format: "der" }))
-            .digest("hex")
-            .slice(0, 16),
+          owner: ownerId(dir),
+          record: claimRecord(dir, workspace.cwd),
           workspace: workspace.cwd,
           claimTtlMs: settings.claimTtlS * 1000,
           busy,
-          // The agent's session went with the pod: the next command starts afresh on a new one.
-          onReleased: () => backend?.reset(),
+          // The agent's session went with the pod: the next command starts afresh on a new one, and says so.
+          onReleased: () =>
+            backend?.reset(
+              `the pod of this workspace's earlier commands was let go after ${settings.claimTtlS} s with nothing running there (remote_claim_ttl_s), and the files in it with it; this command runs in a new pod`,
+            ),
         })
       : null;
   let where: string | readonly string[] | AgentEndpoint | null;
@@ -159,7 +206,8 @@ export function agentBackend(
   }
   const created = createAgentBackend({
     endpoint: where,
-    agentId: settings.agentId,
+    // A claimed pod's agent is named by its pod once claimed ("the agent in the pod" until then).
+    agentId: pod === null ? settings.agentId : "in the pod",
     bindingKey: privateKey,
     publicKeyPath,
     ...(settings.engine === "agent" ? {} : { name: settings.engine }),
@@ -175,17 +223,19 @@ export function agentBackend(
     },
   });
   backend = created;
+  if (pod !== null) {
+    // A command started is the workspace's pod in use: its claim is extended at the next tick, even if
+    // the command ended in between.
+    const start = created.host.start.bind(created.host);
+    created.host.start = (request) => {
+      pod.used();
+      return start(request);
+    };
+  }
   return {
     backend: created,
     async release() {
-      if (pod !== null && pod.claimName() !== null) {
-        const idle = await busy().then(
-          (held) => !held,
-          () => false,
-        );
-        if (idle) await pod.release().catch(() => {});
-        pod.close();
-      }
+      pod?.close();
       created.close();
     },
   };

@@ -152,6 +152,11 @@ export interface ProcessHost {
    */
   readonly note?: () => string | null;
   /**
+   * The sandbox its commands run in when it is not the backend's own, for results and the audit log:
+   * `pod` where the pod or container is their only sandbox; null otherwise.
+   */
+  readonly sandboxName?: () => string | null;
+  /**
    * Starts `spec` under `rules`; rejects with `SANDBOX_UNAVAILABLE` when the other side cannot enforce
    * them (fail closed: nothing runs).
    */

@@ -49,6 +49,15 @@ export interface KubernetesSandboxOptions extends ClusterOptions {
   readonly busy?: () => Promise<boolean>;
   /** Called when an idle claim was deleted: the agent's session went with its pod. */
   readonly onReleased?: () => void;
+  /**
+   * Where the claim this owner made is kept (its name and uid), so that only that claim is ever adopted
+   * after a restart: labels alone can be copied by anyone who may create claims in the namespace. Without
+   * it, a claim with the owner's labels, warm pool and workspace is adopted.
+   */
+  readonly record?: {
+    load(): { readonly name: string; readonly uid: string } | null;
+    save(claim: { readonly name: string; readonly uid: string } | null): void;
+  };
 }
 
 /** Where a claimed sandbox's agent listens, and its id (the pod's name). */
@@ -76,6 +85,8 @@ export interface KubernetesSandbox {
   release(): Promise<void>;
   /** Stops extending the claim; it stays until its shutdown time, for a conchd that starts after. */
   close(): void;
+  /** Something ran there now (a command started): the claim counts as busy at the next extension. */
+  used(): void;
 }
 
 function labelValue(text: string): string {
@@ -154,6 +165,8 @@ function checkOptions(options: KubernetesSandboxOptions): void {
 export function kubernetesSandbox(options: KubernetesSandboxOptions): KubernetesSandbox {
   checkOptions(options);
   const ttl = options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
+  /** How often the claim is extended (or let go): a third of its time, at most a minute. */
+  const tick = Math.max(300, Math.min(Math.floor(ttl / 3), 60_000));
   const workspaceLabel = labelValue(options.workspace);
   const selector = `${OWNER_LABEL}=${options.owner},${WORKSPACE_LABEL}=${workspaceLabel}`;
   let cluster: Promise<Cluster> | null = null;
@@ -161,6 +174,8 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
   let resolving: Promise<Address> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let lastBusy = Date.now();
+  let usedSince = false;
+  let failedChecks = 0;
   let closed = false;
 
   const connect = (): Promise<Cluster> => {
@@ -177,7 +192,7 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
 
   const create = async (api: Cluster): Promise<Claim> => {
     const name = `conch-${workspaceLabel.slice(0, 12)}-${randomBytes(3).toString("hex")}`;
-    return api.createClaim({
+    const made = await api.createClaim({
       apiVersion: "extensions.agents.x-k8s.io/v1beta1",
       kind: "SandboxClaim",
       metadata: {
@@ -195,14 +210,24 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
         lifecycle: { shutdownTime: timestamp(Date.now() + ttl), shutdownPolicy: "Delete" },
       },
     });
+    if (typeof made.metadata.uid === "string") options.record?.save({ name, uid: made.metadata.uid });
+    return made;
   };
 
   /** The newest live claim of this conchd and workspace (one a conchd before this one made), or null. */
   const find = async (api: Cluster): Promise<Claim | null> => {
+    const recorded = options.record?.load() ?? null;
+    if (options.record !== undefined && recorded === null) return null;
     const claims = (await api.listClaims(selector)).filter(
       (claim) =>
         claim.metadata.deletionTimestamp === undefined &&
-        !TERMINAL_REASONS.has(condition(claim, "Ready")?.reason ?? ""),
+        !TERMINAL_REASONS.has(condition(claim, "Ready")?.reason ?? "") &&
+        // Only a claim of this pool (the config may have moved to another) for this very workspace, and,
+        // with a record, the very claim this owner made.
+        (claim as { spec?: { warmPoolRef?: { name?: string } } }).spec?.warmPoolRef?.name ===
+          options.warmPool &&
+        claim.metadata.annotations?.[WORKSPACE_ANNOTATION] === options.workspace &&
+        (recorded === null || (claim.metadata.name === recorded.name && claim.metadata.uid === recorded.uid)),
     );
     claims.sort((a, b) =>
       (b.metadata.creationTimestamp ?? "").localeCompare(a.metadata.creationTimestamp ?? ""),
@@ -225,6 +250,7 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
       if (isReady(claim)) return claim;
       const ready = condition(claim, "Ready");
       if (ready?.status === "False" && TERMINAL_REASONS.has(ready.reason ?? "")) {
+        options.record?.save(null);
         await api.deleteClaim(name).catch(() => false);
         throw new KubernetesError(
           "AGENT_UNREACHABLE",
@@ -233,6 +259,7 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
       }
       const left = deadline - Date.now();
       if (left <= 0) {
+        options.record?.save(null);
         await api.deleteClaim(name).catch(() => false);
         throw new KubernetesError(
           "AGENT_UNREACHABLE",
@@ -247,32 +274,38 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
   const extend = async (): Promise<void> => {
     const held = address;
     if (held === null || closed) return;
-    let busy = true;
-    try {
-      busy = (await options.busy?.()) ?? true;
-    } catch {
-      busy = true;
+    let busy = usedSince;
+    usedSince = false;
+    if (!busy) {
+      try {
+        busy = (await options.busy?.()) ?? true;
+        failedChecks = 0;
+      } catch {
+        // An agent that does not answer keeps its claim a few ticks (a restart), not for ever.
+        busy = ++failedChecks < 3;
+      }
     }
     const api = await connect();
     if (busy) {
       lastBusy = Date.now();
       await api.setShutdownTime(held.claim, timestamp(Date.now() + ttl));
-    } else if (Date.now() - lastBusy >= ttl) {
+    } else if (Date.now() - lastBusy >= ttl - 2 * tick) {
+      // Let go two ticks before its shutdown time: the cluster must not delete it under a command
+      // started meanwhile.
       address = null;
-      await api.deleteClaim(held.claim);
+      options.record?.save(null);
+      // Its agent is forgotten first: no command starts there while the claim goes.
       options.onReleased?.();
+      await api.deleteClaim(held.claim);
     }
   };
 
   const startTimer = (): void => {
     if (timer !== null || closed) return;
-    timer = setInterval(
-      () => {
-        // A failed extension is tried again at the next tick; the claim's time covers a few of them.
-        extend().catch(() => {});
-      },
-      Math.max(500, Math.min(Math.floor(ttl / 3), 60_000)),
-    );
+    timer = setInterval(() => {
+      // A failed extension is tried again at the next tick; the claim's time covers a few of them.
+      extend().catch(() => {});
+    }, tick);
     timer.unref();
   };
 
@@ -293,6 +326,7 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
     }
     if (why === null) return null;
     if (address === held) address = null;
+    options.record?.save(null);
     // Its processes are gone: the claim is of no more use, and the next call claims a ready pod.
     if (claim !== null) await api.deleteClaim(held.claim).catch(() => false);
     return new KubernetesError(
@@ -323,13 +357,15 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
         `the SandboxClaim ${claim.metadata.name} is ready but its sandbox ${sandboxName} has no pod address yet`,
       );
     }
-    address = {
-      namespace: api.namespace,
-      claim: claim.metadata.name,
-      sandbox: sandboxName,
-      pod: sandbox?.metadata.annotations?.["agents.x-k8s.io/pod-name"] ?? sandboxName,
-      url,
-    };
+    const pod = sandbox?.metadata.annotations?.["agents.x-k8s.io/pod-name"] ?? sandboxName;
+    // The pod's name is the agent's id, in the binding token and in every result: a DNS label, nothing else.
+    if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(pod)) {
+      throw new KubernetesError(
+        "AGENT_UNREACHABLE",
+        `the SandboxClaim ${claim.metadata.name} names a pod that is no Kubernetes name: ${JSON.stringify(pod.slice(0, 80))}`,
+      );
+    }
+    address = { namespace: api.namespace, claim: claim.metadata.name, sandbox: sandboxName, pod, url };
     lastBusy = Date.now();
     // Pushed on at once: a claim found again may be close to its end.
     await api.setShutdownTime(address.claim, timestamp(Date.now() + ttl));
@@ -369,7 +405,12 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
       address = null;
       if (timer !== null) clearInterval(timer);
       timer = null;
-      if (held !== null) await (await connect()).deleteClaim(held.claim);
+      if (held === null) return;
+      options.record?.save(null);
+      await (await connect()).deleteClaim(held.claim);
+    },
+    used() {
+      usedSince = true;
     },
     close() {
       closed = true;

@@ -141,6 +141,70 @@ describe("kubernetesSandbox against a fake API server", () => {
     expect(posts()).toBe(3);
   });
 
+  it("adopts after a restart only the claim it recorded: not one planted with its labels, nor another pool's", async () => {
+    const { kubeconfig, fake } = await setup(2);
+    let saved: { name: string; uid: string } | null = null;
+    const record = {
+      load: () => saved,
+      save: (claim: { name: string; uid: string } | null) => {
+        saved = claim === null ? null : { ...claim };
+      },
+    };
+    const first = open({ kubeconfig, record });
+    const mine = await first.url();
+    first.close();
+    const ownClaim = fake.claims()[0];
+    expect(saved).toEqual({ name: ownClaim?.metadata.name, uid: ownClaim?.metadata.uid });
+    // Someone who may create claims copies its labels and annotation onto a claim of their own, made
+    // later (newest first is what labels alone would pick).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const planted = await fetch(
+      `${fake.server}/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/conch/sandboxclaims`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          apiVersion: "extensions.agents.x-k8s.io/v1beta1",
+          kind: "SandboxClaim",
+          metadata: {
+            name: "planted",
+            labels: ownClaim?.metadata.labels,
+            annotations: ownClaim?.metadata.annotations,
+          },
+          spec: { warmPoolRef: { name: "conch" } },
+        }),
+      },
+    );
+    expect(planted.status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(
+      fake.claims().find((claim) => claim.metadata.name === "planted")?.status?.sandbox?.name,
+    ).toBeDefined();
+    const again = await open({ kubeconfig, record }).url();
+    expect(again).toEqual(mine);
+    // Without the record (a state directory lost), nothing is adopted: a new claim is made.
+    saved = null;
+    const fresh = await open({ kubeconfig, record }).url();
+    expect(fresh.agentId).not.toBe(mine.agentId);
+    expect(fresh.agentId).not.toBe(
+      fake.claims().find((claim) => claim.metadata.name === "planted")?.status?.sandbox?.name,
+    );
+  });
+
+  it("without a record, adopts only a claim of its own pool and workspace path", async () => {
+    const { kubeconfig, fake } = await setup(2);
+    const first = open({ kubeconfig });
+    const before = await first.url();
+    first.close();
+    // The config moved to another pool: the old pool's claim is not used for it.
+    const other = await open({ kubeconfig, warmPool: "conch-gvisor" })
+      .url()
+      .catch((error: unknown) => error);
+    expect((other as Error).message).toMatch(/WarmPoolNotFound/);
+    expect((await open({ kubeconfig }).url()).agentId).toBe(before.agentId);
+    expect(fake.claims().filter((claim) => claim.spec.warmPoolRef.name === "conch")).toHaveLength(1);
+  });
+
   it("pushes the shutdown time on while busy, so the claim outlives its first time", async () => {
     const { kubeconfig, fake } = await setup(1);
     const endpoint = open({ kubeconfig, claimTtlMs: 1500, busy: async () => true });

@@ -8,6 +8,7 @@ import {
   EXEC_PROTOCOL_VERSION,
   type ExecCapabilities,
   type InitializeResult,
+  isConchError,
   type ProcessEntry,
   type ProcessReadResult,
   type ProcessStartResult,
@@ -76,8 +77,11 @@ export interface AgentBackend extends RemoteSandboxBackend {
   readonly host: AgentHost;
   /** Closes the connection; the agent keeps the processes for its keep time. */
   close(): void;
-  /** Forgets the agent's session and connection: the agent is gone (a released pod), the next is new. */
-  reset(): void;
+  /**
+   * Forgets the agent's session and connection: the agent is gone (a released pod), the next is new.
+   * `note`: what the next command's result says of it.
+   */
+  reset(note?: string): void;
 }
 
 export interface AgentHost extends ProcessHost {
@@ -182,7 +186,14 @@ class AgentLink {
     let client: RpcClient;
     if (typeof endpoint === "string") client = await RpcClient.connect(endpoint);
     else if ("where" in endpoint) {
-      const found = await endpoint.url();
+      let found: Awaited<ReturnType<AgentEndpoint["url"]>>;
+      try {
+        found = await endpoint.url();
+      } catch (error) {
+        // The endpoint says its agent is gone (a lost pod): so is the session there.
+        if (isConchError(error) && error.code === "AGENT_LOST") this.#sessionId = null;
+        throw error;
+      }
       if (typeof found !== "string") agentId = found.agentId;
       if (agentId !== this.agentId) this.#sessionId = null;
       this.agentId = agentId;
@@ -231,11 +242,11 @@ class AgentLink {
   }
 
   /** Calls `method`; a connection lost on the way is made again (resuming the session) and the call sent once more. */
-  async call<T>(method: string, params: object): Promise<T> {
+  async call<T>(method: string, params: object, timeoutMs?: number): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const client = await this.#connection();
       try {
-        return await client.call<T>(method, params);
+        return await client.call<T>(method, params, timeoutMs);
       } catch (error) {
         if (attempt > 0 || !isRemoteError(error) || error.code !== "AGENT_LOST" || this.#closed) throw error;
       }
@@ -268,12 +279,13 @@ function processOf(link: AgentLink, processId: string): HostProcess {
   return {
     id: processId,
     async read(fromSeq, options = {}) {
-      const reply = await link.call<ProcessReadResult>("process/read", {
-        processId,
-        afterSeq: Math.max(0, fromSeq - 1),
-        waitMs: Math.min(options.waitMs ?? 0, READ_WAIT_MS),
-        maxBytes: READ_MAX_BYTES,
-      });
+      const waitMs = Math.min(options.waitMs ?? 0, READ_WAIT_MS);
+      // A long poll is answered within its wait; much later means the agent is gone.
+      const reply = await link.call<ProcessReadResult>(
+        "process/read",
+        { processId, afterSeq: Math.max(0, fromSeq - 1), waitMs, maxBytes: READ_MAX_BYTES },
+        waitMs + 30_000,
+      );
       const read = toRead(reply);
       if (read.exit !== null) lastExit = read.exit;
       return read;
@@ -337,30 +349,49 @@ export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
   const whereNow = (): string => `agent ${link.agentId} at ${describe(endpoint)}`;
   // Set once a command ran with the pod as its only sandbox (podIsSandbox): every result says so.
   let unsandboxed = false;
+  // Said once, by the next result: why the agent is a new one (reset).
+  let pending: string | null = null;
   const host: AgentHost = {
     get where() {
       return whereNow();
     },
-    note: () =>
-      unsandboxed
-        ? "the pod is the sandbox: neither bwrap nor Landlock can run there, so commands run without a sandbox of their own (config remote_pod_is_sandbox)"
-        : null,
+    note: () => {
+      const parts = [
+        ...(pending === null ? [] : [pending]),
+        ...(unsandboxed
+          ? [
+              "the pod is the sandbox: neither bwrap nor Landlock can run there, so commands run without a sandbox of their own (config remote_pod_is_sandbox)",
+            ]
+          : []),
+      ];
+      pending = null;
+      return parts.length === 0 ? null : parts.join("; ");
+    },
+    sandboxName: () => (unsandboxed ? "pod" : null),
     async start(request: HostStartRequest) {
       const intent = {
         ...sandboxIntent(request.rules, request.workspace),
         ...(options.podIsSandbox === true ? { fallback: "pod" as const } : {}),
       };
+      const params = {
+        processId: request.id,
+        argv: request.spec.argv,
+        cwd: request.spec.cwd,
+        env: request.spec.env,
+        tty: request.tty,
+        ...(request.size === undefined ? {} : { cols: request.size.cols, rows: request.size.rows }),
+        sandbox: intent,
+      };
       try {
-        const started = await link.call<Partial<ProcessStartResult>>("process/start", {
-          processId: request.id,
-          argv: request.spec.argv,
-          cwd: request.spec.cwd,
-          env: request.spec.env,
-          tty: request.tty,
-          ...(request.size === undefined ? {} : { cols: request.size.cols, rows: request.size.rows }),
-          sandbox: intent,
-        });
-        if (started.sandbox === "pod") unsandboxed = true;
+        let started: Partial<ProcessStartResult>;
+        try {
+          started = await link.call<Partial<ProcessStartResult>>("process/start", params);
+        } catch (error) {
+          // The agent went with its pod (found out on the way): a new command starts on the next one.
+          if (!isConchError(error) || error.code !== "AGENT_LOST") throw error;
+          started = await link.call<Partial<ProcessStartResult>>("process/start", params);
+        }
+        unsandboxed = started.sandbox === "pod";
       } catch (error) {
         if (error instanceof AgentCallError && error.code === "sandbox_unavailable") {
           throw new SandboxError(
@@ -416,9 +447,11 @@ export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
       return availability;
     },
     close: () => link.close(),
-    reset: () => {
+    reset: (note) => {
       link.reset();
       availability = null;
+      unsandboxed = false;
+      pending = note ?? null;
     },
   };
 }

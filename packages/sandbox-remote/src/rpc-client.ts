@@ -11,7 +11,12 @@ interface Channel {
   close(): void;
 }
 
-type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
+
+/** A call the agent has not answered in this long means the agent (or the way to it) is gone. */
+const CALL_TIMEOUT_MS = 60_000;
+/** A WebSocket peer is pinged this often; one that has not answered the last ping by the next is gone. */
+const HEARTBEAT_MS = 15_000;
 
 /** An agent's refusal of a call: its code (`binding_refused`, `sandbox_unavailable`, ...) and words. */
 export class AgentCallError extends Error {
@@ -58,7 +63,28 @@ export class RpcClient {
         if (!isBinary) client.#receive(data.toString());
       });
       socket.on("error", () => {});
-      socket.once("close", () => client.#closed(new Error(`the connection to ${url} closed`)));
+      // A peer that vanished without a word (a node powered off, a partition) closes nothing: pinged,
+      // it is found out within two beats.
+      let answered = true;
+      socket.on("pong", () => {
+        answered = true;
+      });
+      const heartbeat = setInterval(() => {
+        if (!answered) {
+          client.#closed(
+            new Error(`the agent at ${url} stopped answering (no pong in ${HEARTBEAT_MS / 1000} s)`),
+          );
+          socket.terminate();
+          return;
+        }
+        answered = false;
+        socket.ping();
+      }, HEARTBEAT_MS);
+      heartbeat.unref();
+      socket.once("close", () => {
+        clearInterval(heartbeat);
+        client.#closed(new Error(`the connection to ${url} closed`));
+      });
       return {
         send: (text) => socket.send(text),
         close: () => socket.terminate(),
@@ -94,13 +120,19 @@ export class RpcClient {
     return this.#lost;
   }
 
-  call<T>(method: string, params: object): Promise<T> {
+  /** Calls `method`; no answer within `timeoutMs` ends the connection (the agent is taken for gone). */
+  call<T>(method: string, params: object, timeoutMs: number = CALL_TIMEOUT_MS): Promise<T> {
     if (this.#lost !== null) {
       return Promise.reject(new RemoteError("AGENT_LOST", `the agent is gone: ${this.#lost.message}`));
     }
     const id = this.#next++;
     return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      const timer = setTimeout(() => {
+        this.#channel.close();
+        this.#closed(new Error(`${method} had no answer in ${Math.round(timeoutMs / 1000)} s`));
+      }, timeoutMs);
+      timer.unref();
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, timer });
       this.#channel.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
     });
   }
@@ -144,6 +176,7 @@ export class RpcClient {
     const pending = this.#pending.get(message.id);
     if (pending === undefined) return;
     this.#pending.delete(message.id);
+    clearTimeout(pending.timer);
     if (message.error !== undefined) {
       const code = typeof message.error.data?.code === "string" ? message.error.data.code : "error";
       pending.reject(new AgentCallError(code, String(message.error.message ?? "the agent refused")));
@@ -155,7 +188,8 @@ export class RpcClient {
   #closed(error: Error): void {
     if (this.#lost !== null) return;
     this.#lost = error;
-    for (const { reject } of this.#pending.values()) {
+    for (const { reject, timer } of this.#pending.values()) {
+      clearTimeout(timer);
       reject(new RemoteError("AGENT_LOST", `the agent is gone: ${error.message}`));
     }
     this.#pending.clear();

@@ -70,6 +70,8 @@ export interface SessionAttempt extends Attempt {
   readonly proxyEndpoint: ProxyEndpoint | null;
   /** What to check after each later call of the session (its sandbox's), or null outside one. */
   readonly gitWatch: GitWatch | null;
+  /** What each later call's result says of where the session runs (a remote host's note), or null. */
+  readonly hostNote: (() => readonly string[]) | null;
 }
 
 /**
@@ -346,7 +348,8 @@ export async function runOneShot(
     reaper?.forget(marker);
     network?.endpoint.close();
   }
-  const sandboxName = sandbox?.name ?? "none";
+  // A remote host names its own when commands there ran without one of their own (`pod`).
+  const sandboxName = remote?.host.sandboxName?.() ?? sandbox?.name ?? "none";
   const notices = [
     ...(remote === null ? [] : [ranOnNotice(remote.host)]),
     // Limits hold only in the sandbox; outside it nothing reports them but what the command could forge.
@@ -505,9 +508,10 @@ export async function startSession(
       sinceSpawnMs: response.exitedAfterMs,
       exited: false,
     });
+  const ranIn = remote?.host.sandboxName?.() ?? sandboxName;
   options.audit.execution(
     request,
-    sandboxName,
+    ranIn,
     {
       exitCode: response.exitCode,
       durationMs: performance.now() - started,
@@ -525,7 +529,7 @@ export async function startSession(
   const gitWatch = rules?.gitWatch ?? null;
   return {
     response,
-    sandbox: sandboxName,
+    sandbox: ranIn,
     denied,
     notices: [
       ...(remote === null ? [] : [ranOnNotice(remote.host)]),
@@ -533,6 +537,7 @@ export async function startSession(
       ...repairGit(gitWatch, request.cwd),
     ],
     gitWatch,
+    hostNote: remote === null ? null : () => hostNoteLine(remote.host),
     proxyEndpoint: network?.endpoint ?? null,
     failed: !response.running && response.exitCode !== null && response.exitCode !== 0,
     rules,
@@ -574,6 +579,12 @@ export function remoteRun(
     record: (range) => options.audit.output(tool, stored.id, host.where, range),
     flushed: () => options.audit.flushed(),
   };
+}
+
+/** A remote host's note as a line of its own (a session's later results): none without one. */
+function hostNoteLine(host: ProcessHost): string[] {
+  const note = host.note?.() ?? null;
+  return note === null ? [] : [`${note.charAt(0).toUpperCase()}${note.slice(1)}.`];
 }
 
 /** The line a remote command's result begins its notes with: where it ran. */

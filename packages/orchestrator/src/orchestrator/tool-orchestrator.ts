@@ -93,6 +93,8 @@ export class ToolOrchestrator {
   /** Each sandboxed session's way to the network proxy, and how many of its refusals were said. */
   readonly #proxyEndpoints = new Map<number, { readonly endpoint: ProxyEndpoint; reported: number }>();
   readonly #closingIdle = new Set<Promise<unknown>>();
+  /** What each remote session's later results say of where it runs (the pod as its only sandbox). */
+  readonly #hostNotes = new Map<number, () => readonly string[]>();
 
   constructor(options: ToolOrchestratorOptions) {
     this.cwd = options.cwd;
@@ -253,6 +255,8 @@ export class ToolOrchestrator {
       if (response.pruned !== null) fates.pruned(response.pruned);
       // What the session's sandbox could not protect is checked again after each of its calls.
       if (gitWatch !== null && response.running) this.#gitWatches.set(response.sessionId, gitWatch);
+      if (done.value.hostNote !== null && response.running)
+        this.#hostNotes.set(response.sessionId, done.value.hostNote);
       if (done.value.rules !== null && response.running) {
         this.#sessionRules.set(response.sessionId, { rules: done.value.rules, cwd: request.cwd, sandbox });
       }
@@ -358,6 +362,7 @@ export class ToolOrchestrator {
       ...this.#newRefusals(id),
       ...repairGit(this.#gitWatches.get(id), this.cwd),
       ...this.#blocked(id, response.output),
+      ...(this.#hostNotes.get(id)?.() ?? []),
     ];
     if (!response.running) this.#afterEnd(id);
     return { ...response, notices };
@@ -392,6 +397,7 @@ export class ToolOrchestrator {
 
   /** The last check of a session that is gone (closed, idle, shut down); nobody is left to tell. */
   #afterEnd(id: number): void {
+    this.#hostNotes.delete(id);
     this.#flushPersonLine(id);
     repairGit(this.#gitWatches.get(id), this.cwd);
     this.#gitWatches.delete(id);
