@@ -393,15 +393,19 @@ export class ExecAgent {
       // Fail closed: nothing runs with less than the sandbox asked for, unless conchd's operator chose the
       // pod as the sandbox, and only where no sandbox per command can run at all: no backend available
       // (not a policy this intent breaks), by what the agent found when it first looked.
-      const caps = await this.#probed();
       const noBackend = isSandboxError(error) && error.code === "SANDBOX_UNAVAILABLE";
-      if (intent.fallback !== "pod" || !noBackend || caps.bwrap || caps.landlock) {
+      if (intent.fallback !== "pod" || !noBackend) {
+        throw new AgentError("sandbox_unavailable", (error as Error).message);
+      }
+      // Both what it found first and what it finds now: a passing failure of one probe is not enough.
+      const [first, now] = await Promise.all([this.#probed(), capabilities()]);
+      if (first.bwrap || first.landlock || now.bwrap || now.landlock) {
         throw new AgentError("sandbox_unavailable", (error as Error).message);
       }
       if (process.getuid?.() === 0) {
         throw new AgentError(
           "sandbox_unavailable",
-          `${(error as Error).message}; and the pod is the sandbox only for an agent that does not run as root there: run it as another user (the pod's runAsUser)`,
+          `${(error as Error).message}; and the pod is the sandbox only for an agent that does not run as root there: run it as another user (a pod's runAsUser, a container's --user or its image's USER)`,
         );
       }
       hook = null;

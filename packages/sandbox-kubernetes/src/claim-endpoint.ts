@@ -1,13 +1,13 @@
 // One workspace's sandbox on Kubernetes: a SandboxClaim on a Conch warm pool (agent-sandbox adopts a
 // ready pod when the pool has one, else starts one), waited for, its pod's conch-agent reached directly
 // (ws://POD_IP:PORT; no pods/exec, whose dropped stream could not be resumed). The claim carries a
-// shutdown time that is pushed on while the workspace has processes there and let go when idle; labels
-// name this conchd and the workspace, so a conchd that restarts finds its claim again.
+// shutdown time that is pushed on while the workspace is in use and let go when idle; labels name its
+// owner (conchd's own id) and the workspace, and a conchd that restarts adopts the claim it recorded.
 import { createHash, randomBytes } from "node:crypto";
 import { type Claim, Cluster, type ClusterOptions, type Condition, type Sandbox } from "./cluster.js";
 import { KubernetesError } from "./errors.js";
 
-/** Labels on every claim: whose it is (a digest of conchd's binding key) and for which workspace. */
+/** Labels on every claim: whose it is (its owner's id) and for which workspace (a digest of its path). */
 export const OWNER_LABEL = "conch.dev/owner";
 export const WORKSPACE_LABEL = "conch.dev/workspace";
 const WORKSPACE_ANNOTATION = "conch.dev/workspace-path";
@@ -44,7 +44,8 @@ export interface KubernetesSandboxOptions extends ClusterOptions {
   readonly agentPort?: number;
   /**
    * Whether the workspace has processes on the agent (running, or with output not yet read): the claim is
-   * extended while it does, and deleted once it has had none for `claimTtlMs`. Default: always.
+   * extended while it does (or something was `used()` since the last check), and deleted once it has been
+   * idle for `claimTtlMs`. Default: always.
    */
   readonly busy?: () => Promise<boolean>;
   /** Called when an idle claim was deleted: the agent's session went with its pod. */
@@ -207,7 +208,7 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
       // No env and no volume claim templates: either would force a cold start, never a warm pod.
       spec: {
         warmPoolRef: { name: options.warmPool },
-        lifecycle: { shutdownTime: timestamp(Date.now() + ttl), shutdownPolicy: "Delete" },
+        lifecycle: { shutdownTime: shutdownAt(), shutdownPolicy: "Delete" },
       },
     });
     if (typeof made.metadata.uid === "string") options.record?.save({ name, uid: made.metadata.uid });
@@ -271,6 +272,9 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
     }
   };
 
+  /** The shutdown time of a claim extended now: its time, and two ticks the cluster waits beyond conchd. */
+  const shutdownAt = (): string => timestamp(Date.now() + ttl + 2 * tick);
+
   const extend = async (): Promise<void> => {
     const held = address;
     if (held === null || closed) return;
@@ -286,12 +290,14 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
       }
     }
     const api = await connect();
-    if (busy) {
+    // Another claim, or none, since this tick began: nothing of this one is decided here.
+    if (address !== held || closed) return;
+    if (busy || usedSince) {
       lastBusy = Date.now();
-      await api.setShutdownTime(held.claim, timestamp(Date.now() + ttl));
-    } else if (Date.now() - lastBusy >= ttl - 2 * tick) {
-      // Let go two ticks before its shutdown time: the cluster must not delete it under a command
-      // started meanwhile.
+      await api.setShutdownTime(held.claim, shutdownAt());
+    } else if (Date.now() - lastBusy >= ttl) {
+      // Let go after its idle time, while the cluster still waits two ticks: it never deletes the claim
+      // under a command started meanwhile. From the check above to onReleased nothing waits.
       address = null;
       options.record?.save(null);
       // Its agent is forgotten first: no command starts there while the claim goes.
@@ -302,9 +308,16 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
 
   const startTimer = (): void => {
     if (timer !== null || closed) return;
+    let running = false;
     timer = setInterval(() => {
-      // A failed extension is tried again at the next tick; the claim's time covers a few of them.
-      extend().catch(() => {});
+      // One at a time; a failed extension is tried again at the next tick (the claim's time covers two).
+      if (running) return;
+      running = true;
+      extend()
+        .catch(() => {})
+        .finally(() => {
+          running = false;
+        });
     }, tick);
     timer.unref();
   };
@@ -326,7 +339,7 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
     }
     if (why === null) return null;
     if (address === held) address = null;
-    options.record?.save(null);
+    if (options.record?.load()?.name === held.claim) options.record.save(null);
     // Its processes are gone: the claim is of no more use, and the next call claims a ready pod.
     if (claim !== null) await api.deleteClaim(held.claim).catch(() => false);
     return new KubernetesError(
@@ -368,7 +381,7 @@ export function kubernetesSandbox(options: KubernetesSandboxOptions): Kubernetes
     address = { namespace: api.namespace, claim: claim.metadata.name, sandbox: sandboxName, pod, url };
     lastBusy = Date.now();
     // Pushed on at once: a claim found again may be close to its end.
-    await api.setShutdownTime(address.claim, timestamp(Date.now() + ttl));
+    await api.setShutdownTime(address.claim, shutdownAt());
     startTimer();
     return address;
   };

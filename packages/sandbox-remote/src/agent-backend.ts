@@ -141,6 +141,8 @@ class AgentLink {
   agentId: string;
   /** The agent whose earlier session was looked up (`resumeFor`), once each. */
   #lookedUp: string | null = null;
+  /** Counts resets: a connection begun before one is not kept (it may reach the agent that is gone). */
+  #generation = 0;
 
   constructor(options: AgentBackendOptions) {
     this.#options = options;
@@ -150,6 +152,7 @@ class AgentLink {
 
   /** Forgets the connection and the session: the agent they were with is gone (a released pod). */
   reset(): void {
+    this.#generation++;
     this.#client?.close();
     this.#client = null;
     this.#init = null;
@@ -182,6 +185,7 @@ class AgentLink {
 
   async #connect(): Promise<{ client: RpcClient; init: InitializeResult }> {
     const { endpoint } = this.#options;
+    const generation = this.#generation;
     let agentId = this.#options.agentId;
     let client: RpcClient;
     if (typeof endpoint === "string") client = await RpcClient.connect(endpoint);
@@ -233,6 +237,10 @@ class AgentLink {
         "AGENT_UNREACHABLE",
         `the agent at ${describe(endpoint)} refused this conchd: ${(error as Error).message}`,
       );
+    }
+    if (generation !== this.#generation) {
+      client.close();
+      throw new RemoteError("AGENT_LOST", "the agent was let go while conchd connected to it");
     }
     this.#client = client;
     this.#init = init;
@@ -387,8 +395,9 @@ export function createAgentBackend(options: AgentBackendOptions): AgentBackend {
         try {
           started = await link.call<Partial<ProcessStartResult>>("process/start", params);
         } catch (error) {
-          // The agent went with its pod (found out on the way): a new command starts on the next one.
-          if (!isConchError(error) || error.code !== "AGENT_LOST") throw error;
+          // The agent went with its pod, as finding it said (not a lost connection, which the call itself
+          // has already tried again): a new command starts on the next one.
+          if (!isConchError(error) || error.code !== "AGENT_LOST" || isRemoteError(error)) throw error;
           started = await link.call<Partial<ProcessStartResult>>("process/start", params);
         }
         unsandboxed = started.sandbox === "pod";

@@ -15,7 +15,7 @@ type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => vo
 
 /** A call the agent has not answered in this long means the agent (or the way to it) is gone. */
 const CALL_TIMEOUT_MS = 60_000;
-/** A WebSocket peer is pinged this often; one that has not answered the last ping by the next is gone. */
+/** A WebSocket peer is pinged this often; one that has said nothing for two beats is gone. */
 const HEARTBEAT_MS = 15_000;
 
 /** An agent's refusal of a call: its code (`binding_refused`, `sandbox_unavailable`, ...) and words. */
@@ -59,25 +59,25 @@ export class RpcClient {
       );
     });
     return new RpcClient((client) => {
+      // A peer that vanished without a word (a node powered off, a partition) closes nothing: pinged, it
+      // is found out once it has said nothing (no pong, no message) for two beats.
+      let silentBeats = 0;
       socket.on("message", (data, isBinary) => {
+        silentBeats = 0;
         if (!isBinary) client.#receive(data.toString());
       });
       socket.on("error", () => {});
-      // A peer that vanished without a word (a node powered off, a partition) closes nothing: pinged,
-      // it is found out within two beats.
-      let answered = true;
       socket.on("pong", () => {
-        answered = true;
+        silentBeats = 0;
       });
       const heartbeat = setInterval(() => {
-        if (!answered) {
+        if (++silentBeats >= 2) {
           client.#closed(
-            new Error(`the agent at ${url} stopped answering (no pong in ${HEARTBEAT_MS / 1000} s)`),
+            new Error(`the agent at ${url} stopped answering (nothing in ${(2 * HEARTBEAT_MS) / 1000} s)`),
           );
           socket.terminate();
           return;
         }
-        answered = false;
         socket.ping();
       }, HEARTBEAT_MS);
       heartbeat.unref();
