@@ -181,6 +181,19 @@ async function startPod(name: string): Promise<FakePod> {
   };
 }
 
+/** A fake API server (a new one) whose pods are made as `kind` says, its warm pool of one. */
+async function podsOf(kind: typeof podKind): Promise<void> {
+  podKind = kind;
+  // The previous one's (a test's own, or the last test's, closed already: closing again is harmless).
+  await (fake as FakeKube | undefined)?.close();
+  fake = await startFakeKube({
+    namespace: "conch",
+    pools: [{ name: "conch", replicas: 1, template: "conch" }],
+    startPod,
+    token: TOKEN,
+  });
+}
+
 function writeConfig(extra: readonly string[] = []): void {
   const kubeconfig = join(root, "kubeconfig");
   writeFileSync(kubeconfig, fake.kubeconfig);
@@ -200,7 +213,6 @@ function writeConfig(extra: readonly string[] = []): void {
 }
 
 beforeEach(async () => {
-  podKind = "bwrap";
   workspace = makeWorkspace("/var/tmp");
   root = dirname(workspace.cwd);
   // The pod's agent is not root (the template's runAsUser): the workspace volume is its.
@@ -226,12 +238,7 @@ beforeEach(async () => {
       ],
     }),
   );
-  fake = await startFakeKube({
-    namespace: "conch",
-    pools: [{ name: "conch", replicas: 1, template: "conch" }],
-    startPod,
-    token: TOKEN,
-  });
+  await podsOf("bwrap");
   writeConfig();
 });
 
@@ -398,14 +405,7 @@ describeWith(
     }, 180_000);
 
     it("runs nothing where the pod can sandbox nothing, unless the pod is the sandbox by choice", async () => {
-      podKind = "bare";
-      await fake.close();
-      fake = await startFakeKube({
-        namespace: "conch",
-        pools: [{ name: "conch", replicas: 1, template: "conch" }],
-        startPod,
-        token: TOKEN,
-      });
+      await podsOf("bare");
       writeConfig();
       const refused = await conchd();
       const denied = await refused.callTool("shell_command", { command: "echo ran > ran.txt" });
@@ -439,14 +439,7 @@ describeWith(
     }, 180_000);
 
     it("does not make the pod the sandbox for an agent that runs as root there", async () => {
-      podKind = "bare-root";
-      await fake.close();
-      fake = await startFakeKube({
-        namespace: "conch",
-        pools: [{ name: "conch", replicas: 1, template: "conch" }],
-        startPod,
-        token: TOKEN,
-      });
+      await podsOf("bare-root");
       writeConfig(["remote_pod_is_sandbox = true"]);
       const daemon = await conchd();
       const refused = await daemon.callTool("shell_command", { command: "echo ran > ran.txt" });
