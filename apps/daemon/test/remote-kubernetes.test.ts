@@ -344,15 +344,8 @@ describeWith(
       daemons.splice(0);
 
       const second = await conchd();
-      let text = "";
-      for (let round = 0; round < 15 && !text.includes("beat-6"); round++) {
-        const polled = await second.callTool("write_stdin", {
-          session_id: sessionId,
-          chars: "",
-          yield_time_ms: 2000,
-        });
-        text += `${textOf(polled)}\n`;
-      }
+      // Polled (nothing typed) until the loop's last line came.
+      const text = await typeUntil(second, sessionId, "", "beat-6", 15);
       expect(text).toContain("beat-6");
       expect(await typeUntil(second, sessionId, "echo still-$Z\n", "still-kept")).toContain("still-kept");
       expect(onlyClaim()).toEqual(claim);
@@ -368,17 +361,7 @@ describeWith(
       const sessionId = await openShell(daemon);
       const claim = onlyClaim();
       await fake.losePod(claim.sandbox);
-      let text = "";
-      for (let round = 0; round < 10 && !text.includes("session has ended"); round++) {
-        const polled = await daemon.callTool("write_stdin", {
-          session_id: sessionId,
-          chars: "",
-          yield_time_ms: 1000,
-        });
-        text += `${textOf(polled)}\n`;
-        if (polled.structuredContent?.exit_code !== undefined && polled.structuredContent.exit_code !== null)
-          break;
-      }
+      const text = await typeUntil(daemon, sessionId, "", "session has ended");
       expect(text).toContain(
         `the sandbox pod ${claim.sandbox} is gone (SandboxClaim ${claim.name}: Ready=False`,
       );

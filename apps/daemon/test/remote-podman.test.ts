@@ -153,15 +153,8 @@ describeWith(["linux", "bwrap", "pty", "bash", "podman"], "conchd with remote = 
     await first.close().catch(() => {});
 
     const second = await conchd();
-    let text = "";
-    for (let round = 0; round < 15 && !text.includes("beat-6"); round++) {
-      const polled = await second.callTool("write_stdin", {
-        session_id: sessionId,
-        chars: "",
-        yield_time_ms: 2000,
-      });
-      text += `${textOf(polled)}\n`;
-    }
+    // Polled (nothing typed) until the loop's last line came.
+    const text = await typeUntil(second, sessionId, "", "beat-6", 15);
     expect(text).toContain("beat-6");
     // Remote answers settle on quiet output (no prompt to see there): polled until the answer is in.
     expect(await typeUntil(second, sessionId, "echo still-$Z\n", "still-kept")).toContain("still-kept");
