@@ -575,7 +575,19 @@ static void finish_cgroups(const struct options *options, int report) {
   /* "limit KIND N": the limit the kernel enforced, and its value (bytes, processes). */
   if (report >= 0 && memory != -1) dprintf(report, "limit memory %lld\n", memory);
   if (report >= 0 && processes != -1) dprintf(report, "limit processes %lld\n", processes);
-  /* This process was never in the groups (its child joined them before exec): empty them, remove them. */
+  /* This process was never in the groups (its child joined them before exec): empty them, remove them.
+   * cgroup v2 (Linux 5.14+) kills a whole group at once, a fork bomb's processes forking meanwhile
+   * included; the loop below then only waits for them (and is the way on v1 and older kernels). */
+  for (int i = 0; i < options->cgroup_count; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cgroup.kill", options->cgroups[i]);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (write(fd, "1", 1) != 1) {
+      /* Not supported here: the loop kills one by one. */
+    }
+    close(fd);
+  }
   for (int round = 0; round < 100; round++) {
     int left = 0;
     for (int i = 0; i < options->cgroup_count; i++) {

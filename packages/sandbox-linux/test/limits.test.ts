@@ -38,7 +38,14 @@ const cases: [string, Need[], (limits: ResourceLimits) => LocalSandboxBackend][]
 
 /** The command groups Conch has made and not removed, in every hierarchy it uses. */
 function leftGroups(): string[] {
-  return ["/sys/fs/cgroup/conch", ...["memory", "pids", "cpu"].map((c) => `/sys/fs/cgroup/${c}/conch`)]
+  const hierarchy = cgroupHierarchy();
+  const parents =
+    hierarchy.kind === "v2"
+      ? [hierarchy.root]
+      : hierarchy.kind === "v1"
+        ? Object.values(hierarchy.roots)
+        : [];
+  return parents
     .filter((dir) => existsSync(dir))
     .flatMap((dir) => readdirSync(dir).filter((name) => name.startsWith(`${process.pid}-`)));
 }
@@ -160,6 +167,14 @@ for (const [name, needs, make] of cases) {
       });
     }
 
+    const expected = process.env.CONCH_EXPECT_CGROUPS;
+    if (expected !== undefined) {
+      it("the command groups go where this machine's setup says (CONCH_EXPECT_CGROUPS)", () => {
+        const how = hierarchy.kind === "none" ? hierarchy.why : describeLimits(LIMITS)[0];
+        expect(`${hierarchy.kind}: ${how}`).toMatch(new RegExp(`^${expected.split("-")[0]}: `));
+      });
+    }
+
     if (hierarchy.kind === "none") {
       it("without a cgroup this user may make, says that memory, processes and CPU are not limited", async () => {
         expect(describeLimits(LIMITS)[0]).toMatch(
@@ -192,6 +207,26 @@ for (const [name, needs, make] of cases) {
       expect(ran.output).not.toContain("survived");
       expect(ran.report).toContain(`limit memory ${64 * 1024 * 1024}`);
       expect(leftGroups()).toEqual([]);
+    });
+
+    it("a command cannot loosen its own group's limit or leave the group (its files are this user's)", async () => {
+      const ran = await run(
+        [
+          "for g in $(cut -d: -f3 /proc/self/cgroup | sort -u); do",
+          "  for d in /sys/fs/cgroup$g /sys/fs/cgroup/memory$g; do",
+          "    (echo max > $d/memory.max) 2>/dev/null && echo LOOSENED",
+          "    (echo -1 > $d/memory.limit_in_bytes) 2>/dev/null && echo LOOSENED",
+          "  done",
+          "done",
+          "n=0; for p in $(find /sys/fs/cgroup -maxdepth 5 -name cgroup.procs 2>/dev/null); do",
+          "  n=$((n+1)); (echo $$ > $p) 2>/dev/null && echo MOVED",
+          "done; echo tried $n",
+          "python3 -c 'a = bytearray(400 * 1024 * 1024); print(\"survived\")'",
+        ].join("\n"),
+      );
+      expect(ran.output).not.toMatch(/LOOSENED|MOVED|survived/);
+      expect(ran.output).toMatch(/tried [1-9]/);
+      expect(ran.report).toContain(`limit memory ${64 * 1024 * 1024}`);
     });
 
     it("a fork bomb stops at processes, the limit is named and nothing is left running", async () => {

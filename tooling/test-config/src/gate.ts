@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { describe, it } from "vitest";
 
 /** What a suite can need from the machine beyond Node. */
@@ -23,6 +23,7 @@ export const NEEDS = [
   "seatbelt",
   "podman",
   "kubernetes",
+  "qemu",
 ] as const;
 export type Need = (typeof NEEDS)[number];
 
@@ -104,6 +105,18 @@ function programMissing(program: string, args: readonly string[]): () => string 
   };
 }
 
+/** qemu and the kernel tooling/vm/linux-vm.mjs boots (x86_64 machines: it emulates one). */
+function qemuMissing(): string | null {
+  if (process.arch !== "x64")
+    return `tooling/vm boots an x86_64 kernel and runs this machine's files (${process.arch})`;
+  const program = programMissing("qemu-system-x86_64", ["--version"])();
+  if (program !== null) return program;
+  const cache = process.env.CONCH_VM_CACHE ?? "/var/tmp/conch-vm";
+  return existsSync(`${cache}/vmlinuz`) && existsSync(`${cache}/initrd.gz`)
+    ? null
+    : `no kernel prepared in ${cache}`;
+}
+
 const PROBES: Readonly<Record<Need, Probe>> = {
   linux: { platforms: ["linux"], missing: () => null, fix: "run it on Linux" },
   bwrap: {
@@ -130,6 +143,11 @@ const PROBES: Readonly<Record<Need, Probe>> = {
     platforms: ["linux"],
     missing: programMissing("podman", ["info", "--format", "{{.Host.OCIRuntime.Name}}"]),
     fix: "apt-get install podman runc (containers run from a root file system built locally; no registry is needed)",
+  },
+  qemu: {
+    platforms: ["linux"],
+    missing: qemuMissing,
+    fix: "apt-get install qemu-system-x86, then node tooling/vm/linux-vm.mjs --prepare (as root: Debian's kernel and busybox, by apt-get download)",
   },
   kubernetes: {
     platforms: "any",

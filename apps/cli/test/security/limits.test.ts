@@ -16,9 +16,30 @@ beforeEach(() => {
 });
 afterEach(() => ws.cleanup());
 
-/** Whether this user may make cgroups where Conch makes them (root, here). */
+// Where a command's cgroup should go, when the machine's setup says (tooling/test/cgroup-v2-vm.test.ts
+// runs this suite on cgroup v2 machines: "v2-top", "v2-namespace", "v2-delegated", "none"); otherwise
+// root may make cgroups and another user may not, as on this cgroup v1 machine.
+const EXPECTED = process.env.CONCH_EXPECT_CGROUPS;
+const HOW: Record<string, string> = {
+  "v2-top": "(v2, at the top of the hierarchy)",
+  "v2-namespace": "(v2, at the top of this container's cgroup namespace",
+  "v2-delegated": "(v2, in this user's delegated cgroup",
+};
+
+/** Whether this user may make cgroups where Conch makes them. */
 function cgroupsWritable(): boolean {
+  if (EXPECTED !== undefined) return EXPECTED !== "none";
   return process.getuid?.() === 0 && existsSync("/sys/fs/cgroup");
+}
+
+/** The `conch` groups holding command groups, anywhere in the hierarchies (a delegated one is deeper). */
+function conchParents(dir = "/sys/fs/cgroup", depth = 0): string[] {
+  if (depth > 4 || !existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) =>
+      entry.name === "conch" ? [join(dir, entry.name)] : conchParents(join(dir, entry.name), depth + 1),
+    );
 }
 
 describeWith(["linux", "bwrap", "python3"], "limits on what a command consumes", () => {
@@ -28,9 +49,11 @@ describeWith(["linux", "bwrap", "python3"], "limits on what a command consumes",
     expect(run.stdout).toContain("limits: files of at most 1 MB (RLIMIT_FSIZE)");
     expect(run.stdout).toMatch(
       cgroupsWritable()
-        ? /limits: memory 64 MB, 40 processes per command, in a cgroup of its own \(v[12]\)/
+        ? /limits: memory 64 MB, 40 processes per command, in a cgroup of its own \(v[12]\b/
         : /limits: memory 64 MB, 40 processes do NOT hold here: /,
     );
+    const how = HOW[EXPECTED ?? ""];
+    if (how !== undefined) expect(run.stdout).toContain(how);
   });
 
   it("a file past file_mb is stopped, in the workspace and in /tmp, and the limit named", () => {
@@ -79,17 +102,36 @@ describeWith(["linux", "bwrap", "python3"], "limits on what a command consumes",
     expect(bomb.text).toContain("The command reached its process limit of 40 (limits.processes)");
     // The command groups are gone: none is left of a Conch process that has ended (groups are named
     // PID-RANDOM; those of processes still running, other suites' commands, are theirs).
-    for (const parent of [
-      "/sys/fs/cgroup/conch",
-      "/sys/fs/cgroup/memory/conch",
-      "/sys/fs/cgroup/pids/conch",
-    ]) {
-      if (!existsSync(parent)) continue;
+    const parents = conchParents();
+    expect(parents.length).toBeGreaterThan(0);
+    for (const parent of parents) {
       const orphans = readdirSync(parent, { withFileTypes: true })
         .filter((entry) => entry.isDirectory())
         .filter((entry) => !existsSync(`/proc/${entry.name.split("-")[0]}`));
       expect(orphans.map((entry) => entry.name)).toEqual([]);
     }
+  });
+
+  it("a command cannot loosen its own limit or leave its group", () => {
+    if (!cgroupsWritable()) return;
+    // Its own group's limit files, and every group's cgroup.procs it can see (its parent, conch-host,
+    // the hierarchy's top): a write to any of them would free it.
+    const hog = toolCall(ws, "shell_command", {
+      command: [
+        "for g in $(cut -d: -f3 /proc/self/cgroup | sort -u); do",
+        "  for d in /sys/fs/cgroup$g /sys/fs/cgroup/memory$g; do",
+        "    (echo max > $d/memory.max) 2>/dev/null && echo LOOSENED",
+        "    (echo -1 > $d/memory.limit_in_bytes) 2>/dev/null && echo LOOSENED",
+        "  done",
+        "done",
+        "for p in $(find /sys/fs/cgroup -maxdepth 5 -name cgroup.procs 2>/dev/null); do",
+        "  (echo $$ > $p) 2>/dev/null && echo MOVED",
+        "done",
+        "python3 -c 'a = bytearray(300 * 1024 * 1024); print(\"survived\")'",
+      ].join("\n"),
+    });
+    expect(hog.text).not.toMatch(/LOOSENED|MOVED|survived/);
+    expect(hog.text).toContain("Killed: the command reached its memory limit of 64 MB");
   });
 
   it("a disk filler in /tmp stops at tmp_mb, said (as root: a tmpfs of that size); another user is told", async () => {

@@ -1,6 +1,7 @@
 // Limits on what one command consumes (config `limits`): memory, processes and CPU through a cgroup of
-// its own where Conch may make one (cgroup v2 at /sys/fs/cgroup, or v1's memory, pids and cpu
-// hierarchies, under a `conch` group; as root, or wherever those directories are writable), and the
+// its own where Conch may make one (cgroup v2: at the hierarchy's top as root, or in this process's
+// delegated group, see cgroup-v2.ts; v1's memory, pids and cpu hierarchies under a `conch` group, as
+// root or wherever those directories are writable), and the
 // size of any one file it writes through RLIMIT_FSIZE everywhere. The helper joins the groups before
 // the command starts, says which limit the kernel enforced, and removes the groups when it ends.
 // Where no cgroup can be made, memory, processes and CPU are not limited (RLIMIT_AS breaks Node and
@@ -20,6 +21,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { arrangeV2, type NoPlace, type V2Place, v2Place } from "./cgroup-v2.js";
 
 /** What a user may limit; absent means no limit of that kind. */
 export interface ResourceLimits {
@@ -40,7 +42,7 @@ export interface ResourceLimits {
 }
 
 type Hierarchy =
-  | { readonly kind: "v2"; readonly root: string }
+  | V2Place
   | { readonly kind: "v1"; readonly roots: Readonly<Record<"memory" | "pids" | "cpu", string>> };
 
 const CGROUP = "/sys/fs/cgroup";
@@ -56,20 +58,8 @@ function writable(path: string): boolean {
 }
 
 /** Where this process may make a command's cgroup, or why it may not. */
-export function cgroupHierarchy(): Hierarchy | { readonly kind: "none"; readonly why: string } {
-  if (existsSync(join(CGROUP, "cgroup.controllers"))) {
-    const controllers = readFileSync(join(CGROUP, "cgroup.controllers"), "utf8");
-    if (!/\bmemory\b/.test(controllers) || !/\bpids\b/.test(controllers)) {
-      return { kind: "none", why: "cgroup v2 here offers no memory or pids controller" };
-    }
-    if (!writable(CGROUP) && !writable(join(CGROUP, GROUP))) {
-      return {
-        kind: "none",
-        why: `${CGROUP} (cgroup v2) is not writable by this user (a delegated subtree is not used yet)`,
-      };
-    }
-    return { kind: "v2", root: join(CGROUP, GROUP) };
-  }
+export function cgroupHierarchy(): Hierarchy | NoPlace {
+  if (existsSync(join(CGROUP, "cgroup.controllers"))) return v2Place(CGROUP);
   const roots = { memory: join(CGROUP, "memory"), pids: join(CGROUP, "pids"), cpu: join(CGROUP, "cpu") };
   const missing = Object.entries(roots).filter(([, path]) => !existsSync(join(path, "cgroup.procs")));
   if (missing.length > 0)
@@ -141,21 +131,14 @@ export function makeCommandCgroups(limits: ResourceLimits): string[] {
       ? null
       : String(Math.max(1000, Math.round((limits.cpuPercent / 100) * period)));
   if (hierarchy.kind === "v2") {
-    mkdirSync(hierarchy.root, { recursive: true });
+    arrangeV2(hierarchy);
     sweep(hierarchy.root);
-    // The controllers must be handed down to the group and from it.
-    for (const dir of [CGROUP, hierarchy.root]) {
-      try {
-        write(join(dir, "cgroup.subtree_control"), "+memory +pids +cpu");
-      } catch {
-        write(join(dir, "cgroup.subtree_control"), "+memory +pids");
-      }
-    }
     const dir = join(hierarchy.root, name);
     mkdirSync(dir);
     if (memory !== null) {
       write(join(dir, "memory.max"), memory);
-      write(join(dir, "memory.swap.max"), "0");
+      // No swap either, where the kernel accounts it (no such file without swap accounting).
+      if (existsSync(join(dir, "memory.swap.max"))) write(join(dir, "memory.swap.max"), "0");
     }
     if (limits.processes !== undefined) write(join(dir, "pids.max"), String(limits.processes));
     if (quota !== null && existsSync(join(dir, "cpu.max"))) write(join(dir, "cpu.max"), `${quota} ${period}`);
@@ -284,7 +267,7 @@ export function describeLimits(limits: ResourceLimits): string[] {
     lines.push(
       hierarchy.kind === "none"
         ? `limits: ${cgroupKinds.join(", ")} do NOT hold here: ${hierarchy.why}`
-        : `limits: ${cgroupKinds.join(", ")} per command, in a cgroup of its own (${hierarchy.kind})`,
+        : `limits: ${cgroupKinds.join(", ")} per command, in a cgroup of its own (${hierarchy.kind === "v2" ? `v2, ${hierarchy.how}` : "v1"})`,
     );
   }
   if (limits.fileMb !== undefined) lines.push(`limits: files of at most ${limits.fileMb} MB (RLIMIT_FSIZE)`);
