@@ -21,7 +21,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const CACHE = process.env.CONCH_VM_CACHE ?? "/var/tmp/conch-vm";
@@ -65,6 +65,7 @@ mkdir -p /dev/pts /dev/shm; mount -t devpts -o ptmxmode=0666 devpts /dev/pts; ln
 mount -t tmpfs tmpfs /dev/shm
 ip link set lo up
 export HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 CI=true
+. /job/env
 sh /job/job.sh > /job/output 2>&1
 echo $? > /job/exit
 sync
@@ -154,6 +155,8 @@ export function runInVm(script, { timeoutMs = 20 * 60_000, memoryMb = 2048 } = {
   const job = mkdtempSync("/var/tmp/conch-vm-job-");
   writeFileSync(join(job, "stage2.sh"), STAGE2);
   writeFileSync(join(job, "job.sh"), script);
+  // The caller's node first on PATH: the machine runs the same one.
+  writeFileSync(join(job, "env"), `export PATH='${dirname(process.execPath)}':"$PATH"\n`);
   const accel =
     process.env.CONCH_VM_ACCEL === "kvm" ? ["-enable-kvm", "-cpu", "host"] : ["-accel", "tcg", "-cpu", "max"];
   const qemu = spawn(
@@ -173,7 +176,8 @@ export function runInVm(script, { timeoutMs = 20 * 60_000, memoryMb = 2048 } = {
       "-initrd",
       found.initrd,
       "-append",
-      "console=ttyS0 quiet panic=-1",
+      // Errors and worse on the console (a lockup, a panic), kept as the run's last lines.
+      "console=ttyS0 loglevel=3 panic=-1",
       "-virtfs",
       "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap",
       "-virtfs",
@@ -201,7 +205,7 @@ export function runInVm(script, { timeoutMs = 20 * 60_000, memoryMb = 2048 } = {
       const output = existsSync(join(job, "output")) ? readFileSync(join(job, "output"), "utf8") : "";
       const files = {};
       for (const name of readdirSync(job)) {
-        if (!["stage2.sh", "job.sh", "exit", "output"].includes(name)) {
+        if (!["stage2.sh", "job.sh", "env", "exit", "output"].includes(name)) {
           files[name] = readFileSync(join(job, name), "utf8");
         }
       }
