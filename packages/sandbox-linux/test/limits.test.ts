@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { LocalSandboxBackend } from "@conch/sandbox-core";
-import { describeWith, type Need } from "@conch/test-config";
+import { cgroupEscapeScript, describeWith, type Need } from "@conch/test-config";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   createLandlockBackend,
@@ -210,20 +210,7 @@ for (const [name, needs, make] of cases) {
     });
 
     it("a command cannot loosen its own group's limit or leave the group (its files are this user's)", async () => {
-      const ran = await run(
-        [
-          "for g in $(cut -d: -f3 /proc/self/cgroup | sort -u); do",
-          "  for d in /sys/fs/cgroup$g /sys/fs/cgroup/memory$g; do",
-          "    (echo max > $d/memory.max) 2>/dev/null && echo LOOSENED",
-          "    (echo -1 > $d/memory.limit_in_bytes) 2>/dev/null && echo LOOSENED",
-          "  done",
-          "done",
-          "n=0; for p in $(find /sys/fs/cgroup -maxdepth 5 -name cgroup.procs 2>/dev/null); do",
-          "  n=$((n+1)); (echo $$ > $p) 2>/dev/null && echo MOVED",
-          "done; echo tried $n",
-          "python3 -c 'a = bytearray(400 * 1024 * 1024); print(\"survived\")'",
-        ].join("\n"),
-      );
+      const ran = await run(cgroupEscapeScript(400));
       expect(ran.output).not.toMatch(/LOOSENED|MOVED|survived/);
       expect(ran.output).toMatch(/tried [1-9]/);
       expect(ran.report).toContain(`limit memory ${64 * 1024 * 1024}`);

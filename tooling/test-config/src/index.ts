@@ -1,5 +1,6 @@
 // Anything exported here is used by the workspace's tests (this package is private and dev-only).
 
+export { cgroupEscapeScript } from "./cgroup-escape.js";
 export { CORPORA, type CorpusName, readCorpus } from "./corpus.js";
 export { eventually } from "./eventually.js";
 export {

@@ -35,7 +35,8 @@ export interface NoPlace {
 const HOST_LEAF = "conch-host";
 const WANTED = ["memory", "pids", "cpu"] as const;
 
-function writable(path: string): boolean {
+/** Whether this process may write `path` (a cgroup directory or file). */
+export function writable(path: string): boolean {
   try {
     accessSync(path, constants.W_OK);
     return true;

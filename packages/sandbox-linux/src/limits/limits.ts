@@ -10,8 +10,6 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
-  accessSync,
-  constants,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -21,7 +19,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { arrangeV2, type NoPlace, type V2Place, v2Place } from "./cgroup-v2.js";
+import { arrangeV2, type NoPlace, type V2Place, v2Place, writable } from "./cgroup-v2.js";
 
 /** What a user may limit; absent means no limit of that kind. */
 export interface ResourceLimits {
@@ -47,15 +45,6 @@ type Hierarchy =
 
 const CGROUP = "/sys/fs/cgroup";
 const GROUP = "conch";
-
-function writable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Where this process may make a command's cgroup, or why it may not. */
 export function cgroupHierarchy(): Hierarchy | NoPlace {
