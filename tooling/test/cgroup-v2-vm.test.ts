@@ -78,7 +78,34 @@ sh -c 'echo $$ > /sys/fs/cgroup/shared.scope/cgroup.procs && exec sleep 600' & R
 sleep 1
 sh -c 'echo $$ > /sys/fs/cgroup/shared.scope/cgroup.procs && exec '"$NOBODY"' sh -c "$0"' "$CHECK" > /job/shared-check.txt 2>&1
 dirs $G/shared.scope > /job/shared-children.txt
+# The same where this user cannot see root's process (/proc mounted hidepid=2): still not moved.
+cat > /tmp/hidden.sh <<'HIDDEN'
+echo $$ > /sys/fs/cgroup/shared.scope/cgroup.procs
+mount -t proc -o hidepid=2 proc /proc
+exec setpriv --reuid=65534 --regid=65534 --clear-groups -- sh -c "ls /proc/$2 >/dev/null 2>&1 && echo visible; $1"
+HIDDEN
+unshare -m sh /tmp/hidden.sh "$CHECK" "$ROOTS" > /job/shared-hidden-check.txt 2>&1
+dirs $G/shared.scope > /job/shared-hidden-children.txt
 kill $ROOTS
+
+# 6. uid 65534 in a delegated group given memory and pids but not cpu: cpu_percent said not to hold.
+mkdir $G/nocpu.slice && echo "+memory +pids" > $G/nocpu.slice/cgroup.subtree_control
+mkdir $G/nocpu.slice/nobody.scope
+chown 65534:65534 $G/nocpu.slice/nobody.scope $G/nocpu.slice/nobody.scope/cgroup.procs $G/nocpu.slice/nobody.scope/cgroup.threads $G/nocpu.slice/nobody.scope/cgroup.subtree_control
+mkdir -p /var/tmp/nobody-cpu/.config/conch
+echo 'limits = { memory_mb = 64, cpu_percent = 10 }' > /var/tmp/nobody-cpu/.config/conch/config.toml
+chown -R 65534:65534 /var/tmp/nobody-cpu
+CPUCHECK="cd /var/tmp/nobody-cpu && HOME=/var/tmp/nobody-cpu XDG_CONFIG_HOME=/var/tmp/nobody-cpu/.config node ${ROOT}/apps/cli/dist/bin.js sandbox --check"
+sh -c 'echo $$ > /sys/fs/cgroup/nocpu.slice/nobody.scope/cgroup.procs && exec '"$NOBODY"' sh -c "$0"' "$CPUCHECK" > /job/nocpu-check.txt 2>&1
+
+# 7. root, where the limits hold but a command's group cannot be made (no more groups allowed under
+#    conch): the command is refused, not run unlimited.
+echo 0 > $G/conch/cgroup.max.descendants
+mkdir -p /var/tmp/root-closed/home/.config/conch /var/tmp/root-closed/ws
+echo 'limits = { memory_mb = 64 }' > /var/tmp/root-closed/home/.config/conch/config.toml
+(cd /var/tmp/root-closed/ws && HOME=/var/tmp/root-closed/home XDG_CONFIG_HOME=/var/tmp/root-closed/home/.config XDG_STATE_HOME=/var/tmp/root-closed/home/.local/state node ${ROOT}/apps/cli/dist/bin.js tool call --approver deny shell_command '{"command":"touch ran"}') > /job/closed.txt 2>&1
+ls /var/tmp/root-closed/ws > /job/closed-ws.txt
+echo max > $G/conch/cgroup.max.descendants
 echo finished
 `;
 
@@ -150,6 +177,26 @@ describeVm(["linux", "qemu"], "limits under cgroup v2 (in a virtual machine)", (
       /limits: memory 64 MB, 40 processes do NOT hold here: this process's delegated cgroup \(\/shared\.scope\) also holds another user's processes \(pid \d+\), which Conch will not move/,
     );
     expect(run.files["shared-children.txt"]?.trim()).toBe("");
+    // Where root's process cannot be seen by this user, it is still there, and still not moved.
+    expect(run.files["shared-hidden-check.txt"]).not.toContain("visible");
+    expect(run.files["shared-hidden-check.txt"]).toMatch(
+      /do NOT hold here: this process's delegated cgroup \(\/shared\.scope\) also holds another user's processes/,
+    );
+    expect(run.files["shared-hidden-children.txt"]?.trim()).toBe("");
+  });
+
+  it("as uid 65534 in a delegated cgroup without the cpu controller: cpu_percent said not to hold", () => {
+    expect(run.files["nocpu-check.txt"]).toContain(
+      "limits: CPU 10% of a core does NOT hold here: the cgroup Conch uses (/sys/fs/cgroup/nocpu.slice/nobody.scope) was given no cpu controller (systemd: Delegate=memory pids cpu)",
+    );
+    expect(run.files["nocpu-check.txt"]).toMatch(
+      /limits: memory 64 MB per command, in a cgroup of its own \(v2, in this user's delegated cgroup \/nocpu\.slice\/nobody\.scope/,
+    );
+  });
+
+  it("as root, where the limits hold but the command's group cannot be made: refused, not run unlimited", () => {
+    expect(run.files["closed.txt"]).toContain("the command's cgroup for its limits could not be made");
+    expect(run.files["closed-ws.txt"]?.trim()).toBe("");
     expect(run.output).toContain("finished");
   });
 });

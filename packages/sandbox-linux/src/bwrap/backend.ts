@@ -111,13 +111,8 @@ function limiterArgs(
   if (limits === undefined) return [];
   const found = helperPath();
   if (!("path" in found)) return [];
-  let cgroups: string[];
-  try {
-    cgroups = makeCommandCgroups(limits);
-  } catch {
-    cgroups = [];
-  }
-  const args = limitArgs(limits, cgroups);
+  // Throws (SANDBOX_UNAVAILABLE) where the limits should hold but the group cannot be made.
+  const args = limitArgs(limits, makeCommandCgroups(limits));
   if (args.length === 0) return [];
   return [
     found.path,

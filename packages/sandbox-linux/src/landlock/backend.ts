@@ -164,12 +164,8 @@ export function createLandlockBackend(options: LandlockBackendOptions = {}): Loc
       // session under limits: the helper reports only what was reached, on a descriptor of its own.
       const oneShot = transformOptions.reportLeftovers === true;
       const reportFd = oneShot || options.limits !== undefined ? seccompFd + 1 : null;
-      let cgroups: string[] = [];
-      try {
-        cgroups = options.limits === undefined ? [] : makeCommandCgroups(options.limits);
-      } catch {
-        cgroups = [];
-      }
+      // Throws (SANDBOX_UNAVAILABLE) where the limits should hold but the group cannot be made.
+      const cgroups = options.limits === undefined ? [] : makeCommandCgroups(options.limits);
       const tmpMb = options.limits?.tmpMb;
       // Only the workspace's /tmp as mounted at tmp_mb (workspace setup): any other full tmpfs is not ours.
       const tmpLimit =

@@ -24,6 +24,8 @@ export interface V2Place {
   readonly base: string;
   /** How Conch came to `base` (for `conch sandbox --check`). */
   readonly how: string;
+  /** Whether `base` was given the cpu controller (cpu_percent holds only then). */
+  readonly cpu: boolean;
 }
 
 export interface NoPlace {
@@ -73,15 +75,22 @@ function pidsIn(dir: string): number[] {
     .map((pid) => Number.parseInt(pid, 10));
 }
 
-/** The pids in `dir` that another user runs (another uid's processes are not Conch's to move). */
+/**
+ * The pids in `dir` that another user runs (another uid's processes are not Conch's to move). One this
+ * process cannot see (/proc mounted hidepid) counts as another's while `dir` still lists it.
+ */
 function othersIn(dir: string, uid: number): number[] {
-  return pidsIn(dir).filter((pid) => {
+  const unseen: number[] = [];
+  const others = pidsIn(dir).filter((pid) => {
     try {
       return statSync(`/proc/${pid}`).uid !== uid;
     } catch {
-      return false; // Gone meanwhile.
+      unseen.push(pid);
+      return false;
     }
   });
+  const listed = new Set(unseen.length === 0 ? [] : pidsIn(dir));
+  return [...others, ...unseen.filter((pid) => listed.has(pid))];
 }
 
 /** Decides where command groups go (without changing anything), or why nowhere. */
@@ -98,6 +107,7 @@ export function v2Place(mount: string): V2Place | NoPlace {
       kind: "v2",
       root: join(mount, "conch"),
       base: mount,
+      cpu: controllersOf(mount).has("cpu"),
       how: trueRoot
         ? "at the top of the hierarchy"
         : `at the top of this container's cgroup namespace (its processes are moved into ${HOST_LEAF}, a leaf, so that limits can be handed down)`,
@@ -138,6 +148,7 @@ export function v2Place(mount: string): V2Place | NoPlace {
     kind: "v2",
     root: join(base, "conch"),
     base,
+    cpu: controllersOf(base).has("cpu"),
     how: `in this user's delegated cgroup ${shown} (its processes are moved into ${HOST_LEAF}, a leaf, so that limits can be handed down)`,
   };
 }

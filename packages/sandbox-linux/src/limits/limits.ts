@@ -19,6 +19,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { SandboxError } from "@conch/sandbox-core";
 import { arrangeV2, type NoPlace, type V2Place, v2Place, writable } from "./cgroup-v2.js";
 
 /** What a user may limit; absent means no limit of that kind. */
@@ -112,6 +113,19 @@ export function makeCommandCgroups(limits: ResourceLimits): string[] {
   if (!wanted) return [];
   const hierarchy = cgroupHierarchy();
   if (hierarchy.kind === "none") return [];
+  // Where `conch sandbox --check` says the limits hold, a group that cannot be made refuses the command
+  // rather than run it unlimited.
+  try {
+    return makeGroups(limits, hierarchy);
+  } catch (error) {
+    throw new SandboxError(
+      "SANDBOX_UNAVAILABLE",
+      `cannot sandbox: the command's cgroup for its limits could not be made (${(error as Error).message}); fix: see \`conch sandbox --check\`, or remove memory_mb, processes and cpu_percent from the config's limits`,
+    );
+  }
+}
+
+function makeGroups(limits: ResourceLimits, hierarchy: Hierarchy): string[] {
   const name = `${process.pid}-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
   const memory = limits.memoryMb === undefined ? null : String(limits.memoryMb * 1024 * 1024);
   const period = 100_000;
@@ -247,16 +261,23 @@ function mountTmp(dir: string, tmpMb: number): string | null {
 export function describeLimits(limits: ResourceLimits): string[] {
   const hierarchy = cgroupHierarchy();
   const lines: string[] = [];
+  // Under v2 the cpu controller may not have been given to Conch's group: cpu_percent is said apart.
+  const noCpu = hierarchy.kind === "v2" && !hierarchy.cpu && limits.cpuPercent !== undefined;
   const cgroupKinds = [
     limits.memoryMb === undefined ? null : `memory ${limits.memoryMb} MB`,
     limits.processes === undefined ? null : `${limits.processes} processes`,
-    limits.cpuPercent === undefined ? null : `CPU ${limits.cpuPercent}% of a core`,
+    limits.cpuPercent === undefined || noCpu ? null : `CPU ${limits.cpuPercent}% of a core`,
   ].filter((kind): kind is string => kind !== null);
   if (cgroupKinds.length > 0) {
     lines.push(
       hierarchy.kind === "none"
         ? `limits: ${cgroupKinds.join(", ")} do NOT hold here: ${hierarchy.why}`
         : `limits: ${cgroupKinds.join(", ")} per command, in a cgroup of its own (${hierarchy.kind === "v2" ? `v2, ${hierarchy.how}` : "v1"})`,
+    );
+  }
+  if (noCpu) {
+    lines.push(
+      `limits: CPU ${limits.cpuPercent}% of a core does NOT hold here: the cgroup Conch uses (${hierarchy.base}) was given no cpu controller (systemd: Delegate=memory pids cpu)`,
     );
   }
   if (limits.fileMb !== undefined) lines.push(`limits: files of at most ${limits.fileMb} MB (RLIMIT_FSIZE)`);
