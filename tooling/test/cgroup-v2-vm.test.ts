@@ -95,10 +95,10 @@ kill $ROOTS
 mkdir $G/nocpu.slice && echo "+memory +pids" > $G/nocpu.slice/cgroup.subtree_control
 mkdir $G/nocpu.slice/nobody.scope
 chown 65534:65534 $G/nocpu.slice/nobody.scope $G/nocpu.slice/nobody.scope/cgroup.procs $G/nocpu.slice/nobody.scope/cgroup.threads $G/nocpu.slice/nobody.scope/cgroup.subtree_control
-mkdir -p /var/tmp/nobody-cpu/.config/conch
+mkdir -p /var/tmp/nobody-cpu/.config/conch /var/tmp/nobody-cpu/ws
 echo 'limits = { memory_mb = 64, cpu_percent = 10 }' > /var/tmp/nobody-cpu/.config/conch/config.toml
 chown -R 65534:65534 /var/tmp/nobody-cpu
-CPUCHECK="cd /var/tmp/nobody-cpu && HOME=/var/tmp/nobody-cpu XDG_CONFIG_HOME=/var/tmp/nobody-cpu/.config node ${ROOT}/apps/cli/dist/bin.js sandbox --check"
+CPUCHECK="cd /var/tmp/nobody-cpu/ws && HOME=/var/tmp/nobody-cpu XDG_CONFIG_HOME=/var/tmp/nobody-cpu/.config node ${ROOT}/apps/cli/dist/bin.js sandbox --check"
 sh -c 'echo $$ > /sys/fs/cgroup/nocpu.slice/nobody.scope/cgroup.procs && exec '"$NOBODY"' sh -c "$0"' "$CPUCHECK" > /job/nocpu-check.txt 2>&1
 
 # 7. root, where the limits hold but a command's group cannot be made (no more groups allowed under
@@ -193,7 +193,7 @@ describeVm(["linux", "qemu"], "limits under cgroup v2 (in a virtual machine)", (
       "limits: CPU 10% of a core does NOT hold here: the cgroup Conch uses (/sys/fs/cgroup/nocpu.slice/nobody.scope) was given no cpu controller (systemd: Delegate=memory pids cpu)",
     );
     expect(run.files["nocpu-check.txt"]).toMatch(
-      /limits: memory 64 MB per command, in a cgroup of its own \(v2, in this user's delegated cgroup \/nocpu\.slice\/nobody\.scope/,
+      /limits: memory 64 MB, \d+ processes per command, in a cgroup of its own \(v2, in this user's delegated cgroup \/nocpu\.slice\/nobody\.scope/,
     );
   });
 
